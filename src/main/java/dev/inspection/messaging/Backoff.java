@@ -1,0 +1,30 @@
+package dev.inspection.messaging;
+
+import java.util.concurrent.ThreadLocalRandom;
+
+/** Capped exponential backoff with full jitter; {@link #reset()} after a success. Not thread-safe. */
+public final class Backoff {
+  private final long initialMs;
+  private final long maxMs;
+  private int attempt;
+
+  public Backoff(long initialMs, long maxMs) {
+    this.initialMs = initialMs;
+    this.maxMs = maxMs;
+  }
+
+  /** The next delay: uniform in [cap/2, cap] where cap = min(max, initial * 2^attempt). */
+  public long next() {
+    long cap = Math.min(maxMs, initialMs << Math.min(attempt, 20));
+    attempt++;
+    return cap / 2 + ThreadLocalRandom.current().nextLong(cap / 2 + 1);
+  }
+
+  public int attempts() {
+    return attempt;
+  }
+
+  public void reset() {
+    attempt = 0;
+  }
+}

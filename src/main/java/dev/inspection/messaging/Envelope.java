@@ -1,0 +1,124 @@
+package dev.inspection.messaging;
+
+import io.vertx.core.json.DecodeException;
+import io.vertx.core.json.JsonObject;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+
+/**
+ * Envelope v2 (seed 000 §2.4). {@code message_id = {is_node}:{cycle_id}:{device_id}:{seq}} (INV-6, INV-12):
+ * it can be rebuilt from the row, so a replay after a restart carries the same id.
+ * The order of one device's results is {@code (cycle_id, seq)}.
+ */
+public record Envelope(
+    String messageId, String deviceId, int slotId, long slotMapVersion, long resourceVersion, long planVersion,
+    String isNode, long cycleId, long seq, Instant collectedAt, Priority priority, JsonObject payload) {
+
+  public static final int SCHEMA_VERSION = 2;
+
+  public static String messageId(String isNode, long cycleId, String deviceId, long seq) {
+    return isNode + ":" + cycleId + ":" + deviceId + ":" + seq;
+  }
+
+  public JsonObject toJson() {
+    return new JsonObject()
+        .put("schema_version", SCHEMA_VERSION)
+        .put("envelope", new JsonObject()
+            .put("message_id", messageId)
+            .put("device_id", deviceId)
+            .put("slot_id", slotId)
+            .put("slot_map_version", slotMapVersion)
+            .put("resource_version", resourceVersion)
+            .put("plan_version", planVersion)
+            .put("is_node", isNode)
+            .put("cycle_id", cycleId)
+            .put("seq", seq)
+            .put("collected_at", collectedAt.toString())
+            .putNull("server_received_at")
+            .put("priority", priority.wire))
+        .put("payload", payload);
+  }
+
+  public byte[] toBytes() {
+    return toJson().encode().getBytes(StandardCharsets.UTF_8);
+  }
+
+  /**
+   * Parses and checks a message body. Every way a body can be wrong ends in an {@link InvalidMessage}
+   * whose reason is one of: oversized, malformed_json, unknown_schema, missing_field, bad_field.
+   */
+  public static Envelope parse(byte[] body, int maxBytes) throws InvalidMessage {
+    if (body.length > maxBytes) {
+      throw new InvalidMessage("oversized", "message of " + body.length + " bytes exceeds the limit of " + maxBytes
+          + " bytes (worker.max.message.bytes)");
+    }
+    JsonObject root;
+    try {
+      root = new JsonObject(new String(body, StandardCharsets.UTF_8));
+    } catch (DecodeException | ClassCastException e) {
+      throw new InvalidMessage("malformed_json", "body is not a JSON object: " + shorten(e.getMessage()));
+    }
+    Object sv = root.getValue("schema_version");
+    if (sv == null) throw new InvalidMessage("missing_field", "schema_version is missing");
+    if (!(sv instanceof Number n) || n.intValue() != SCHEMA_VERSION || n.doubleValue() != SCHEMA_VERSION) {
+      throw new InvalidMessage("unknown_schema", "schema_version " + sv + " is not supported (this worker reads " + SCHEMA_VERSION + ")");
+    }
+    JsonObject env = object(root, "envelope");
+    JsonObject payload = object(root, "payload");
+    String deviceId = string(env, "device_id");
+    if (deviceId.isEmpty() || deviceId.length() > 64) throw new InvalidMessage("bad_field", "device_id must be 1..64 characters");
+    String isNode = string(env, "is_node");
+    long cycleId = number(env, "cycle_id");
+    long seq = number(env, "seq");
+    if (seq < 0 || cycleId < 0) throw new InvalidMessage("bad_field", "cycle_id and seq must not be negative");
+    String messageId = string(env, "message_id");
+    String expected = messageId(isNode, cycleId, deviceId, seq);
+    if (!messageId.equals(expected)) {
+      throw new InvalidMessage("bad_field", "message_id '" + shorten(messageId) + "' does not match is_node:cycle_id:device_id:seq ('" + shorten(expected) + "')");
+    }
+    long slot = number(env, "slot_id");
+    Instant collectedAt;
+    try {
+      collectedAt = Instant.parse(string(env, "collected_at"));
+    } catch (DateTimeParseException e) {
+      throw new InvalidMessage("bad_field", "collected_at is not an ISO-8601 instant");
+    }
+    Priority prio = Priority.parse(string(env, "priority"));
+    if (prio == null) throw new InvalidMessage("bad_field", "priority must be 'high' or 'normal'");
+    return new Envelope(messageId, deviceId, (int) slot, optNumber(env, "slot_map_version"), optNumber(env, "resource_version"),
+        optNumber(env, "plan_version"), isNode, cycleId, seq, collectedAt, prio, payload);
+  }
+
+  private static JsonObject object(JsonObject o, String key) throws InvalidMessage {
+    Object v = o.getValue(key);
+    if (v == null) throw new InvalidMessage("missing_field", key + " is missing");
+    if (!(v instanceof JsonObject j)) throw new InvalidMessage("bad_field", key + " must be a JSON object");
+    return j;
+  }
+
+  private static String string(JsonObject o, String key) throws InvalidMessage {
+    Object v = o.getValue(key);
+    if (v == null) throw new InvalidMessage("missing_field", "envelope." + key + " is missing");
+    if (!(v instanceof String s)) throw new InvalidMessage("bad_field", "envelope." + key + " must be a string");
+    return s;
+  }
+
+  private static long number(JsonObject o, String key) throws InvalidMessage {
+    Object v = o.getValue(key);
+    if (v == null) throw new InvalidMessage("missing_field", "envelope." + key + " is missing");
+    if (!(v instanceof Number n) || n.doubleValue() != n.longValue()) {
+      throw new InvalidMessage("bad_field", "envelope." + key + " must be an integer");
+    }
+    return n.longValue();
+  }
+
+  private static long optNumber(JsonObject o, String key) throws InvalidMessage {
+    return o.getValue(key) == null ? 0 : number(o, key);
+  }
+
+  private static String shorten(String s) {
+    if (s == null) return "";
+    return s.length() > 120 ? s.substring(0, 120) + "…" : s;
+  }
+}

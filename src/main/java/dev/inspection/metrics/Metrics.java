@@ -1,0 +1,135 @@
+package dev.inspection.metrics;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+/** The node's metrics, named once here; served in Prometheus format at {@code /metrics}. */
+public final class Metrics {
+  private final MeterRegistry registry;
+  private final PrometheusMeterRegistry prometheus;
+  private final Map<String, Counter> counters = new ConcurrentHashMap<>();
+  private final Counter published;
+  private final Counter confirmed;
+  private final Counter nacked;
+  private final Counter returned;
+  private final Counter replayed;
+  private final Counter outboxAppended;
+  private final DistributionSummary batchSize;
+  private final Timer commitLatency;
+  private final Timer lag;
+
+  private Metrics(MeterRegistry registry, PrometheusMeterRegistry prometheus) {
+    this.registry = registry;
+    this.prometheus = prometheus;
+    published = Counter.builder("outbox_published_total").description("messages published (first sends and replays)").register(registry);
+    confirmed = Counter.builder("outbox_confirms_total").description("publishes acked by the broker").register(registry);
+    nacked = Counter.builder("outbox_nacks_total").description("publishes refused by the broker (e.g. queue full); the rows stay in the outbox").register(registry);
+    returned = Counter.builder("outbox_returns_total").description("publishes returned as unroutable; the rows stay in the outbox").register(registry);
+    replayed = Counter.builder("outbox_replayed_total").description("unconfirmed rows published again").register(registry);
+    outboxAppended = Counter.builder("outbox_appended_total").description("results written to the outbox").register(registry);
+    batchSize = DistributionSummary.builder("worker_batch_size").description("messages per committed batch").register(registry);
+    commitLatency = Timer.builder("worker_commit_latency").description("batch transaction time").publishPercentiles(0.5, 0.99).register(registry);
+    lag = Timer.builder("worker_probe_to_commit_lag").description("collected_at to commit").publishPercentiles(0.5, 0.99)
+        .distributionStatisticExpiry(Duration.ofMinutes(1)).register(registry);
+  }
+
+  public static Metrics prometheus() {
+    PrometheusMeterRegistry r = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    return new Metrics(r, r);
+  }
+
+  /** In-memory only (unit tests). */
+  public static Metrics noop() {
+    return new Metrics(new SimpleMeterRegistry(), null);
+  }
+
+  public String scrape() {
+    return prometheus == null ? "" : prometheus.scrape();
+  }
+
+  public MeterRegistry registry() {
+    return registry;
+  }
+
+  public void gauge(String name, String description, Supplier<Number> value) {
+    Gauge.builder(name, value).description(description).register(registry);
+  }
+
+  public void outboxAppended(int n) {
+    outboxAppended.increment(n);
+  }
+
+  public void published(int n) {
+    published.increment(n);
+  }
+
+  public void publishConfirmed(int n) {
+    confirmed.increment(n);
+  }
+
+  public void publishNacked(int n) {
+    nacked.increment(n);
+  }
+
+  public void publishReturned(int n) {
+    returned.increment(n);
+  }
+
+  public void replayed(int n) {
+    replayed.increment(n);
+  }
+
+  private Counter counter(String name, String description, String... tags) {
+    String key = name + String.join(",", tags);
+    return counters.computeIfAbsent(key, k -> Counter.builder(name).description(description).tags(tags).register(registry));
+  }
+
+  public void consumed(int slot, int n) {
+    counter("worker_consumed_total", "deliveries received per slot", "slot", Integer.toString(slot)).increment(n);
+  }
+
+  public void committed(int slot, int n) {
+    counter("worker_committed_total", "messages committed and acked per slot", "slot", Integer.toString(slot)).increment(n);
+  }
+
+  public void fenced(int slot, int n) {
+    counter("worker_fenced_total", "messages whose batch was rejected because the slot's lease moved (D1)", "slot", Integer.toString(slot)).increment(n);
+  }
+
+  public void deadLettered(String reason) {
+    counter("worker_dead_letters_total", "messages dead-lettered by the worker, by reason", "reason", reason).increment();
+  }
+
+  public void dbErrors() {
+    counter("worker_db_errors_total", "batches that failed on a database error and were requeued").increment();
+  }
+
+  public void leaseChange(String kind) {
+    counter("worker_lease_changes_total", "slots gained or lost by this worker", "kind", kind).increment();
+  }
+
+  public void batch(int size, long commitNanos) {
+    batchSize.record(size);
+    commitLatency.record(commitNanos, TimeUnit.NANOSECONDS);
+  }
+
+  public void lagMillis(long ms) {
+    lag.record(Math.max(0, ms), TimeUnit.MILLISECONDS);
+  }
+
+  public double count(String name, String... tags) {
+    Counter c = registry.find(name).tags(tags).counter();
+    return c == null ? 0 : c.count();
+  }
+}

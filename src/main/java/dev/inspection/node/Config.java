@@ -1,0 +1,236 @@
+package dev.inspection.node;
+
+import java.io.IOException;
+import java.io.Reader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+
+/**
+ * The node's configuration: built-in defaults, then the {@code --config} file, then environment
+ * variables ({@code INSPECT_*}), then {@code --key=value} flags. Any unknown key, in any of the
+ * three sources, stops start-up with a message that names it.
+ */
+public final class Config {
+  private final Map<String, String> values;
+
+  private Config(Map<String, String> values) {
+    this.values = Collections.unmodifiableMap(values);
+  }
+
+  /** Defaults only, with the given overrides (used by tests and embedders). */
+  public static Config of(Map<String, String> overrides) {
+    Map<String, String> v = defaults();
+    overrides.forEach((key, value) -> put(v, key, value, "override"));
+    return new Config(v);
+  }
+
+  /** Parses command-line flags and the environment. {@code --help} is handled by the caller. */
+  public static Config load(String[] args, Map<String, String> env) {
+    Map<String, String> flags = new LinkedHashMap<>();
+    String file = null;
+    for (int i = 0; i < args.length; i++) {
+      String a = args[i];
+      if (!a.startsWith("--")) {
+        throw new ConfigException("unexpected argument '" + a + "': flags look like --key=value (see --help)");
+      }
+      String body = a.substring(2);
+      String key;
+      String value;
+      int eq = body.indexOf('=');
+      if (eq >= 0) {
+        key = body.substring(0, eq);
+        value = body.substring(eq + 1);
+      } else if (i + 1 < args.length && !args[i + 1].startsWith("--")) {
+        key = body;
+        value = args[++i];
+      } else {
+        throw new ConfigException("flag --" + body + " needs a value: --" + body + "=VALUE (see --help)");
+      }
+      if (key.equals("config")) {
+        file = value;
+      } else {
+        flags.put(key, value);
+      }
+    }
+    Map<String, String> v = defaults();
+    if (file != null) {
+      Properties p = new Properties();
+      Path path = Path.of(file);
+      try (Reader r = Files.newBufferedReader(path)) {
+        p.load(r);
+      } catch (IOException e) {
+        throw new ConfigException("cannot read config file " + path.toAbsolutePath() + ": " + e.getMessage());
+      }
+      for (String key : p.stringPropertyNames()) {
+        put(v, key, p.getProperty(key).trim(), "config file " + file);
+      }
+    }
+    for (Map.Entry<String, String> e : env.entrySet()) {
+      if (!e.getKey().startsWith("INSPECT_")) continue;
+      ConfigKey key = Keys.ALL.stream().filter(k -> k.envName().equals(e.getKey())).findFirst()
+          .orElseThrow(() -> new ConfigException("unknown environment variable " + e.getKey()
+              + ": no configuration key matches it (see --help for the keys; unset it or fix the name)"));
+      put(v, key.name(), e.getValue(), "environment variable " + e.getKey());
+    }
+    flags.forEach((key, value) -> put(v, key, value, "flag --" + key));
+    return new Config(v);
+  }
+
+  private static Map<String, String> defaults() {
+    Map<String, String> v = new LinkedHashMap<>();
+    for (ConfigKey k : Keys.ALL) v.put(k.name(), k.defaultValue());
+    return v;
+  }
+
+  private static void put(Map<String, String> v, String key, String value, String source) {
+    ConfigKey k = Keys.BY_NAME.get(key);
+    if (k == null) {
+      throw new ConfigException("unknown configuration key '" + key + "' in " + source
+          + ": see --help or conf/node.properties for the keys" + suggestion(key));
+    }
+    validate(k, value, source);
+    v.put(key, value);
+  }
+
+  private static String suggestion(String key) {
+    String best = null;
+    int bestD = Integer.MAX_VALUE;
+    for (String name : Keys.BY_NAME.keySet()) {
+      int d = distance(key, name);
+      if (d < bestD) {
+        bestD = d;
+        best = name;
+      }
+    }
+    return best != null && bestD <= 3 ? " (did you mean '" + best + "'?)" : "";
+  }
+
+  private static int distance(String a, String b) {
+    int[] prev = new int[b.length() + 1];
+    for (int j = 0; j <= b.length(); j++) prev[j] = j;
+    for (int i = 1; i <= a.length(); i++) {
+      int[] cur = new int[b.length() + 1];
+      cur[0] = i;
+      for (int j = 1; j <= b.length(); j++) {
+        int c = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
+        cur[j] = Math.min(Math.min(cur[j - 1] + 1, prev[j] + 1), prev[j - 1] + c);
+      }
+      prev = cur;
+    }
+    return prev[b.length()];
+  }
+
+  private static void validate(ConfigKey k, String value, String source) {
+    try {
+      switch (k.type()) {
+        case INT -> Integer.parseInt(value.trim());
+        case LONG -> Long.parseLong(value.trim());
+        case DOUBLE -> Double.parseDouble(value.trim());
+        case BOOL -> {
+          if (!value.trim().equals("true") && !value.trim().equals("false")) throw new NumberFormatException();
+        }
+        case STRING -> { }
+      }
+    } catch (NumberFormatException e) {
+      throw new ConfigException("configuration key '" + k.name() + "' in " + source + " has value '" + value
+          + "', which is not a valid " + k.type().name().toLowerCase() + " (" + k.help() + ")");
+    }
+    if (k == Keys.ROLE && Role.parse(value) == null) {
+      throw new ConfigException("unknown role '" + value + "' in " + source + ": use one of probe, worker, scheduler, all");
+    }
+  }
+
+  /** Checks that go across keys; each message names the key and the fix. */
+  public static void validateAll(Config c) {
+    if (c.getInt(Keys.SLOTS_TOTAL) < 1 || c.getInt(Keys.SLOTS_TOTAL) > 4096) {
+      throw new ConfigException("slots.total must be between 1 and 4096 (got " + c.get(Keys.SLOTS_TOTAL) + ")");
+    }
+    if (c.getInt(Keys.WORKER_BATCH_MAX) < 1) throw new ConfigException("worker.batch.max must be at least 1");
+    if (c.getLong(Keys.WORKER_HEARTBEAT_MS) * 2 > c.getLong(Keys.WORKER_LEASE_TTL_MS)) {
+      throw new ConfigException("worker.lease.ttl.ms (" + c.get(Keys.WORKER_LEASE_TTL_MS) + ") must be at least twice worker.heartbeat.ms ("
+          + c.get(Keys.WORKER_HEARTBEAT_MS) + "), or leases expire between renewals");
+    }
+    double rate = c.getDouble(Keys.PROBE_SIM_FAIL_RATE);
+    if (rate < 0 || rate > 1) throw new ConfigException("probe.sim.fail.rate must be between 0 and 1 (got " + rate + ")");
+    if (c.getInt(Keys.HTTP_PORT) < 0 || c.getInt(Keys.HTTP_PORT) > 65535) throw new ConfigException("http.port must be 0..65535");
+  }
+
+  public String get(ConfigKey k) {
+    return values.get(k.name());
+  }
+
+  public int getInt(ConfigKey k) {
+    return Integer.parseInt(get(k).trim());
+  }
+
+  public long getLong(ConfigKey k) {
+    return Long.parseLong(get(k).trim());
+  }
+
+  public double getDouble(ConfigKey k) {
+    return Double.parseDouble(get(k).trim());
+  }
+
+  public boolean getBool(ConfigKey k) {
+    return Boolean.parseBoolean(get(k).trim());
+  }
+
+  public Role role() {
+    return Role.parse(get(Keys.ROLE));
+  }
+
+  /** The node id: {@code node.id}, or the host name when it is empty. */
+  public String nodeId() {
+    String id = get(Keys.NODE_ID);
+    if (!id.isBlank()) return id;
+    String host = System.getenv("HOSTNAME");
+    if (host == null || host.isBlank()) {
+      try {
+        host = java.net.InetAddress.getLocalHost().getHostName();
+      } catch (IOException e) {
+        host = "node";
+      }
+    }
+    return host;
+  }
+
+  /** A copy with some keys changed. */
+  public Config with(Map<String, String> overrides) {
+    Map<String, String> v = new LinkedHashMap<>(values);
+    overrides.forEach((key, value) -> put(v, key, value, "override"));
+    return new Config(v);
+  }
+
+  /** Key=value lines with secrets masked, for the start-up log. */
+  public List<String> describe() {
+    List<String> out = new ArrayList<>();
+    values.forEach((key, value) -> out.add(key + "=" + (key.contains("password") && !value.isEmpty() ? "****" : value)));
+    return out;
+  }
+
+  public static String help() {
+    StringBuilder b = new StringBuilder();
+    b.append("""
+        Usage: java -jar node.jar --role=probe|worker|scheduler|all [--config FILE] [--key=value ...]
+
+        Runs one node of the device-inspection platform. With no argument it runs the demo: every role in
+        one JVM, a simulated fleet of 10,000 devices, against PostgreSQL, RabbitMQ and Redis on localhost.
+
+        Each key below can be set in the --config file (Java properties), by the environment variable
+        shown, or by a flag --key=value (flags win over the environment, which wins over the file).
+        An unknown key, flag or variable stops start-up with a message naming it.
+
+        """);
+    for (ConfigKey k : Keys.ALL) {
+      b.append(String.format("  --%-28s %s%n  %-30s default: %s  (env %s)%n", k.name() + "=" + k.type().name().toLowerCase(),
+          k.help(), "", k.defaultValue().isEmpty() ? "(empty)" : k.defaultValue(), k.envName()));
+    }
+    return b.toString();
+  }
+}

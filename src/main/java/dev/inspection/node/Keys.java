@@ -1,0 +1,99 @@
+package dev.inspection.node;
+
+import static dev.inspection.node.ConfigKey.Type.*;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Every configuration key the node understands, with its built-in default. The built-in defaults are
+ * the demo's: {@code java -jar node.jar --role=all} runs against the local services with no other
+ * argument. {@code conf/node.properties} documents the same keys (a test keeps the two equal).
+ */
+public final class Keys {
+  private Keys() {}
+
+  public static final ConfigKey ROLE = k("role", "all", STRING, "probe | worker | scheduler | all (all roles in one JVM: the demo)");
+  public static final ConfigKey NODE_ID = k("node.id", "", STRING, "stable name of this node; empty = hostname. The probe's outbox message ids embed it, so keep it stable across restarts");
+  public static final ConfigKey DATA_DIR = k("data.dir", "data", STRING, "directory for the probe's outbox and inventory cache");
+  public static final ConfigKey HTTP_HOST = k("http.host", "127.0.0.1", STRING, "address the HTTP server (API, health, metrics) binds to");
+  public static final ConfigKey HTTP_PORT = k("http.port", "8080", INT, "HTTP port of every role; 0 picks a free port (printed at start)");
+
+  public static final ConfigKey PG_HOST = k("pg.host", "127.0.0.1", STRING, "PostgreSQL host");
+  public static final ConfigKey PG_PORT = k("pg.port", "5432", INT, "PostgreSQL port");
+  public static final ConfigKey PG_DATABASE = k("pg.database", "test", STRING, "PostgreSQL database");
+  public static final ConfigKey PG_USER = k("pg.user", "postgres", STRING, "PostgreSQL user");
+  public static final ConfigKey PG_PASSWORD = k("pg.password", "", STRING, "PostgreSQL password (prefer the environment variable INSPECT_PG_PASSWORD)");
+  public static final ConfigKey PG_SCHEMA = k("pg.schema", "inspection", STRING, "schema holding every table; created and migrated at start");
+  public static final ConfigKey PG_POOL_SIZE = k("pg.pool.size", "8", INT, "connections in each role's pool");
+  public static final ConfigKey PG_SSL = k("pg.ssl", "false", BOOL, "require TLS to PostgreSQL");
+
+  public static final ConfigKey RABBIT_HOST = k("rabbit.host", "127.0.0.1", STRING, "RabbitMQ host");
+  public static final ConfigKey RABBIT_PORT = k("rabbit.port", "5672", INT, "RabbitMQ port");
+  public static final ConfigKey RABBIT_USER = k("rabbit.user", "guest", STRING, "RabbitMQ user");
+  public static final ConfigKey RABBIT_PASSWORD = k("rabbit.password", "guest", STRING, "RabbitMQ password (prefer INSPECT_RABBIT_PASSWORD)");
+  public static final ConfigKey RABBIT_VHOST = k("rabbit.vhost", "/", STRING, "RabbitMQ virtual host");
+  public static final ConfigKey RABBIT_SSL = k("rabbit.ssl", "false", BOOL, "use TLS to RabbitMQ");
+
+  public static final ConfigKey REDIS_URL = k("redis.url", "redis://127.0.0.1:6379", STRING, "Redis, used only for notifications (losing it never changes a result)");
+  public static final ConfigKey REDIS_CHANNEL_PREFIX = k("redis.channel.prefix", "inspection", STRING, "prefix of the Redis pub/sub channels");
+
+  public static final ConfigKey SLOTS_TOTAL = k("slots.total", "256", INT, "number of slots; slot = CRC32(device_id) mod slots.total. Two queues per slot");
+  public static final ConfigKey TOPOLOGY_PREFIX = k("topology.prefix", "inspection", STRING, "prefix of every exchange and queue name: {prefix}.status, {prefix}.status.s{nnn}.{high|normal}, {prefix}.dlx, {prefix}.dead");
+  public static final ConfigKey QUEUE_MAX_BYTES = k("queue.max.bytes", "67108864", LONG, "byte limit of each slot queue; beyond it publishes are refused (reject-publish) and stay in the probe's outbox");
+  public static final ConfigKey QUEUE_DELIVERY_LIMIT = k("queue.delivery.limit", "20", INT, "deliveries of one message before it is dead-lettered as poison");
+
+  public static final ConfigKey PROBE_GROUP = k("probe.group", "default", STRING, "probe group whose devices this probe inspects");
+  public static final ConfigKey PROBE_SIM_DEVICES = k("probe.sim.devices", "10000", INT, "simulated devices (check type sim) this probe adds to its inventory; 0 for none");
+  public static final ConfigKey PROBE_SIM_FAIL_RATE = k("probe.sim.fail.rate", "0.02", DOUBLE, "probability that a simulated check reports DOWN");
+  public static final ConfigKey PROBE_INTERVAL_MS = k("probe.interval.ms", "10000", LONG, "default inspection interval of a device");
+  public static final ConfigKey PROBE_JITTER_PCT = k("probe.jitter.pct", "10", INT, "each device's schedule is shifted by up to this percent of its interval");
+  public static final ConfigKey PROBE_INVENTORY_FILE = k("probe.inventory.file", "", STRING, "JSON-lines file of devices to inspect (one device object per line); empty for none");
+  public static final ConfigKey PROBE_INVENTORY_URL = k("probe.inventory.url", "", STRING, "scheduler base URL to pull this group's inventory from (cached in data.dir); empty for none");
+  public static final ConfigKey PROBE_INVENTORY_REFRESH_MS = k("probe.inventory.refresh.ms", "30000", LONG, "how often the inventory is pulled from probe.inventory.url");
+  public static final ConfigKey PROBE_CHECK_TIMEOUT_MS = k("probe.check.timeout.ms", "2000", LONG, "timeout of one tcp/http check");
+
+  public static final ConfigKey OUTBOX_COMMIT_MAX_ROWS = k("outbox.commit.max.rows", "500", INT, "most results written in one SQLite transaction (group commit under synchronous=FULL)");
+  public static final ConfigKey OUTBOX_MAX_INFLIGHT = k("outbox.max.inflight", "5000", INT, "published but not yet confirmed messages; beyond it rows wait in the outbox");
+  public static final ConfigKey OUTBOX_REPLAY_INTERVAL_MS = k("outbox.replay.interval.ms", "2000", LONG, "how often unconfirmed rows are looked for and published again");
+  public static final ConfigKey OUTBOX_REPLAY_MIN_AGE_MS = k("outbox.replay.min.age.ms", "3000", LONG, "an unconfirmed row is replayed only once it is this old");
+  public static final ConfigKey OUTBOX_RETENTION_MS = k("outbox.retention.ms", "3600000", LONG, "confirmed rows are kept this long, then deleted");
+
+  public static final ConfigKey WORKER_PREFETCH_HIGH = k("worker.prefetch.high", "100", INT, "prefetch of each high-priority slot queue consumer");
+  public static final ConfigKey WORKER_PREFETCH_NORMAL = k("worker.prefetch.normal", "300", INT, "prefetch of each normal-priority slot queue consumer");
+  public static final ConfigKey WORKER_BATCH_MAX = k("worker.batch.max", "200", INT, "most messages committed in one batch transaction");
+  public static final ConfigKey WORKER_BATCH_LINGER_MS = k("worker.batch.linger.ms", "200", LONG, "longest wait for a batch to fill");
+  public static final ConfigKey WORKER_MAX_MESSAGE_BYTES = k("worker.max.message.bytes", "65536", INT, "larger messages are dead-lettered as oversized");
+  public static final ConfigKey WORKER_LEASE_TTL_MS = k("worker.lease.ttl.ms", "30000", LONG, "lease duration; renewed with every heartbeat");
+  public static final ConfigKey WORKER_HEARTBEAT_MS = k("worker.heartbeat.ms", "3000", LONG, "heartbeat and lease renewal interval");
+  public static final ConfigKey WORKER_CLAIM_INTERVAL_MS = k("worker.claim.interval.ms", "2000", LONG, "how often the worker claims free or expired slots (until a scheduler assigns them)");
+  public static final ConfigKey WORKER_MAX_SLOTS = k("worker.max.slots", "0", INT, "most slots one worker claims; 0 = a fair share of slots.total over live workers");
+  public static final ConfigKey SHUTDOWN_GRACE_MS = k("shutdown.grace.ms", "25000", LONG, "on SIGTERM, how long the node may take to finish batches, flush the outbox and hand back leases");
+  public static final ConfigKey BACKOFF_INITIAL_MS = k("backoff.initial.ms", "200", LONG, "first reconnect / retry delay after a failure");
+  public static final ConfigKey BACKOFF_MAX_MS = k("backoff.max.ms", "10000", LONG, "cap of the reconnect / retry delay (jittered)");
+
+  public static final List<ConfigKey> ALL = List.of(
+      ROLE, NODE_ID, DATA_DIR, HTTP_HOST, HTTP_PORT,
+      PG_HOST, PG_PORT, PG_DATABASE, PG_USER, PG_PASSWORD, PG_SCHEMA, PG_POOL_SIZE, PG_SSL,
+      RABBIT_HOST, RABBIT_PORT, RABBIT_USER, RABBIT_PASSWORD, RABBIT_VHOST, RABBIT_SSL,
+      REDIS_URL, REDIS_CHANNEL_PREFIX,
+      SLOTS_TOTAL, TOPOLOGY_PREFIX, QUEUE_MAX_BYTES, QUEUE_DELIVERY_LIMIT,
+      PROBE_GROUP, PROBE_SIM_DEVICES, PROBE_SIM_FAIL_RATE, PROBE_INTERVAL_MS, PROBE_JITTER_PCT,
+      PROBE_INVENTORY_FILE, PROBE_INVENTORY_URL, PROBE_INVENTORY_REFRESH_MS, PROBE_CHECK_TIMEOUT_MS,
+      OUTBOX_COMMIT_MAX_ROWS, OUTBOX_MAX_INFLIGHT, OUTBOX_REPLAY_INTERVAL_MS, OUTBOX_REPLAY_MIN_AGE_MS, OUTBOX_RETENTION_MS,
+      WORKER_PREFETCH_HIGH, WORKER_PREFETCH_NORMAL, WORKER_BATCH_MAX, WORKER_BATCH_LINGER_MS, WORKER_MAX_MESSAGE_BYTES,
+      WORKER_LEASE_TTL_MS, WORKER_HEARTBEAT_MS, WORKER_CLAIM_INTERVAL_MS, WORKER_MAX_SLOTS,
+      SHUTDOWN_GRACE_MS, BACKOFF_INITIAL_MS, BACKOFF_MAX_MS);
+
+  public static final Map<String, ConfigKey> BY_NAME;
+  static {
+    Map<String, ConfigKey> m = new LinkedHashMap<>();
+    for (ConfigKey key : ALL) m.put(key.name(), key);
+    BY_NAME = Map.copyOf(m);
+  }
+
+  private static ConfigKey k(String name, String def, ConfigKey.Type type, String help) {
+    return new ConfigKey(name, def, type, help);
+  }
+}

@@ -1,0 +1,52 @@
+package dev.inspection.node;
+
+import java.time.Clock;
+import java.util.Arrays;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** {@code java -jar node.jar --role=probe|worker|scheduler|all [--config FILE] [--key=value ...]}; see {@code --help}. */
+public final class Main {
+  private Main() {}
+
+  public static void main(String[] args) {
+    if (Arrays.asList(args).contains("--help") || Arrays.asList(args).contains("-h")) {
+      System.out.print(Config.help());
+      return;
+    }
+    Config config;
+    try {
+      config = Config.load(args, System.getenv());
+      Config.validateAll(config);
+    } catch (ConfigException e) {
+      System.err.println("error: " + e.getMessage());
+      System.exit(2);
+      return;
+    }
+    Logger log = LoggerFactory.getLogger(Main.class);
+    log.info("starting node {} as role {}", config.nodeId(), config.role().name().toLowerCase());
+    config.describe().forEach(l -> log.debug("config {}", l));
+    Node node = new Node(config, Clock.systemUTC());
+    try {
+      node.start().toCompletionStage().toCompletableFuture().get(120, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      Throwable cause = e.getCause() != null ? e.getCause() : e;
+      System.err.println("error: the node could not start: " + cause.getMessage());
+      System.exit(1);
+      return;
+    }
+    System.out.println("node " + config.nodeId() + " (" + config.role().name().toLowerCase() + ") is up: http://"
+        + config.get(Keys.HTTP_HOST) + ":" + node.httpPort() + "/health/ready");
+    long grace = config.getLong(Keys.SHUTDOWN_GRACE_MS);
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      log.info("shutting down (grace {} ms): finishing batches, flushing the outbox, handing back leases", grace);
+      try {
+        node.stop().toCompletionStage().toCompletableFuture().get(grace, TimeUnit.MILLISECONDS);
+        log.info("stopped cleanly");
+      } catch (Exception e) {
+        log.warn("grace period of {} ms ran out; exiting anyway (unacked messages are redelivered, unconfirmed outbox rows replayed)", grace);
+      }
+    }, "shutdown"));
+  }
+}

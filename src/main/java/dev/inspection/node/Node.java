@@ -1,0 +1,131 @@
+package dev.inspection.node;
+
+import dev.inspection.admin.HttpApi;
+import dev.inspection.messaging.Topology;
+import dev.inspection.metrics.Metrics;
+import dev.inspection.probe.ProbeVerticle;
+import dev.inspection.scheduler.SchedulerVerticle;
+import dev.inspection.store.Db;
+import dev.inspection.store.Migrations;
+import dev.inspection.worker.WorkerVerticle;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
+import io.vertx.sqlclient.Pool;
+import java.time.Clock;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.function.BooleanSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One node: a Vert.x instance with the verticles of its role. Used by {@link Main} and by the
+ * integration tests, which start several nodes in one JVM, each with its own schema and queue names.
+ */
+public final class Node {
+  private static final Logger log = LoggerFactory.getLogger(Node.class);
+
+  private final Config config;
+  private final Clock clock;
+  private final Metrics metrics = Metrics.prometheus();
+  private Vertx vertx;
+  private ProbeVerticle probe;
+  private WorkerVerticle worker;
+  private SchedulerVerticle scheduler;
+  private HttpApi http;
+
+  public Node(Config config, Clock clock) {
+    this.config = config;
+    this.clock = clock;
+  }
+
+  public static Topology topology(Config c) {
+    return new Topology(c.get(Keys.TOPOLOGY_PREFIX), c.getInt(Keys.SLOTS_TOTAL), c.getLong(Keys.QUEUE_MAX_BYTES), c.getInt(Keys.QUEUE_DELIVERY_LIMIT));
+  }
+
+  public Future<Void> start() {
+    Role role = config.role();
+    vertx = Vertx.vertx(new VertxOptions().setBlockedThreadCheckInterval(2000));
+    Topology topology = topology(config);
+    Future<Void> ready = Future.succeededFuture();
+    if (role.runsWorker() || role.runsScheduler()) ready = migrate();
+    Map<String, BooleanSupplier> checks = new LinkedHashMap<>();
+    return ready.compose(v -> {
+      Future<String> f = Future.succeededFuture("");
+      if (role.runsScheduler()) {
+        scheduler = new SchedulerVerticle(config);
+        checks.put("scheduler.postgres", scheduler::ready);
+        f = f.compose(x -> vertx.deployVerticle(scheduler));
+      }
+      if (role.runsWorker()) {
+        worker = new WorkerVerticle(config, metrics, clock, topology);
+        checks.put("worker", worker::ready);
+        f = f.compose(x -> vertx.deployVerticle(worker));
+      }
+      if (role.runsProbe()) {
+        probe = new ProbeVerticle(config, metrics, clock, topology);
+        checks.put("probe", probe::ready);
+        f = f.compose(x -> vertx.deployVerticle(probe));
+      }
+      return f;
+    }).compose(x -> {
+      http = new HttpApi(config, metrics, checks, scheduler == null ? null : scheduler::devices);
+      return vertx.deployVerticle(http);
+    }).<Void>mapEmpty().onFailure(e -> vertx.close());
+  }
+
+  /** Applies the migrations with a short-lived pool, retrying while PostgreSQL is not reachable. */
+  private Future<Void> migrate() {
+    Pool pool = Db.pool(vertx, config, 1);
+    io.vertx.core.Promise<Void> done = io.vertx.core.Promise.promise();
+    dev.inspection.messaging.Backoff backoff = new dev.inspection.messaging.Backoff(config.getLong(Keys.BACKOFF_INITIAL_MS),
+        config.getLong(Keys.BACKOFF_MAX_MS));
+    tryMigrate(pool, backoff, done);
+    return done.future().eventually(pool::close);
+  }
+
+  private void tryMigrate(Pool pool, dev.inspection.messaging.Backoff backoff, io.vertx.core.Promise<Void> done) {
+    Migrations.apply(pool, Db.schema(config), config.getInt(Keys.SLOTS_TOTAL)).onComplete(ar -> {
+      if (ar.succeeded()) {
+        done.complete();
+      } else if (ar.cause() instanceof IllegalStateException) {
+        done.fail(ar.cause());
+      } else {
+        long d = backoff.next();
+        log.warn("cannot migrate schema {} on {}:{} ({}); retrying in {} ms", Db.schema(config), config.get(Keys.PG_HOST),
+            config.get(Keys.PG_PORT), ar.cause().getMessage(), d);
+        vertx.setTimer(d, t -> tryMigrate(pool, backoff, done));
+      }
+    });
+  }
+
+  /** Undeploys every verticle (each stops gracefully, D6) and closes Vert.x. */
+  public Future<Void> stop() {
+    return vertx == null ? Future.succeededFuture() : vertx.close();
+  }
+
+  public Config config() {
+    return config;
+  }
+
+  public Metrics metrics() {
+    return metrics;
+  }
+
+  public ProbeVerticle probe() {
+    return probe;
+  }
+
+  public WorkerVerticle worker() {
+    return worker;
+  }
+
+  public int httpPort() {
+    return http == null ? -1 : http.port();
+  }
+
+  public Vertx vertx() {
+    return vertx;
+  }
+}

@@ -1,0 +1,274 @@
+package dev.inspection.outbox;
+
+import dev.inspection.messaging.Envelope;
+import dev.inspection.messaging.Topology;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.WorkerExecutor;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The probe's durable outbox (seed 000 §3.5, INV-11): every result is committed here before it is
+ * published, and stays until the broker confirms it.
+ *
+ * <p>SQLite in WAL mode with {@code synchronous=FULL} for appends: NORMAL survives kill -9 but may roll
+ * back the last commits on power loss, and a probe that then reuses a {@code (device, seq)} with new
+ * content would have its real data dropped downstream as a duplicate. FULL costs one fsync per commit,
+ * so appends are group-committed (up to {@code outbox.commit.max.rows} per transaction), and confirm
+ * marks are batched the same way. The per-device sequence and the cycle high-water mark are written in
+ * the same transaction as the rows, so a restart continues above every number ever handed out.
+ *
+ * <p>All SQLite work runs on one dedicated worker thread, never on the event loop.
+ */
+public final class Outbox implements AutoCloseable {
+  private static final String DDL = """
+      CREATE TABLE IF NOT EXISTS outbox (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        message_id TEXT NOT NULL UNIQUE,
+        device_id TEXT NOT NULL,
+        cycle_id INTEGER NOT NULL,
+        seq INTEGER NOT NULL,
+        routing_key TEXT NOT NULL,
+        body BLOB NOT NULL,
+        created_at INTEGER NOT NULL,
+        confirmed INTEGER NOT NULL DEFAULT 0,
+        confirmed_at INTEGER);
+      CREATE INDEX IF NOT EXISTS idx_outbox_unconfirmed ON outbox(id) WHERE confirmed = 0;
+      CREATE INDEX IF NOT EXISTS idx_outbox_confirmed_created ON outbox(created_at) WHERE confirmed = 1;
+      CREATE TABLE IF NOT EXISTS device_seq (device_id TEXT PRIMARY KEY, seq INTEGER NOT NULL);
+      CREATE TABLE IF NOT EXISTS probe_meta (k TEXT PRIMARY KEY, v INTEGER NOT NULL);
+      """;
+  private static final String INSERT = "INSERT INTO outbox (message_id, device_id, cycle_id, seq, routing_key, body, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)";
+  private static final String UPSERT_SEQ = "INSERT INTO device_seq (device_id, seq) VALUES (?, ?) ON CONFLICT(device_id) DO UPDATE SET seq = excluded.seq";
+  private static final String UPSERT_CYCLE = "INSERT INTO probe_meta (k, v) VALUES ('cycle_hwm', ?) ON CONFLICT(k) DO UPDATE SET v = excluded.v";
+  private static final String CONFIRM = "UPDATE outbox SET confirmed = 1, confirmed_at = ? WHERE id = ? AND confirmed = 0";
+  private static final String PENDING = """
+      SELECT id, message_id, routing_key, body, created_at FROM outbox
+      WHERE confirmed = 0 AND id > ? AND created_at <= ? ORDER BY id LIMIT ?""";
+  private static final String STATS = "SELECT count(*), min(created_at) FROM outbox WHERE confirmed = 0";
+  private static final String CLEAN = "DELETE FROM outbox WHERE confirmed = 1 AND created_at < ?";
+
+  /** Unconfirmed rows and the creation time of the oldest one (0 when empty). */
+  public record Stats(long depth, long oldestCreatedAtMs) {}
+
+  private final WorkerExecutor executor;
+  private final Connection db;
+  private final String isNode;
+  private final Topology topology;
+  private final Clock clock;
+  private final Map<String, Long> seqs = new HashMap<>();
+  private long cycleHwm;
+
+  private Outbox(WorkerExecutor executor, Connection db, String isNode, Topology topology, Clock clock) {
+    this.executor = executor;
+    this.db = db;
+    this.isNode = isNode;
+    this.topology = topology;
+    this.clock = clock;
+  }
+
+  /** Opens (creating if needed) the outbox file and loads the sequence counters. */
+  public static Future<Outbox> open(Vertx vertx, Path file, String isNode, Topology topology, Clock clock) {
+    WorkerExecutor ex = vertx.createSharedWorkerExecutor("outbox-" + file.toAbsolutePath(), 1);
+    return ex.executeBlocking(() -> {
+      Path parent = file.toAbsolutePath().getParent();
+      try {
+        Files.createDirectories(parent);
+      } catch (IOException e) {
+        throw new IOException("cannot create the outbox directory " + parent + ": " + e.getMessage()
+            + " (set data.dir to a writable directory)", e);
+      }
+      Connection c = DriverManager.getConnection("jdbc:sqlite:" + file.toAbsolutePath());
+      try (Statement st = c.createStatement()) {
+        st.execute("PRAGMA journal_mode=WAL");
+        st.execute("PRAGMA synchronous=FULL");
+        st.execute("PRAGMA busy_timeout=5000");
+        for (String ddl : DDL.split(";")) {
+          if (!ddl.isBlank()) st.execute(ddl);
+        }
+      }
+      c.setAutoCommit(false);
+      Outbox o = new Outbox(ex, c, isNode, topology, clock);
+      o.load();
+      return o;
+    }, true);
+  }
+
+  private void load() throws SQLException {
+    try (Statement st = db.createStatement()) {
+      try (ResultSet rs = st.executeQuery("SELECT device_id, seq FROM device_seq")) {
+        while (rs.next()) seqs.put(rs.getString(1), rs.getLong(2));
+      }
+      try (ResultSet rs = st.executeQuery("SELECT v FROM probe_meta WHERE k = 'cycle_hwm'")) {
+        if (rs.next()) cycleHwm = rs.getLong(1);
+      }
+    }
+    db.commit();
+  }
+
+  /**
+   * Gives each result its {@code (cycle_id, seq)}, writes them in one transaction and returns the rows
+   * once they are durable. cycle_id is the check time in epoch milliseconds, never below the high-water
+   * mark of earlier commits (so a clock step back cannot reorder a device's results); seq counts per
+   * device from 1.
+   */
+  public Future<List<OutboxRow>> append(List<CheckResult> results) {
+    return executor.executeBlocking(() -> {
+      Map<String, Long> before = new HashMap<>();
+      long hwmBefore = cycleHwm;
+      List<OutboxRow> rows = new ArrayList<>(results.size());
+      long now = clock.millis();
+      try (PreparedStatement ins = db.prepareStatement(INSERT, Statement.RETURN_GENERATED_KEYS);
+           PreparedStatement seq = db.prepareStatement(UPSERT_SEQ);
+           PreparedStatement cyc = db.prepareStatement(UPSERT_CYCLE)) {
+        for (CheckResult r : results) {
+          before.putIfAbsent(r.deviceId(), seqs.get(r.deviceId()));
+          long s = seqs.merge(r.deviceId(), 1L, Long::sum);
+          long cycle = Math.max(r.collectedAt().toEpochMilli(), cycleHwm);
+          cycleHwm = cycle;
+          String id = Envelope.messageId(isNode, cycle, r.deviceId(), s);
+          Envelope e = new Envelope(id, r.deviceId(), r.slot(), r.slotMapVersion(), r.resourceVersion(), r.planVersion(),
+              isNode, cycle, s, r.collectedAt(), r.priority(), r.payload());
+          byte[] body = e.toBytes();
+          String rk = topology.routingKey(r.slot(), r.priority());
+          ins.setString(1, id);
+          ins.setString(2, r.deviceId());
+          ins.setLong(3, cycle);
+          ins.setLong(4, s);
+          ins.setString(5, rk);
+          ins.setBytes(6, body);
+          ins.setLong(7, now);
+          ins.executeUpdate();
+          long rowId;
+          try (ResultSet keys = ins.getGeneratedKeys()) {
+            keys.next();
+            rowId = keys.getLong(1);
+          }
+          rows.add(new OutboxRow(rowId, id, rk, body, now));
+        }
+        for (String device : before.keySet()) {
+          seq.setString(1, device);
+          seq.setLong(2, seqs.get(device));
+          seq.addBatch();
+        }
+        seq.executeBatch();
+        cyc.setLong(1, cycleHwm);
+        cyc.executeUpdate();
+        db.commit();
+        return rows;
+      } catch (SQLException e) {
+        rollbackQuietly();
+        // hand out no number that was not committed
+        before.forEach((device, old) -> {
+          if (old == null) seqs.remove(device);
+          else seqs.put(device, old);
+        });
+        cycleHwm = hwmBefore;
+        throw e;
+      }
+    }, true);
+  }
+
+  /** Marks rows confirmed by the broker. */
+  public Future<Integer> markConfirmed(List<Long> ids) {
+    return executor.executeBlocking(() -> {
+      long now = clock.millis();
+      int n = 0;
+      try (PreparedStatement ps = db.prepareStatement(CONFIRM)) {
+        for (Long id : ids) {
+          ps.setLong(1, now);
+          ps.setLong(2, id);
+          ps.addBatch();
+        }
+        for (int c : ps.executeBatch()) n += Math.max(c, 0);
+        db.commit();
+      } catch (SQLException e) {
+        rollbackQuietly();
+        throw e;
+      }
+      return n;
+    }, true);
+  }
+
+  /** Unconfirmed rows with id above {@code afterId}, created at or before {@code createdBeforeMs}, in id order. */
+  public Future<List<OutboxRow>> pending(long afterId, long createdBeforeMs, int limit) {
+    return executor.executeBlocking(() -> {
+      List<OutboxRow> out = new ArrayList<>();
+      try (PreparedStatement ps = db.prepareStatement(PENDING)) {
+        ps.setLong(1, afterId);
+        ps.setLong(2, createdBeforeMs);
+        ps.setInt(3, limit);
+        try (ResultSet rs = ps.executeQuery()) {
+          while (rs.next()) out.add(new OutboxRow(rs.getLong(1), rs.getString(2), rs.getString(3), rs.getBytes(4), rs.getLong(5)));
+        }
+      } finally {
+        db.commit();
+      }
+      return out;
+    }, true);
+  }
+
+  public Future<Stats> stats() {
+    return executor.executeBlocking(() -> {
+      try (Statement st = db.createStatement(); ResultSet rs = st.executeQuery(STATS)) {
+        rs.next();
+        Stats s = new Stats(rs.getLong(1), rs.getLong(2));
+        db.commit();
+        return s;
+      }
+    }, true);
+  }
+
+  /** Deletes confirmed rows older than the retention; returns how many. */
+  public Future<Integer> clean(long retentionMs) {
+    return executor.executeBlocking(() -> {
+      try (PreparedStatement ps = db.prepareStatement(CLEAN)) {
+        ps.setLong(1, clock.millis() - retentionMs);
+        int n = ps.executeUpdate();
+        db.commit();
+        return n;
+      }
+    }, true);
+  }
+
+  /** The next sequence number a device would get (tests and the API). */
+  public Future<Long> lastSeq(String deviceId) {
+    return executor.executeBlocking(() -> seqs.getOrDefault(deviceId, 0L), true);
+  }
+
+  private void rollbackQuietly() {
+    try {
+      db.rollback();
+    } catch (SQLException ignored) {
+      // the connection is broken; the next call reports it
+    }
+  }
+
+  public Future<Void> closeAsync() {
+    return executor.executeBlocking(() -> {
+      close();
+      return null;
+    }, true).eventually(() -> {
+      executor.close();
+      return Future.<Void>succeededFuture();
+    }).mapEmpty();
+  }
+
+  @Override
+  public void close() throws SQLException {
+    if (!db.isClosed()) db.close();
+  }
+}

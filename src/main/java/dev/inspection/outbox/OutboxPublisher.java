@@ -1,0 +1,261 @@
+package dev.inspection.outbox;
+
+import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.ConfirmListener;
+import com.rabbitmq.client.Connection;
+import dev.inspection.messaging.Topology;
+import dev.inspection.metrics.Metrics;
+import io.vertx.core.Context;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.WorkerExecutor;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentNavigableMap;
+import java.util.concurrent.ConcurrentSkipListMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Moves outbox rows to RabbitMQ with publisher confirms. A row is marked confirmed only on the broker's
+ * ack; a nack (full queue: {@code reject-publish}), a return (unroutable) or a lost connection leaves it
+ * unconfirmed, and the replayer publishes it again later. Rows go out in id order (which is seq order per
+ * device); duplicates after a replay are harmless because every downstream effect is idempotent (D4).
+ *
+ * <p>Runs on its owner's context; publishing happens on one dedicated thread so delivery tags and
+ * publishes stay in step.
+ */
+public final class OutboxPublisher {
+  private static final Logger log = LoggerFactory.getLogger(OutboxPublisher.class);
+
+  private record InFlight(long rowId, String messageId) {}
+
+  private final Vertx vertx;
+  private final Context context;
+  private final Outbox outbox;
+  private final Topology topology;
+  private final Metrics metrics;
+  private final Clock clock;
+  private final int maxInFlight;
+  private final long replayMinAgeMs;
+  private final WorkerExecutor publishThread;
+
+  private final ConcurrentNavigableMap<Long, InFlight> inFlight = new ConcurrentSkipListMap<>();
+  private final Set<Long> inFlightRows = ConcurrentHashMap.newKeySet();
+  private final Set<String> returned = ConcurrentHashMap.newKeySet();
+  private final List<Long> confirmedToMark = new ArrayList<>();
+  private volatile Channel channel;
+  private long cursor;
+  private long replayCursor;
+  private boolean replayRequested;
+  private boolean pumping;
+  private boolean pumpAgain;
+  private boolean marking;
+
+  public OutboxPublisher(Vertx vertx, Outbox outbox, Topology topology, Metrics metrics, Clock clock, int maxInFlight, long replayMinAgeMs) {
+    this.vertx = vertx;
+    this.context = vertx.getOrCreateContext();
+    this.outbox = outbox;
+    this.topology = topology;
+    this.metrics = metrics;
+    this.clock = clock;
+    this.maxInFlight = maxInFlight;
+    this.replayMinAgeMs = replayMinAgeMs;
+    this.publishThread = vertx.createSharedWorkerExecutor("outbox-publisher-" + System.identityHashCode(this), 1);
+  }
+
+  public int inFlight() {
+    return inFlight.size();
+  }
+
+  public boolean connected() {
+    Channel c = channel;
+    return c != null && c.isOpen();
+  }
+
+  /** After every (re)connect: declare the topology, open a confirm channel, and start from the oldest unconfirmed row. */
+  public Future<Void> onConnected(Connection conn) {
+    return vertx.executeBlocking(() -> {
+      Channel ch = conn.createChannel();
+      topology.declare(ch);
+      ch.confirmSelect();
+      ch.addConfirmListener(new ConfirmListener() {
+        @Override
+        public void handleAck(long tag, boolean multiple) {
+          settle(tag, multiple, true);
+        }
+
+        @Override
+        public void handleNack(long tag, boolean multiple) {
+          settle(tag, multiple, false);
+        }
+      });
+      ch.addReturnListener(r -> {
+        if (r.getProperties().getMessageId() != null) returned.add(r.getProperties().getMessageId());
+      });
+      return ch;
+    }, false).map(ch -> {
+      inFlight.clear();
+      inFlightRows.clear();
+      returned.clear();
+      cursor = 0;
+      replayCursor = 0;
+      replayRequested = false;
+      channel = ch;
+      log.info("outbox publisher connected; replaying unconfirmed rows");
+      pump();
+      return null;
+    });
+  }
+
+  /** The connection died: everything in flight is unconfirmed again and will be replayed. */
+  public void onLost() {
+    channel = null;
+    inFlight.clear();
+    inFlightRows.clear();
+    cursor = 0;
+  }
+
+  /** New rows are durable: publish them if there is room, else they wait in the outbox. */
+  public void rowsAppended() {
+    pump();
+  }
+
+  /** Periodic: publish again every unconfirmed row that is old enough and not in flight. */
+  public void replay() {
+    if (!connected()) return;
+    replayRequested = true;
+    replayCursor = 0;
+    pump();
+  }
+
+  /**
+   * One loop serves both paths, so a row is never read by both at once: the forward path publishes rows
+   * above {@code cursor} (new ones, or everything after a reconnect); the replay path walks rows at or
+   * below it that are old enough and not in flight (nacked, returned, or lost with a connection).
+   */
+  private void pump() {
+    if (pumping) {
+      pumpAgain = true;
+      return;
+    }
+    Channel ch = channel;
+    int room = maxInFlight - inFlight.size();
+    if (ch == null || !ch.isOpen() || room <= 0) return;
+    pumping = true;
+    pumpAgain = false;
+    boolean replayMode = replayRequested;
+    int limit = Math.min(room, 1000);
+    Future<List<OutboxRow>> read = replayMode
+        ? outbox.pending(replayCursor, clock.millis() - replayMinAgeMs, limit)
+        : outbox.pending(cursor, Long.MAX_VALUE, limit);
+    read.compose(rows -> {
+          boolean full = rows.size() == limit;
+          List<OutboxRow> todo = new ArrayList<>(rows.size());
+          for (OutboxRow r : rows) {
+            if (inFlightRows.contains(r.id())) continue;
+            if (replayMode && r.id() > cursor) continue;
+            todo.add(r);
+          }
+          if (replayMode) {
+            if (full) replayCursor = rows.get(rows.size() - 1).id();
+            else replayRequested = false;
+            if (!todo.isEmpty()) metrics.replayed(todo.size());
+          } else if (!rows.isEmpty()) {
+            cursor = Math.max(cursor, rows.get(rows.size() - 1).id());
+          }
+          Future<Void> sent = todo.isEmpty() ? Future.succeededFuture() : publish(ch, todo);
+          return sent.map(full);
+        })
+        .onComplete(ar -> {
+          pumping = false;
+          if (ar.failed()) {
+            log.warn("outbox publish failed: {}", ar.cause().getMessage());
+            return;
+          }
+          if (ar.result() || pumpAgain || replayRequested) pump();
+        });
+  }
+
+  private Future<Void> publish(Channel ch, List<OutboxRow> rows) {
+    return publishThread.executeBlocking(() -> {
+      for (OutboxRow r : rows) {
+        long tag = ch.getNextPublishSeqNo();
+        inFlight.put(tag, new InFlight(r.id(), r.messageId()));
+        inFlightRows.add(r.id());
+        AMQP.BasicProperties props = new AMQP.BasicProperties.Builder()
+            .contentType("application/json").deliveryMode(2).messageId(r.messageId()).timestamp(new java.util.Date(r.createdAtMs()))
+            .build();
+        ch.basicPublish(topology.exchange(), r.routingKey(), true, props, r.body());
+      }
+      return null;
+    }, true).onSuccess(v -> metrics.published(rows.size())).mapEmpty();
+  }
+
+  /** Called on the client's thread for every ack/nack. */
+  private void settle(long tag, boolean multiple, boolean ack) {
+    Map<Long, InFlight> done = multiple ? inFlight.headMap(tag, true) : (inFlight.containsKey(tag) ? Map.of(tag, inFlight.get(tag)) : Map.of());
+    List<Long> confirmedRows = new ArrayList<>();
+    int nacked = 0;
+    int returnedCount = 0;
+    for (Map.Entry<Long, InFlight> e : new ArrayList<>(done.entrySet())) {
+      InFlight f = e.getValue();
+      inFlight.remove(e.getKey());
+      if (ack && !returned.remove(f.messageId())) {
+        confirmedRows.add(f.rowId());
+      } else {
+        if (ack) returnedCount++; else nacked++;
+        inFlightRows.remove(f.rowId());
+      }
+    }
+    int nackedFinal = nacked;
+    int returnedFinal = returnedCount;
+    context.runOnContext(v -> {
+      if (nackedFinal > 0) metrics.publishNacked(nackedFinal);
+      if (returnedFinal > 0) metrics.publishReturned(returnedFinal);
+      if (!confirmedRows.isEmpty()) {
+        metrics.publishConfirmed(confirmedRows.size());
+        confirmedToMark.addAll(confirmedRows);
+        markConfirmed();
+      }
+      pump();
+    });
+  }
+
+  private void markConfirmed() {
+    if (marking || confirmedToMark.isEmpty()) return;
+    marking = true;
+    List<Long> ids = new ArrayList<>(confirmedToMark);
+    confirmedToMark.clear();
+    outbox.markConfirmed(ids).onComplete(ar -> {
+      marking = false;
+      ids.forEach(inFlightRows::remove);
+      if (ar.failed()) log.warn("cannot mark {} outbox rows confirmed ({}); they will be published again", ids.size(), ar.cause().getMessage());
+      markConfirmed();
+    });
+  }
+
+  public Future<Void> stop() {
+    Channel ch = channel;
+    channel = null;
+    Future<Void> f = ch == null ? Future.succeededFuture() : publishThread.executeBlocking(() -> {
+      try {
+        // give confirms of what is in flight a moment, so fewer rows are replayed next start
+        ch.waitForConfirms(2000);
+        ch.close();
+      } catch (Exception ignored) {
+        // unconfirmed rows stay in the outbox and are replayed next start
+      }
+      return null;
+    }, true);
+    return f.eventually(() -> {
+      publishThread.close();
+      return Future.<Void>succeededFuture();
+    }).mapEmpty();
+  }
+}

@@ -1,0 +1,248 @@
+package dev.inspection.probe;
+
+import dev.inspection.messaging.Priority;
+import dev.inspection.messaging.RabbitConnector;
+import dev.inspection.messaging.SlotHash;
+import dev.inspection.messaging.Topology;
+import dev.inspection.metrics.Metrics;
+import dev.inspection.node.Config;
+import dev.inspection.node.Keys;
+import dev.inspection.outbox.CheckResult;
+import dev.inspection.outbox.Outbox;
+import dev.inspection.outbox.OutboxPublisher;
+import io.vertx.core.Future;
+import io.vertx.core.VerticleBase;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.client.WebClient;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The probe role: inspects its devices on schedule, group-commits every result to the outbox, then
+ * publishes it (INV-11). The probe never talks to PostgreSQL: its inventory is simulated, read from a
+ * file, or pulled from the scheduler's API and cached on disk for when the scheduler is away.
+ */
+public final class ProbeVerticle extends VerticleBase {
+  private static final Logger log = LoggerFactory.getLogger(ProbeVerticle.class);
+  private static final int MAX_BUFFERED = 50_000;
+
+  private final Config config;
+  private final Metrics metrics;
+  private final Clock clock;
+  private final String isNode;
+  private final Topology topology;
+  private final Random random = new Random();
+  private final AtomicLong outboxDepth = new AtomicLong();
+  private final AtomicLong outboxOldestAgeMs = new AtomicLong();
+  private ProbeSchedule schedule;
+  private Checker checker;
+  private Outbox outbox;
+  private OutboxPublisher publisher;
+  private RabbitConnector connector;
+  private WebClient web;
+  private final List<CheckResult> buffer = new ArrayList<>();
+  private boolean appending;
+  private boolean stopping;
+  private long checksInFlight;
+
+  public ProbeVerticle(Config config, Metrics metrics, Clock clock, Topology topology) {
+    this.config = config;
+    this.metrics = metrics;
+    this.clock = clock;
+    this.isNode = config.nodeId();
+    this.topology = topology;
+  }
+
+  public boolean ready() {
+    return outbox != null && publisher != null && publisher.connected();
+  }
+
+  public long outboxDepth() {
+    return outboxDepth.get();
+  }
+
+  public String isNode() {
+    return isNode;
+  }
+
+  @Override
+  public Future<?> start() {
+    schedule = new ProbeSchedule(config.getInt(Keys.PROBE_JITTER_PCT), random);
+    checker = new Checker(vertx, config.getLong(Keys.PROBE_CHECK_TIMEOUT_MS), config.getDouble(Keys.PROBE_SIM_FAIL_RATE), random);
+    web = WebClient.create(vertx);
+    Path file = Path.of(config.get(Keys.DATA_DIR), "outbox-" + isNode.replaceAll("[^A-Za-z0-9._-]", "_") + ".db");
+    metrics.gauge("outbox_depth", "outbox rows not yet confirmed by the broker", outboxDepth::get);
+    metrics.gauge("outbox_oldest_age_seconds", "age of the oldest unconfirmed outbox row", () -> outboxOldestAgeMs.get() / 1000.0);
+    metrics.gauge("probe_devices", "devices this probe inspects", () -> schedule.size());
+    return Outbox.open(vertx, file, isNode, topology, clock)
+        .compose(o -> {
+          outbox = o;
+          publisher = new OutboxPublisher(vertx, outbox, topology, metrics, clock, config.getInt(Keys.OUTBOX_MAX_INFLIGHT),
+              config.getLong(Keys.OUTBOX_REPLAY_MIN_AGE_MS));
+          connector = new RabbitConnector(vertx, config, "probe-" + isNode, publisher::onConnected, publisher::onLost);
+          connector.start();
+          return loadInventory();
+        })
+        .onSuccess(n -> {
+          log.info("probe {} inspecting {} devices; outbox {}", isNode, schedule.size(), file.toAbsolutePath());
+          vertx.setPeriodic(50, t -> tick());
+          vertx.setPeriodic(20, t -> flush());
+          vertx.setPeriodic(config.getLong(Keys.OUTBOX_REPLAY_INTERVAL_MS), t -> publisher.replay());
+          vertx.setPeriodic(1000, t -> refreshStats());
+          vertx.setPeriodic(60_000, t -> outbox.clean(config.getLong(Keys.OUTBOX_RETENTION_MS))
+              .onSuccess(c -> { if (c > 0) log.debug("outbox cleaner removed {} confirmed rows", c); }));
+          long refresh = config.getLong(Keys.PROBE_INVENTORY_REFRESH_MS);
+          if (!config.get(Keys.PROBE_INVENTORY_URL).isBlank()) vertx.setPeriodic(refresh, t -> pullInventory());
+        });
+  }
+
+  private Future<Integer> loadInventory() {
+    String group = config.get(Keys.PROBE_GROUP);
+    long interval = config.getLong(Keys.PROBE_INTERVAL_MS);
+    int sim = config.getInt(Keys.PROBE_SIM_DEVICES);
+    String file = config.get(Keys.PROBE_INVENTORY_FILE);
+    return vertx.executeBlocking(() -> {
+      List<Device> all = new ArrayList<>(Inventory.simulated(sim, group, interval));
+      if (!file.isBlank()) all.addAll(Inventory.readJsonLines(Path.of(file), group, interval));
+      Path cache = inventoryCache();
+      if (!config.get(Keys.PROBE_INVENTORY_URL).isBlank() && Files.exists(cache)) {
+        all.addAll(Inventory.readJsonLines(cache, group, interval));
+        log.info("loaded the cached inventory {} until the scheduler answers", cache);
+      }
+      return all;
+    }, false).map(list -> {
+      long now = clock.millis();
+      for (Device d : list) schedule.put(d, now);
+      if (!config.get(Keys.PROBE_INVENTORY_URL).isBlank()) pullInventory();
+      return list.size();
+    });
+  }
+
+  private Path inventoryCache() {
+    return Path.of(config.get(Keys.DATA_DIR), "inventory-" + config.get(Keys.PROBE_GROUP).replaceAll("[^A-Za-z0-9._-]", "_") + ".jsonl");
+  }
+
+  /** Pulls this group's devices page by page from the scheduler; keeps inspecting from the cache if it fails. */
+  private void pullInventory() {
+    String base = config.get(Keys.PROBE_INVENTORY_URL).replaceAll("/+$", "");
+    String group = config.get(Keys.PROBE_GROUP);
+    List<Device> got = new ArrayList<>();
+    pullPage(base, group, "", got).compose(v -> {
+      long now = clock.millis();
+      java.util.Set<String> seen = new java.util.HashSet<>();
+      for (Device d : got) {
+        seen.add(d.deviceId());
+        Device old = schedule.device(d.deviceId());
+        if (old == null || !old.equals(d)) schedule.put(d, now);
+      }
+      List<String> gone = new ArrayList<>();
+      for (Device d : schedule.devices()) {
+        if (!d.checkType().equals("sim") || !d.deviceId().startsWith("sim-")) {
+          if (!seen.contains(d.deviceId()) && d.resourceVersion() > 0) gone.add(d.deviceId());
+        }
+      }
+      gone.forEach(schedule::remove);
+      StringBuilder sb = new StringBuilder();
+      for (Device d : got) sb.append(d.toJson().encode()).append('\n');
+      return vertx.fileSystem().writeFile(inventoryCache().toString(), io.vertx.core.buffer.Buffer.buffer(sb.toString()));
+    }).onFailure(e -> log.warn("cannot pull the inventory from {} ({}); inspecting from the cached list", base, e.getMessage()));
+  }
+
+  private Future<Void> pullPage(String base, String group, String after, List<Device> got) {
+    return web.getAbs(base + "/api/v1/probe/inventory").addQueryParam("group", group).addQueryParam("after", after)
+        .addQueryParam("limit", "5000").timeout(10_000).send()
+        .compose(resp -> {
+          if (resp.statusCode() != 200) return Future.failedFuture("HTTP " + resp.statusCode() + ": " + resp.bodyAsString());
+          JsonObject body = resp.bodyAsJsonObject();
+          JsonArray devs = body.getJsonArray("devices", new JsonArray());
+          long interval = config.getLong(Keys.PROBE_INTERVAL_MS);
+          for (int i = 0; i < devs.size(); i++) got.add(Device.fromJson(devs.getJsonObject(i), group, interval));
+          String next = body.getString("next_after");
+          return next == null ? Future.succeededFuture() : pullPage(base, group, next, got);
+        });
+  }
+
+  private void tick() {
+    if (stopping) return;
+    if (buffer.size() >= MAX_BUFFERED) {
+      // the outbox cannot keep up: skip this round rather than hold unbounded results in memory
+      metrics.registry().counter("probe_checks_skipped_total").increment();
+      return;
+    }
+    List<Device> due = schedule.pollDue(clock.millis(), MAX_BUFFERED - buffer.size());
+    int slots = topology.totalSlots();
+    for (Device d : due) {
+      checksInFlight++;
+      checker.check(d).onComplete(ar -> {
+        checksInFlight--;
+        JsonObject payload = ar.succeeded() ? ar.result() : new JsonObject().put("status", "DOWN").put("error", String.valueOf(ar.cause()));
+        buffer.add(new CheckResult(d.deviceId(), SlotHash.slotOf(d.deviceId(), slots), Priority.ofDevicePriority(d.priority()),
+            Instant.ofEpochMilli(clock.millis()), d.resourceVersion(), 1, 1, payload));
+        if (buffer.size() >= config.getInt(Keys.OUTBOX_COMMIT_MAX_ROWS)) flush();
+      });
+    }
+  }
+
+  /** Group commit: one SQLite transaction for everything buffered, one at a time. */
+  private Future<Void> flush() {
+    if (appending || buffer.isEmpty()) return Future.succeededFuture();
+    appending = true;
+    int max = config.getInt(Keys.OUTBOX_COMMIT_MAX_ROWS);
+    List<CheckResult> batch = new ArrayList<>(buffer.subList(0, Math.min(max, buffer.size())));
+    buffer.subList(0, batch.size()).clear();
+    return outbox.append(batch).onComplete(ar -> {
+      appending = false;
+      if (ar.succeeded()) {
+        metrics.outboxAppended(batch.size());
+        publisher.rowsAppended();
+        if (buffer.size() >= max) flush();
+      } else {
+        // results that never reached the disk were never published either; the next round inspects again
+        metrics.registry().counter("outbox_append_failures_total").increment(batch.size());
+        log.error("cannot write {} results to the outbox: {} — check the disk under data.dir", batch.size(), ar.cause().getMessage());
+      }
+    }).mapEmpty();
+  }
+
+  private void refreshStats() {
+    outbox.stats().onSuccess(s -> {
+      outboxDepth.set(s.depth());
+      outboxOldestAgeMs.set(s.depth() == 0 ? 0 : clock.millis() - s.oldestCreatedAtMs());
+    });
+  }
+
+  /** D6: stop inspecting, write what is buffered, give in-flight publishes a moment, close the outbox. */
+  @Override
+  public Future<?> stop() {
+    stopping = true;
+    return drainBuffer()
+        .compose(v -> publisher == null ? Future.succeededFuture() : publisher.stop())
+        .compose(v -> connector == null ? Future.succeededFuture() : connector.stop())
+        .compose(v -> outbox == null ? Future.succeededFuture() : outbox.closeAsync())
+        .onComplete(ar -> log.info("probe {} stopped; {} rows left unconfirmed in the outbox for the next start", isNode, outboxDepth.get()));
+  }
+
+  private Future<Void> drainBuffer() {
+    if (buffer.isEmpty() && !appending) return Future.succeededFuture();
+    io.vertx.core.Promise<Void> p = io.vertx.core.Promise.promise();
+    long deadline = clock.millis() + 5000;
+    vertx.setPeriodic(10, t -> {
+      if ((buffer.isEmpty() && !appending) || clock.millis() > deadline) {
+        vertx.cancelTimer(t);
+        p.tryComplete();
+      } else {
+        flush();
+      }
+    });
+    return p.future();
+  }
+}

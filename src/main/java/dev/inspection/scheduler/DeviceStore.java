@@ -1,0 +1,169 @@
+package dev.inspection.scheduler;
+
+import dev.inspection.probe.Device;
+import io.vertx.core.Future;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import io.vertx.sqlclient.Pool;
+import io.vertx.sqlclient.Row;
+import io.vertx.sqlclient.Tuple;
+import java.util.ArrayList;
+import java.util.List;
+
+/** The device inventory in PostgreSQL: bulk import, paged reads for probes, one device's status. */
+public final class DeviceStore {
+  static final String NEXT_VERSION = "SELECT nextval('resource_version_seq')";
+  static final String UPSERT = """
+      INSERT INTO device_resource (device_id, priority, probe_group, check_type, check_spec, interval_ms, payload_profile, resource_version, updated_at)
+      SELECT d, p, g, t, s::jsonb, i, pp, $8, now()
+      FROM unnest($1::varchar[], $2::smallint[], $3::varchar[], $4::varchar[], $5::text[], $6::int[], $7::varchar[]) AS x(d, p, g, t, s, i, pp)
+      ON CONFLICT (device_id) DO UPDATE SET priority = EXCLUDED.priority, probe_group = EXCLUDED.probe_group,
+        check_type = EXCLUDED.check_type, check_spec = EXCLUDED.check_spec, interval_ms = EXCLUDED.interval_ms,
+        payload_profile = EXCLUDED.payload_profile, resource_version = EXCLUDED.resource_version, enabled = true, updated_at = now()""";
+  static final String PAGE = """
+      SELECT device_id, priority, probe_group, check_type, check_spec, interval_ms, payload_profile, resource_version
+      FROM device_resource WHERE probe_group = $1 AND enabled AND device_id > $2 ORDER BY device_id LIMIT $3""";
+  static final String CURRENT = """
+      SELECT device_id, slot_id, seq, cycle_id, collected_at, writer_epoch, message_id, status_payload, derived_snapshot, updated_at
+      FROM device_status_current WHERE device_id = $1""";
+  static final String HISTORY = """
+      SELECT cycle_id, seq, collected_at, status_payload FROM device_status_history WHERE device_id = $1
+      ORDER BY cycle_id DESC, seq DESC LIMIT $2""";
+  static final String RESOURCE = """
+      SELECT device_id, priority, probe_group, check_type, check_spec, interval_ms, payload_profile, resource_version
+      FROM device_resource WHERE device_id = $1""";
+
+  private final Pool pool;
+
+  public DeviceStore(Pool pool) {
+    this.pool = pool;
+  }
+
+  /** Upserts the devices in chunks of 1000 inside one transaction; returns the new resource version. */
+  public Future<Long> importDevices(List<Device> devices) {
+    return pool.withTransaction(conn -> conn.query(NEXT_VERSION).execute().compose(rs -> {
+      long version = rs.iterator().next().getLong(0);
+      Future<Void> chain = Future.succeededFuture();
+      for (int from = 0; from < devices.size(); from += 1000) {
+        List<Device> chunk = devices.subList(from, Math.min(devices.size(), from + 1000));
+        chain = chain.compose(v -> conn.preparedQuery(UPSERT).execute(tuple(chunk, version)).mapEmpty());
+      }
+      return chain.map(version);
+    }));
+  }
+
+  private static Tuple tuple(List<Device> chunk, long version) {
+    int n = chunk.size();
+    String[] id = new String[n];
+    Short[] prio = new Short[n];
+    String[] group = new String[n];
+    String[] type = new String[n];
+    String[] spec = new String[n];
+    Integer[] interval = new Integer[n];
+    String[] profile = new String[n];
+    for (int i = 0; i < n; i++) {
+      Device d = chunk.get(i);
+      id[i] = d.deviceId();
+      prio[i] = (short) d.priority();
+      group[i] = d.probeGroup();
+      type[i] = d.checkType();
+      spec[i] = d.checkSpec().encode();
+      interval[i] = (int) Math.min(Integer.MAX_VALUE, d.intervalMs());
+      profile[i] = d.payloadProfile();
+    }
+    return Tuple.tuple().addArrayOfString(id).addArrayOfShort(prio).addArrayOfString(group).addArrayOfString(type)
+        .addArrayOfString(spec).addArrayOfInteger(interval).addArrayOfString(profile).addLong(version);
+  }
+
+  public Future<JsonObject> page(String group, String after, int limit) {
+    return pool.preparedQuery(PAGE).execute(Tuple.of(group, after, limit + 1)).map(rows -> {
+      JsonArray out = new JsonArray();
+      String last = null;
+      long maxVersion = 0;
+      int i = 0;
+      boolean more = false;
+      for (Row r : rows) {
+        if (i++ == limit) {
+          more = true;
+          break;
+        }
+        JsonObject d = device(r);
+        maxVersion = Math.max(maxVersion, d.getLong("resource_version"));
+        last = d.getString("device_id");
+        out.add(d);
+      }
+      return new JsonObject().put("devices", out).put("next_after", more ? last : null).put("resource_version", maxVersion);
+    });
+  }
+
+  private static JsonObject device(Row r) {
+    return new JsonObject().put("device_id", r.getString(0)).put("priority", (int) r.getShort(1)).put("probe_group", r.getString(2))
+        .put("check_type", r.getString(3)).put("check_spec", r.getJsonObject(4)).put("interval_ms", r.getInteger(5))
+        .put("payload_profile", r.getString(6)).put("resource_version", r.getLong(7));
+  }
+
+  /** A device's inventory entry, newest status and recent history; null when the id is unknown everywhere. */
+  public Future<JsonObject> detail(String deviceId, int historyRows) {
+    Future<JsonObject> res = pool.preparedQuery(RESOURCE).execute(Tuple.of(deviceId)).map(rows -> rows.size() == 0 ? null : device(rows.iterator().next()));
+    Future<JsonObject> cur = pool.preparedQuery(CURRENT).execute(Tuple.of(deviceId)).map(rows -> {
+      if (rows.size() == 0) return null;
+      Row r = rows.iterator().next();
+      return new JsonObject().put("slot_id", (int) r.getShort(1)).put("seq", r.getLong(2)).put("cycle_id", r.getLong(3))
+          .put("collected_at", r.getOffsetDateTime(4).toString()).put("writer_epoch", r.getLong(5)).put("message_id", r.getString(6))
+          .put("status", r.getJsonObject(7)).put("derived", r.getValue(8)).put("updated_at", r.getOffsetDateTime(9).toString());
+    });
+    Future<JsonArray> hist = pool.preparedQuery(HISTORY).execute(Tuple.of(deviceId, historyRows)).map(rows -> {
+      JsonArray a = new JsonArray();
+      for (Row r : rows) {
+        a.add(new JsonObject().put("cycle_id", r.getLong(0)).put("seq", r.getLong(1)).put("collected_at", r.getOffsetDateTime(2).toString())
+            .put("status", r.getJsonObject(3)));
+      }
+      return a;
+    });
+    return Future.all(res, cur, hist).map(v -> {
+      if (res.result() == null && cur.result() == null) return null;
+      return new JsonObject().put("device_id", deviceId).put("inventory", res.result()).put("current", cur.result()).put("history", hist.result());
+    });
+  }
+
+  /** Every slot's lease, for operators. */
+  public Future<JsonArray> slots() {
+    return pool.query("SELECT slot_id, owner_worker_id, lease_epoch, state, lease_until FROM slot_lease ORDER BY slot_id").execute().map(rows -> {
+      JsonArray a = new JsonArray();
+      for (Row r : rows) {
+        a.add(new JsonObject().put("slot_id", (int) r.getShort(0)).put("owner", r.getString(1)).put("epoch", r.getLong(2))
+            .put("state", r.getString(3)).put("lease_until", r.getOffsetDateTime(4) == null ? null : r.getOffsetDateTime(4).toString()));
+      }
+      return a;
+    });
+  }
+
+  /** Parses an import body: a JSON array or JSON lines. Invalid entries are reported, valid ones kept. */
+  public static List<Device> parseImport(String body, String defaultGroup, long defaultInterval, JsonArray rejected) {
+    List<Device> out = new ArrayList<>();
+    String trimmed = body.trim();
+    List<Object> items = new ArrayList<>();
+    if (trimmed.startsWith("[")) {
+      new JsonArray(trimmed).forEach(items::add);
+    } else {
+      for (String line : trimmed.split("\n")) {
+        if (line.isBlank()) continue;
+        try {
+          items.add(new JsonObject(line));
+        } catch (RuntimeException e) {
+          items.add(line);
+        }
+      }
+    }
+    for (int i = 0; i < items.size(); i++) {
+      Object item = items.get(i);
+      try {
+        if (!(item instanceof JsonObject j)) throw new IllegalArgumentException("entry is not a JSON object");
+        out.add(Device.fromJson(j, defaultGroup, defaultInterval));
+      } catch (IllegalArgumentException | ClassCastException e) {
+        rejected.add(new JsonObject().put("index", i).put("error", e.getMessage()));
+      }
+    }
+    return out;
+  }
+}

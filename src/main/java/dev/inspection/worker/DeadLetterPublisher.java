@@ -1,0 +1,69 @@
+package dev.inspection.worker;
+
+import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.Connection;
+import dev.inspection.messaging.Topology;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.WorkerExecutor;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Sets aside messages that can never be processed: publishes a copy to the dead-letter exchange with
+ * its reason in headers and waits for the broker's confirm; only then may the original be acked, so a
+ * bad message is never lost and never blocks its queue.
+ */
+public final class DeadLetterPublisher {
+  /** One message to set aside. */
+  public record DeadLetter(byte[] body, String reason, String detail, String routingKey, String queue) {}
+
+  private final WorkerExecutor thread;
+  private final Topology topology;
+  private final String workerId;
+  private Connection connection;
+  private Channel channel;
+
+  public DeadLetterPublisher(Vertx vertx, Topology topology, String workerId) {
+    this.thread = vertx.createSharedWorkerExecutor("dead-letters-" + workerId + "-" + System.identityHashCode(this), 1);
+    this.topology = topology;
+    this.workerId = workerId;
+  }
+
+  public void use(Connection c) {
+    thread.executeBlocking(() -> {
+      connection = c;
+      channel = null;
+      return null;
+    }, true);
+  }
+
+  public Future<Void> publish(List<DeadLetter> letters) {
+    return thread.executeBlocking(() -> {
+      if (channel == null || !channel.isOpen()) {
+        if (connection == null || !connection.isOpen()) throw new IllegalStateException("no RabbitMQ connection for dead letters");
+        channel = connection.createChannel();
+        channel.confirmSelect();
+      }
+      for (DeadLetter d : letters) {
+        Map<String, Object> headers = new HashMap<>();
+        headers.put("x-dead-reason", d.reason());
+        headers.put("x-dead-detail", d.detail());
+        headers.put("x-original-routing-key", d.routingKey());
+        headers.put("x-original-queue", d.queue());
+        headers.put("x-dead-by", workerId);
+        headers.put("x-dead-at", System.currentTimeMillis());
+        AMQP.BasicProperties props = new AMQP.BasicProperties.Builder().deliveryMode(2).headers(headers).build();
+        channel.basicPublish(topology.deadLetterExchange(), d.reason(), props, d.body());
+      }
+      channel.waitForConfirmsOrDie(10_000);
+      return null;
+    }, true).mapEmpty();
+  }
+
+  public void close() {
+    thread.close();
+  }
+}

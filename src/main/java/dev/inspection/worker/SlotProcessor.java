@@ -1,0 +1,351 @@
+package dev.inspection.worker;
+
+import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.Connection;
+import com.rabbitmq.client.DefaultConsumer;
+import com.rabbitmq.client.Envelope;
+import dev.inspection.messaging.InvalidMessage;
+import dev.inspection.messaging.Priority;
+import dev.inspection.messaging.Topology;
+import dev.inspection.metrics.Metrics;
+import dev.inspection.worker.BatchStore.Committed;
+import dev.inspection.worker.BatchStore.Fenced;
+import dev.inspection.worker.DeadLetterPublisher.DeadLetter;
+import io.vertx.core.Context;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import java.time.Clock;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Consumes one slot that this worker holds at a given lease epoch: a channel and a consumer per priority
+ * queue, a mailbox, one batch at a time (at most {@code batchMax} messages or {@code lingerMs}), commit,
+ * then ack (INV-19). High-priority messages fill three quarters of a batch unless the oldest normal one
+ * waited over a minute (seed 000 §7.4).
+ *
+ * <p>Lease lost ({@link Fenced}): nothing was written; the channels are closed, which returns every
+ * unacked delivery to the queue for the new owner; the batch is never retried here. Database error:
+ * the same, then wait on the {@link DbGate} and consume again.
+ */
+public final class SlotProcessor {
+  private static final Logger log = LoggerFactory.getLogger(SlotProcessor.class);
+  private static final long STARVATION_MS = 60_000;
+
+  /** What the processor tells its owner. */
+  public interface Listener {
+    void fenced(int slot, long epoch, Fenced f);
+  }
+
+  record Delivery(Channel channel, long tag, byte[] body, long receivedAtMs, Priority priority, String routingKey) {}
+
+  /** Tunables of a processor. */
+  public record Settings(int prefetchHigh, int prefetchNormal, int batchMax, long lingerMs, int maxMessageBytes) {}
+
+  private final Vertx vertx;
+  private final Context context;
+  private final int slot;
+  private final long epoch;
+  private final String workerId;
+  private final Topology topology;
+  private final BatchStore store;
+  private final DeadLetterPublisher deadLetters;
+  private final DbGate gate;
+  private final Metrics metrics;
+  private final Clock clock;
+  private final Settings settings;
+  private final Listener listener;
+
+  private final Map<Priority, Channel> channels = new EnumMap<>(Priority.class);
+  private final ArrayDeque<Delivery> high = new ArrayDeque<>();
+  private final ArrayDeque<Delivery> normal = new ArrayDeque<>();
+  private boolean draining;
+  private boolean stopped;
+  private boolean paused;
+  private long lingerTimer = -1;
+  private Promise<Void> idle;
+
+  public SlotProcessor(Vertx vertx, int slot, long epoch, String workerId, Topology topology, BatchStore store,
+      DeadLetterPublisher deadLetters, DbGate gate, Metrics metrics, Clock clock, Settings settings, Listener listener) {
+    this.vertx = vertx;
+    this.context = vertx.getOrCreateContext();
+    this.slot = slot;
+    this.epoch = epoch;
+    this.workerId = workerId;
+    this.topology = topology;
+    this.store = store;
+    this.deadLetters = deadLetters;
+    this.gate = gate;
+    this.metrics = metrics;
+    this.clock = clock;
+    this.settings = settings;
+    this.listener = listener;
+  }
+
+  public int slot() {
+    return slot;
+  }
+
+  public long epoch() {
+    return epoch;
+  }
+
+  public int mailboxSize() {
+    return high.size() + normal.size();
+  }
+
+  public boolean consuming() {
+    return !channels.isEmpty();
+  }
+
+  /** Opens a channel and a consumer on each of the slot's queues. */
+  public Future<Void> open(Connection conn) {
+    if (stopped || conn == null || !conn.isOpen()) return Future.succeededFuture();
+    return vertx.executeBlocking(() -> {
+      Map<Priority, Channel> opened = new EnumMap<>(Priority.class);
+      try {
+        for (Priority p : Priority.values()) {
+          Channel ch = conn.createChannel();
+          ch.basicQos(p == Priority.HIGH ? settings.prefetchHigh() : settings.prefetchNormal());
+          ch.basicConsume(topology.queue(slot, p), false, workerId + "-s" + slot + "-" + p.wire + "-e" + epoch, new DefaultConsumer(ch) {
+            @Override
+            public void handleDelivery(String tag, Envelope env, AMQP.BasicProperties props, byte[] body) {
+              Delivery d = new Delivery(ch, env.getDeliveryTag(), body, clock.millis(), p, env.getRoutingKey());
+              context.runOnContext(v -> onDelivery(d));
+            }
+          });
+          opened.put(p, ch);
+        }
+      } catch (Exception e) {
+        opened.values().forEach(SlotProcessor::closeQuietly);
+        throw e;
+      }
+      return opened;
+    }, false).map(opened -> {
+      if (stopped) {
+        closeAsync(new ArrayList<>(opened.values()));
+      } else {
+        channels.clear();
+        channels.putAll(opened);
+      }
+      return null;
+    });
+  }
+
+  /** The connection is gone: so are the channels and every unacked delivery (the broker requeues them). */
+  public void connectionLost() {
+    channels.clear();
+    high.clear();
+    normal.clear();
+  }
+
+  private void onDelivery(Delivery d) {
+    if (stopped || paused || channels.get(d.priority()) != d.channel()) return; // its channel is closing: the broker requeues it
+    (d.priority() == Priority.HIGH ? high : normal).add(d);
+    metrics.consumed(slot, 1);
+    maybeDrain();
+  }
+
+  private void maybeDrain() {
+    if (draining || paused) return;
+    if (mailboxSize() >= settings.batchMax() || (stopped && mailboxSize() > 0)) {
+      drain();
+    } else if (mailboxSize() > 0 && lingerTimer < 0) {
+      lingerTimer = vertx.setTimer(settings.lingerMs(), t -> {
+        lingerTimer = -1;
+        if (!draining && mailboxSize() > 0) drain();
+      });
+    } else if (mailboxSize() == 0 && idle != null) {
+      idle.tryComplete();
+    }
+  }
+
+  List<Delivery> takeBatch() {
+    int max = settings.batchMax();
+    List<Delivery> batch = new ArrayList<>(max);
+    boolean starving = !normal.isEmpty() && clock.millis() - normal.peek().receivedAtMs() > STARVATION_MS;
+    if (starving) {
+      while (batch.size() < max && !normal.isEmpty()) batch.add(normal.poll());
+    }
+    int highShare = max * 3 / 4;
+    while (batch.size() < highShare && !high.isEmpty()) batch.add(high.poll());
+    while (batch.size() < max && !normal.isEmpty()) batch.add(normal.poll());
+    while (batch.size() < max && !high.isEmpty()) batch.add(high.poll());
+    return batch;
+  }
+
+  private void drain() {
+    if (lingerTimer >= 0) {
+      vertx.cancelTimer(lingerTimer);
+      lingerTimer = -1;
+    }
+    List<Delivery> batch = takeBatch();
+    if (batch.isEmpty()) {
+      maybeDrain();
+      return;
+    }
+    draining = true;
+    List<dev.inspection.messaging.Envelope> valid = new ArrayList<>(batch.size());
+    List<Delivery> validDeliveries = new ArrayList<>(batch.size());
+    List<DeadLetter> invalid = new ArrayList<>();
+    List<Delivery> invalidDeliveries = new ArrayList<>();
+    for (Delivery d : batch) {
+      try {
+        dev.inspection.messaging.Envelope e = dev.inspection.messaging.Envelope.parse(d.body(), settings.maxMessageBytes());
+        if (e.slotId() != slot) {
+          throw new InvalidMessage("wrong_slot", "envelope.slot_id " + e.slotId() + " arrived on slot " + slot
+              + "'s queue: probe and worker disagree on slots.total or the routing key");
+        }
+        valid.add(e);
+        validDeliveries.add(d);
+      } catch (InvalidMessage im) {
+        invalid.add(new DeadLetter(d.body(), im.reason, im.getMessage(), d.routingKey(), topology.queue(slot, d.priority())));
+        invalidDeliveries.add(d);
+      }
+    }
+    Future<Void> dead = invalid.isEmpty() ? Future.succeededFuture() : deadLetters.publish(invalid)
+        .compose(v -> {
+          invalid.forEach(dl -> {
+            metrics.deadLettered(dl.reason());
+            log.warn("slot {}: dead-lettered a message ({}): {}", slot, dl.reason(), dl.detail());
+          });
+          return ack(invalidDeliveries);
+        });
+    long start = System.nanoTime();
+    Future<BatchStore.Outcome> commit = valid.isEmpty() ? Future.succeededFuture(new Committed(0, 0))
+        : store.commit(slot, workerId, epoch, valid);
+    Future.join(dead, commit).onComplete(ar -> {
+      draining = false;
+      if (dead.failed()) {
+        log.warn("slot {}: cannot dead-letter {} message(s) ({}); they will be delivered again", slot, invalid.size(), dead.cause().getMessage());
+      }
+      if (commit.failed()) {
+        metrics.dbErrors();
+        pauseForDatabase(commit.cause());
+        return;
+      }
+      BatchStore.Outcome out = commit.result();
+      if (out instanceof Fenced f) {
+        metrics.fenced(slot, valid.size());
+        log.warn("slot {}: lease moved (now owner={} epoch={}, mine epoch={}); batch of {} rolled back, consumers cancelled",
+            slot, f.owner(), f.epoch(), epoch, valid.size());
+        abort();
+        listener.fenced(slot, epoch, f);
+        return;
+      }
+      if (!valid.isEmpty()) {
+        long now = clock.millis();
+        metrics.batch(valid.size(), System.nanoTime() - start);
+        for (dev.inspection.messaging.Envelope e : valid) metrics.lagMillis(now - e.collectedAt().toEpochMilli());
+        ack(validDeliveries).onSuccess(v -> metrics.committed(slot, valid.size()));
+      }
+      maybeDrain();
+    });
+  }
+
+  private Future<Void> ack(List<Delivery> deliveries) {
+    return vertx.executeBlocking(() -> {
+      for (Delivery d : deliveries) {
+        try {
+          d.channel().basicAck(d.tag(), false);
+        } catch (Exception e) {
+          // channel gone: the broker redelivers, and the write is idempotent
+        }
+      }
+      return null;
+    }, false).mapEmpty();
+  }
+
+  private void pauseForDatabase(Throwable cause) {
+    log.warn("slot {}: batch failed on a database error ({}); requeued, waiting for PostgreSQL", slot, cause.getMessage());
+    paused = true;
+    closeChannels();
+    if (stopped && idle != null) idle.tryComplete();
+    gate.failed(cause).onSuccess(v -> {
+      paused = false;
+      if (!stopped) reopen.run();
+    });
+  }
+
+  private Runnable reopen = () -> { };
+
+  /** How to consume again after a pause (set by the owner, who holds the connection). */
+  public void onResume(Runnable r) {
+    this.reopen = r;
+  }
+
+  /** Lease lost: stop at once; everything unacked goes back to the queue. */
+  public void abort() {
+    stopped = true;
+    closeChannels();
+    if (idle != null) idle.tryComplete();
+  }
+
+  /**
+   * Graceful stop (D6): cancel the consumers, finish the batch in progress, commit and ack what the
+   * mailbox holds, then close the channels.
+   */
+  public Future<Void> close() {
+    if (stopped) return Future.succeededFuture();
+    stopped = true;
+    List<Channel> chs = new ArrayList<>(channels.values());
+    Future<Void> cancelled = vertx.executeBlocking(() -> {
+      for (Channel ch : chs) {
+        try {
+          for (String tag : consumerTags(ch)) ch.basicCancel(tag);
+        } catch (Exception ignored) {
+          // closing anyway
+        }
+      }
+      return null;
+    }, false).mapEmpty();
+    return cancelled.compose(v -> {
+      idle = Promise.promise();
+      maybeDrain();
+      if (!draining && mailboxSize() == 0) idle.tryComplete();
+      return idle.future();
+    }).eventually(() -> {
+      closeChannels();
+      return Future.<Void>succeededFuture();
+    }).mapEmpty();
+  }
+
+  private List<String> consumerTags(Channel ch) {
+    List<String> out = new ArrayList<>();
+    for (Priority p : Priority.values()) {
+      if (channels.get(p) == ch) out.add(workerId + "-s" + slot + "-" + p.wire + "-e" + epoch);
+    }
+    return out;
+  }
+
+  private void closeChannels() {
+    List<Channel> chs = new ArrayList<>(channels.values());
+    channels.clear();
+    high.clear();
+    normal.clear();
+    closeAsync(chs);
+  }
+
+  private void closeAsync(List<Channel> chs) {
+    if (chs.isEmpty()) return;
+    vertx.executeBlocking(() -> {
+      chs.forEach(SlotProcessor::closeQuietly);
+      return null;
+    }, false);
+  }
+
+  private static void closeQuietly(Channel ch) {
+    try {
+      if (ch.isOpen()) ch.close();
+    } catch (Exception ignored) {
+      // already closed
+    }
+  }
+}
