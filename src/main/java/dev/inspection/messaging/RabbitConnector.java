@@ -30,6 +30,7 @@ public final class RabbitConnector {
   private final Function<Connection, Future<Void>> onConnected;
   private final Runnable onLost;
   private volatile Connection connection;
+  private volatile boolean ready;
   private boolean stopped;
   private long generation;
 
@@ -64,14 +65,23 @@ public final class RabbitConnector {
     return f;
   }
 
+  private Runnable afterReady = () -> { };
+
+  /** Runs on the owner's context each time a (re)connect and its set-up have completed. */
+  public RabbitConnector onReady(Runnable r) {
+    this.afterReady = r;
+    return this;
+  }
+
   /** Starts connecting in the background; never fails (a broker that is down is retried). */
   public void start() {
     context.runOnContext(v -> attempt());
   }
 
+  /** Connected and the owner's set-up ({@code onConnected}) has finished. */
   public boolean isConnected() {
     Connection c = connection;
-    return c != null && c.isOpen();
+    return ready && c != null && c.isOpen();
   }
 
   public Connection connection() {
@@ -98,11 +108,16 @@ public final class RabbitConnector {
       connection = c;
       onConnected.apply(c).onComplete(done -> {
         if (done.succeeded()) {
+          ready = true;
+          afterReady.run();
           if (backoff.attempts() > 0) log.info("{}: connected to RabbitMQ again after {} attempt(s)", name, backoff.attempts());
           backoff.reset();
         } else {
-          log.warn("{}: set-up after connecting failed ({}); reconnecting", name, done.cause().getMessage());
-          closeQuietly(c);
+          log.warn("{}: set-up after connecting failed ({}); reconnecting", name, done.cause().toString());
+          vertx.executeBlocking(() -> {
+            closeQuietly(c);
+            return null;
+          }, false);
         }
       });
     });
@@ -111,6 +126,7 @@ public final class RabbitConnector {
   private void lost(long gen, ShutdownSignalException cause) {
     if (gen != generation || stopped) return;
     connection = null;
+    ready = false;
     if (!cause.isInitiatedByApplication()) {
       log.warn("{}: RabbitMQ connection lost: {}", name, cause.getMessage());
     }
@@ -121,6 +137,7 @@ public final class RabbitConnector {
 
   public Future<Void> stop() {
     stopped = true;
+    ready = false;
     Connection c = connection;
     connection = null;
     if (c == null) return Future.succeededFuture();

@@ -69,6 +69,7 @@ public final class SlotProcessor {
   private boolean draining;
   private boolean stopped;
   private boolean paused;
+  private boolean opening;
   private long lingerTimer = -1;
   private Promise<Void> idle;
 
@@ -107,7 +108,8 @@ public final class SlotProcessor {
 
   /** Opens a channel and a consumer on each of the slot's queues. */
   public Future<Void> open(Connection conn) {
-    if (stopped || conn == null || !conn.isOpen()) return Future.succeededFuture();
+    if (stopped || opening || !channels.isEmpty() || conn == null || !conn.isOpen()) return Future.succeededFuture();
+    opening = true;
     return vertx.executeBlocking(() -> {
       Map<Priority, Channel> opened = new EnumMap<>(Priority.class);
       try {
@@ -128,8 +130,11 @@ public final class SlotProcessor {
         throw e;
       }
       return opened;
-    }, false).map(opened -> {
-      if (stopped) {
+    }, false).eventually(() -> {
+      opening = false;
+      return Future.succeededFuture();
+    }).map(opened -> {
+      if (stopped || paused) {
         closeAsync(new ArrayList<>(opened.values()));
       } else {
         channels.clear();

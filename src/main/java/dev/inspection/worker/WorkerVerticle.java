@@ -94,7 +94,7 @@ public final class WorkerVerticle extends VerticleBase {
             }
           }
         }, this::backlog);
-    connector.start();
+    connector.onReady(this::consumeAll).start();
     return leases.start();
   }
 
@@ -116,8 +116,8 @@ public final class WorkerVerticle extends VerticleBase {
   }
 
   private void open(SlotProcessor p) {
-    if (!connector.isConnected() || processors.get(p.slot()) != p) return;
-    p.open(connector.connection()).onFailure(e -> log.warn("slot {}: cannot start consuming ({}); retrying on reconnect", p.slot(), e.getMessage()));
+    if (!connector.isConnected() || processors.get(p.slot()) != p || p.consuming()) return;
+    p.open(connector.connection()).onFailure(e -> log.warn("slot {}: cannot start consuming ({}); retrying on reconnect", p.slot(), e.toString()));
   }
 
   private Future<Void> connected(Connection c) {
@@ -128,10 +128,14 @@ public final class WorkerVerticle extends VerticleBase {
       return null;
     }, false).map(v -> {
       deadLetters.use(c);
-      log.info("worker {} connected to RabbitMQ; consuming {} slot(s)", workerId, processors.size());
-      new ArrayList<>(processors.values()).forEach(this::open);
       return null;
     });
+  }
+
+  /** After the connector reports ready: consume every held slot on the new connection. */
+  private void consumeAll() {
+    log.info("worker {} connected to RabbitMQ; consuming {} slot(s)", workerId, processors.size());
+    new ArrayList<>(processors.values()).forEach(this::open);
   }
 
   private void connectionLost() {

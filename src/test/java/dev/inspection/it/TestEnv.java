@@ -1,0 +1,206 @@
+package dev.inspection.it;
+
+import static org.awaitility.Awaitility.await;
+
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.Connection;
+import com.rabbitmq.client.ConnectionFactory;
+import dev.inspection.messaging.Priority;
+import dev.inspection.messaging.Topology;
+import dev.inspection.node.Config;
+import dev.inspection.node.Node;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One integration test's private world on the real local services: its own PostgreSQL schema, its own
+ * exchange and queue names, its own data directory. {@link #close()} removes all of it.
+ */
+public final class TestEnv implements AutoCloseable {
+  public final String name;
+  public final Path dataDir;
+  public final int slots;
+  private final Map<String, String> base = new HashMap<>();
+  private final List<Node> nodes = new ArrayList<>();
+  private final Connection amqp;
+  private final java.sql.Connection pg;
+
+  public TestEnv(int slots) throws Exception {
+    this.name = "it_" + UUID.randomUUID().toString().replace("-", "").substring(0, 10);
+    this.slots = slots;
+    this.dataDir = Path.of("target", "it-data", name).toAbsolutePath();
+    Files.createDirectories(dataDir);
+    base.put("pg.schema", name);
+    base.put("topology.prefix", name);
+    base.put("redis.channel.prefix", name);
+    base.put("slots.total", Integer.toString(slots));
+    base.put("http.port", "0");
+    base.put("data.dir", dataDir.toString());
+    base.put("probe.sim.devices", "0");
+    base.put("backoff.initial.ms", "100");
+    base.put("backoff.max.ms", "1000");
+    base.put("worker.claim.interval.ms", "300");
+    base.put("worker.batch.linger.ms", "50");
+    base.put("outbox.replay.interval.ms", "500");
+    base.put("outbox.replay.min.age.ms", "500");
+    ConnectionFactory f = new ConnectionFactory();
+    f.setHost("127.0.0.1");
+    f.setAutomaticRecoveryEnabled(false);
+    amqp = f.newConnection(name + "-test");
+    pg = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:5432/test", "postgres", "");
+  }
+
+  public Config config(Map<String, String> overrides) {
+    Map<String, String> m = new HashMap<>(base);
+    m.putAll(overrides);
+    return Config.of(m);
+  }
+
+  public Topology topology() {
+    return Node.topology(config(Map.of()));
+  }
+
+  /** Starts a node in this JVM and waits until it is up. */
+  public Node start(Map<String, String> overrides) throws Exception {
+    Node n = new Node(config(overrides), Clock.systemUTC());
+    n.start().toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
+    nodes.add(n);
+    return n;
+  }
+
+  public void stop(Node n) throws Exception {
+    nodes.remove(n);
+    n.stop().toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
+  }
+
+  public Channel channel() throws Exception {
+    return amqp.createChannel();
+  }
+
+  /** Messages ready in a slot queue (passive declare). */
+  public long ready(int slot, Priority p) throws Exception {
+    try (Channel ch = amqp.createChannel()) {
+      return ch.queueDeclarePassive(topology().queue(slot, p)).getMessageCount();
+    }
+  }
+
+  public long consumers(int slot, Priority p) throws Exception {
+    try (Channel ch = amqp.createChannel()) {
+      return ch.queueDeclarePassive(topology().queue(slot, p)).getConsumerCount();
+    }
+  }
+
+  public long readyTotal() throws Exception {
+    long n = 0;
+    for (int s = 0; s < slots; s++) for (Priority p : Priority.values()) n += ready(s, p);
+    return n;
+  }
+
+  public long deadLetterCount() throws Exception {
+    try (Channel ch = amqp.createChannel()) {
+      return ch.queueDeclarePassive(topology().deadLetterQueue()).getMessageCount();
+    }
+  }
+
+  public long queryLong(String sql) throws Exception {
+    try (Statement st = pg.createStatement(); ResultSet rs = st.executeQuery(sql.replace("$S", name))) {
+      rs.next();
+      return rs.getLong(1);
+    }
+  }
+
+  public List<Object[]> query(String sql) throws Exception {
+    List<Object[]> out = new ArrayList<>();
+    try (Statement st = pg.createStatement(); ResultSet rs = st.executeQuery(sql.replace("$S", name))) {
+      int n = rs.getMetaData().getColumnCount();
+      while (rs.next()) {
+        Object[] row = new Object[n];
+        for (int i = 0; i < n; i++) row[i] = rs.getObject(i + 1);
+        out.add(row);
+      }
+    }
+    return out;
+  }
+
+  public void execute(String sql) throws Exception {
+    try (Statement st = pg.createStatement()) {
+      st.execute(sql.replace("$S", name));
+    }
+  }
+
+  /** The probe's own record of what it produced: every row its outbox ever held that the cleaner has not removed. */
+  public List<Ledger.Produced> produced(String nodeId) throws Exception {
+    Path db = dataDir.resolve("outbox-" + nodeId + ".db");
+    List<Ledger.Produced> out = new ArrayList<>();
+    try (java.sql.Connection c = DriverManager.getConnection("jdbc:sqlite:" + db);
+         Statement st = c.createStatement();
+         ResultSet rs = st.executeQuery("SELECT message_id, device_id, cycle_id, seq FROM outbox")) {
+      while (rs.next()) out.add(new Ledger.Produced(rs.getString(1), rs.getString(2), rs.getLong(3), rs.getLong(4)));
+    }
+    return out;
+  }
+
+  public long outboxUnconfirmed(String nodeId) throws Exception {
+    Path db = dataDir.resolve("outbox-" + nodeId + ".db");
+    try (java.sql.Connection c = DriverManager.getConnection("jdbc:sqlite:" + db);
+         Statement st = c.createStatement();
+         ResultSet rs = st.executeQuery("SELECT count(*) FROM outbox WHERE confirmed = 0")) {
+      rs.next();
+      return rs.getLong(1);
+    }
+  }
+
+  public Ledger.Report ledger(String probeNodeId) throws Exception {
+    List<Ledger.Stored> history = new ArrayList<>();
+    for (Object[] r : query("SELECT message_id, device_id, cycle_id, seq FROM $S.device_status_history")) {
+      history.add(new Ledger.Stored((String) r[0], (String) r[1], (Long) r[2], (Long) r[3]));
+    }
+    List<Ledger.Stored> current = new ArrayList<>();
+    for (Object[] r : query("SELECT message_id, device_id, cycle_id, seq FROM $S.device_status_current")) {
+      current.add(new Ledger.Stored((String) r[0], (String) r[1], (Long) r[2], (Long) r[3]));
+    }
+    return Ledger.check(produced(probeNodeId), history, current);
+  }
+
+  public static void awaitTrue(Duration within, String what, java.util.concurrent.Callable<Boolean> condition) {
+    await(what).atMost(within).pollInterval(Duration.ofMillis(100)).ignoreExceptions().until(condition);
+  }
+
+  @Override
+  public void close() throws Exception {
+    for (Node n : new ArrayList<>(nodes)) {
+      try {
+        stop(n);
+      } catch (Exception ignored) {
+        // best effort: the node may have been broken on purpose
+      }
+    }
+    try (Channel ch = amqp.createChannel()) {
+      topology().delete(ch);
+    } catch (Exception ignored) {
+      // queues may be gone with a broker restart
+    }
+    try {
+      execute("DROP SCHEMA IF EXISTS $S CASCADE");
+    } catch (Exception ignored) {
+      // database may be down if the test failed mid-outage
+    }
+    try {
+      amqp.close();
+    } catch (Exception ignored) {
+      // already closed
+    }
+    pg.close();
+  }
+}
