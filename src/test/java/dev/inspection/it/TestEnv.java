@@ -101,6 +101,14 @@ public final class TestEnv implements AutoCloseable {
     }
   }
 
+  /** Waits until every slot queue has a consumer (the topology exists and a worker holds every slot). */
+  public void awaitConsuming() {
+    awaitTrue(Duration.ofSeconds(30), "every slot queue consumed", () -> {
+      for (int s = 0; s < slots; s++) for (Priority p : Priority.values()) if (consumers(s, p) < 1) return false;
+      return true;
+    });
+  }
+
   public long readyTotal() throws Exception {
     long n = 0;
     for (int s = 0; s < slots; s++) for (Priority p : Priority.values()) n += ready(s, p);

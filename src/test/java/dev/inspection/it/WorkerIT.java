@@ -1,0 +1,151 @@
+package dev.inspection.it;
+
+import static dev.inspection.it.TestEnv.awaitTrue;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.GetResponse;
+import dev.inspection.messaging.Envelope;
+import dev.inspection.messaging.Priority;
+import dev.inspection.messaging.SlotHash;
+import dev.inspection.messaging.Topology;
+import dev.inspection.node.Node;
+import io.vertx.core.json.JsonObject;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/** The worker against the real broker and database, fed by messages the test publishes itself. */
+class WorkerIT {
+  private static final String NODE = "testprobe";
+
+  static Envelope envelope(String device, int slots, long cycle, long seq, String status) {
+    return new Envelope(Envelope.messageId(NODE, cycle, device, seq), device, SlotHash.slotOf(device, slots), 1, 1, 1, NODE, cycle, seq,
+        Instant.ofEpochMilli(cycle), Priority.NORMAL, new JsonObject().put("status", status).put("seq", seq));
+  }
+
+  static void publish(Channel ch, Topology t, Envelope e) throws Exception {
+    ch.basicPublish(t.exchange(), t.routingKey(e.slotId(), e.priority()), new AMQP.BasicProperties.Builder().deliveryMode(2).build(), e.toBytes());
+  }
+
+  static void publishRaw(Channel ch, Topology t, int slot, byte[] body) throws Exception {
+    ch.basicPublish(t.exchange(), t.routingKey(slot, Priority.NORMAL), new AMQP.BasicProperties.Builder().deliveryMode(2).build(), body);
+  }
+
+  /** Devices whose slot is {@code slot}. */
+  static List<String> devicesIn(int slot, int slots, int n, String prefix) {
+    List<String> out = new ArrayList<>();
+    for (int i = 0; out.size() < n; i++) {
+      String d = prefix + i;
+      if (SlotHash.slotOf(d, slots) == slot) out.add(d);
+    }
+    return out;
+  }
+
+  @Test
+  void redeliveryChangesNothingAndAnOlderMessageNeverOverwritesANewerOne() throws Exception {
+    try (TestEnv env = new TestEnv(2); Channel ch = env.channel()) {
+      env.start(Map.of("role", "worker", "node.id", env.name + "-w"));
+      env.awaitConsuming();
+      Topology t = env.topology();
+      ch.confirmSelect();
+      List<Envelope> batch = new ArrayList<>();
+      for (int d = 0; d < 50; d++) for (int s = 1; s <= 4; s++) batch.add(envelope("dev" + d, 2, 1000 + s, s, "S" + s));
+      for (Envelope e : batch) publish(ch, t, e);
+      ch.waitForConfirmsOrDie(10_000);
+      awaitTrue(Duration.ofSeconds(30), "200 results in history", () -> env.queryLong("SELECT count(*) FROM $S.device_status_history") == 200);
+      List<Object[]> before = env.query("SELECT device_id, seq, status_payload::text, writer_epoch FROM $S.device_status_current ORDER BY device_id");
+
+      // the whole batch again, plus an older message for every device, newest first
+      for (Envelope e : batch) publish(ch, t, e);
+      for (int d = 0; d < 50; d++) publish(ch, t, envelope("dev" + d, 2, 500, 9, "OLD"));
+      ch.waitForConfirmsOrDie(10_000);
+      awaitTrue(Duration.ofSeconds(30), "older messages stored in history", () -> env.queryLong("SELECT count(*) FROM $S.device_status_history") == 250);
+      awaitTrue(Duration.ofSeconds(30), "queues drained", () -> env.readyTotal() == 0);
+
+      List<Object[]> after = env.query("SELECT device_id, seq, status_payload::text, writer_epoch FROM $S.device_status_current ORDER BY device_id");
+      assertEquals(50, after.size());
+      for (int i = 0; i < after.size(); i++) {
+        assertEquals(List.of(before.get(i)), List.of(after.get(i)), "current status of " + after.get(i)[0] + " changed");
+        assertEquals(4L, after.get(i)[1]);
+      }
+      assertEquals(0, env.queryLong("SELECT count(*) FROM $S.device_status_current WHERE status_payload->>'status' = 'OLD'"));
+    }
+  }
+
+  @Test
+  void zombieWorkerCannotWriteAfterEpochBump() throws Exception {
+    try (TestEnv env = new TestEnv(2); Channel ch = env.channel()) {
+      // long heartbeat: the batch itself, not a renewal, must be what notices the lost lease
+      Node worker = env.start(Map.of("role", "worker", "node.id", env.name + "-old", "worker.heartbeat.ms", "60000",
+          "worker.lease.ttl.ms", "600000", "worker.claim.interval.ms", "60000"));
+      Topology t = env.topology();
+      env.awaitConsuming();
+      ch.confirmSelect();
+      List<String> known = devicesIn(0, 2, 5, "known");
+      for (String d : known) publish(ch, t, envelope(d, 2, 10, 1, "UP"));
+      ch.waitForConfirmsOrDie(10_000);
+      awaitTrue(Duration.ofSeconds(20), "first results committed", () -> env.queryLong("SELECT count(*) FROM $S.device_status_current") == 5);
+
+      // the scheduler's move: lock the lease row, bump the epoch, give slot 0 to someone else
+      env.execute("BEGIN; SELECT * FROM $S.slot_lease WHERE slot_id = 0 FOR UPDATE; "
+          + "UPDATE $S.slot_lease SET owner_worker_id = 'new-owner', lease_epoch = lease_epoch + 1 WHERE slot_id = 0; COMMIT");
+
+      List<String> fresh = devicesIn(0, 2, 20, "fresh");
+      for (String d : fresh) publish(ch, t, envelope(d, 2, 20, 1, "UP"));
+      for (String d : known) publish(ch, t, envelope(d, 2, 20, 2, "DOWN"));
+      ch.waitForConfirmsOrDie(10_000);
+
+      awaitTrue(Duration.ofSeconds(20), "old owner stopped consuming slot 0",
+          () -> env.consumers(0, Priority.NORMAL) == 0 && env.ready(0, Priority.NORMAL) == 25);
+      assertTrue(worker.metrics().count("worker_fenced_total", "slot", "0") >= 1, "the batch was fenced");
+      assertEquals(0, env.queryLong("SELECT count(*) FROM $S.device_status_current WHERE device_id LIKE 'fresh%'"),
+          "devices the new owner never wrote got no row from the old owner");
+      assertEquals(0, env.queryLong("SELECT count(*) FROM $S.device_status_history WHERE cycle_id = 20"));
+      assertEquals(5, env.queryLong("SELECT count(*) FROM $S.device_status_current WHERE status_payload->>'status' = 'UP'"));
+      // slot 1 is still this worker's and still consumed
+      assertEquals(1, env.consumers(1, Priority.NORMAL));
+      // every message is still there for the new owner: not acked, not lost
+      assertEquals(25, env.ready(0, Priority.NORMAL));
+    }
+  }
+
+  @Test
+  void badInputIsDeadLetteredWithItsReasonAndValidTrafficFlows() throws Exception {
+    try (TestEnv env = new TestEnv(1); Channel ch = env.channel()) {
+      env.start(Map.of("role", "worker", "node.id", env.name + "-w", "worker.max.message.bytes", "2048"));
+      env.awaitConsuming();
+      Topology t = env.topology();
+      ch.confirmSelect();
+      publish(ch, t, envelope("good1", 1, 1, 1, "UP"));
+      publishRaw(ch, t, 0, "{not json".getBytes(StandardCharsets.UTF_8));
+      publishRaw(ch, t, 0, ("{\"schema_version\":2,\"envelope\":{},\"payload\":{\"x\":\"" + "a".repeat(4000) + "\"}}").getBytes(StandardCharsets.UTF_8));
+      JsonObject v3 = envelope("good2", 1, 1, 1, "UP").toJson().put("schema_version", 3);
+      publishRaw(ch, t, 0, v3.encode().getBytes(StandardCharsets.UTF_8));
+      JsonObject missing = envelope("good3", 1, 1, 1, "UP").toJson();
+      missing.getJsonObject("envelope").remove("seq");
+      publishRaw(ch, t, 0, missing.encode().getBytes(StandardCharsets.UTF_8));
+      publish(ch, t, envelope("good4", 1, 1, 1, "UP"));
+      ch.waitForConfirmsOrDie(10_000);
+
+      awaitTrue(Duration.ofSeconds(30), "four dead letters and two results", () -> env.deadLetterCount() == 4
+          && env.queryLong("SELECT count(*) FROM $S.device_status_current") == 2);
+      Set<String> reasons = new HashSet<>();
+      for (int i = 0; i < 4; i++) {
+        GetResponse r = ch.basicGet(t.deadLetterQueue(), true);
+        reasons.add(String.valueOf(r.getProps().getHeaders().get("x-dead-reason")));
+        assertTrue(String.valueOf(r.getProps().getHeaders().get("x-dead-detail")).length() > 5);
+      }
+      assertEquals(Set.of("malformed_json", "oversized", "unknown_schema", "missing_field"), reasons);
+      assertEquals(0, env.readyTotal(), "nothing left behind in the slot queue");
+    }
+  }
+}
