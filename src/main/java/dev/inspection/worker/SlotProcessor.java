@@ -19,7 +19,6 @@ import io.vertx.core.Vertx;
 import java.time.Clock;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import org.slf4j.Logger;
@@ -63,12 +62,12 @@ public final class SlotProcessor {
   private final Settings settings;
   private final Listener listener;
 
-  private final Map<Priority, Channel> channels = new EnumMap<>(Priority.class);
+  private final Map<Priority, Channel> channels = new java.util.concurrent.ConcurrentHashMap<>();
   private final ArrayDeque<Delivery> high = new ArrayDeque<>();
   private final ArrayDeque<Delivery> normal = new ArrayDeque<>();
   private boolean draining;
-  private boolean stopped;
-  private boolean paused;
+  private volatile boolean stopped;
+  private volatile boolean paused;
   private boolean opening;
   private long lingerTimer = -1;
   private Promise<Void> idle;
@@ -106,42 +105,44 @@ public final class SlotProcessor {
     return !channels.isEmpty();
   }
 
-  /** Opens a channel and a consumer on each of the slot's queues. */
+  /**
+   * Opens a channel and a consumer on each of the slot's queues. A channel is registered before its
+   * consumer starts: a queue with a backlog delivers at once, and a delivery on an unknown channel would
+   * sit unacked (and invisible) until the channel closed.
+   */
   public Future<Void> open(Connection conn) {
     if (stopped || opening || !channels.isEmpty() || conn == null || !conn.isOpen()) return Future.succeededFuture();
     opening = true;
     return vertx.executeBlocking(() -> {
-      Map<Priority, Channel> opened = new EnumMap<>(Priority.class);
       try {
         for (Priority p : Priority.values()) {
           Channel ch = conn.createChannel();
+          channels.put(p, ch);
           ch.basicQos(p == Priority.HIGH ? settings.prefetchHigh() : settings.prefetchNormal());
-          ch.basicConsume(topology.queue(slot, p), false, workerId + "-s" + slot + "-" + p.wire + "-e" + epoch, new DefaultConsumer(ch) {
+          ch.basicConsume(topology.queue(slot, p), false, consumerTag(p), new DefaultConsumer(ch) {
             @Override
             public void handleDelivery(String tag, Envelope env, AMQP.BasicProperties props, byte[] body) {
               Delivery d = new Delivery(ch, env.getDeliveryTag(), body, clock.millis(), p, env.getRoutingKey());
               context.runOnContext(v -> onDelivery(d));
             }
           });
-          opened.put(p, ch);
         }
       } catch (Exception e) {
-        opened.values().forEach(SlotProcessor::closeQuietly);
+        List<Channel> opened = new ArrayList<>(channels.values());
+        channels.clear();
+        opened.forEach(SlotProcessor::closeQuietly);
         throw e;
       }
-      return opened;
+      return null;
     }, false).eventually(() -> {
       opening = false;
+      if (stopped || paused) closeChannels();
       return Future.succeededFuture();
-    }).map(opened -> {
-      if (stopped || paused) {
-        closeAsync(new ArrayList<>(opened.values()));
-      } else {
-        channels.clear();
-        channels.putAll(opened);
-      }
-      return null;
-    });
+    }).mapEmpty();
+  }
+
+  private String consumerTag(Priority p) {
+    return workerId + "-s" + slot + "-" + p.wire + "-e" + epoch;
   }
 
   /** The connection is gone: so are the channels and every unacked delivery (the broker requeues them). */
@@ -325,7 +326,7 @@ public final class SlotProcessor {
   private List<String> consumerTags(Channel ch) {
     List<String> out = new ArrayList<>();
     for (Priority p : Priority.values()) {
-      if (channels.get(p) == ch) out.add(workerId + "-s" + slot + "-" + p.wire + "-e" + epoch);
+      if (channels.get(p) == ch) out.add(consumerTag(p));
     }
     return out;
   }

@@ -181,6 +181,21 @@ public final class TestEnv implements AutoCloseable {
     return Ledger.check(produced(probeNodeId), history, current);
   }
 
+  /** Waits until every outbox row is confirmed, the queues are empty and the ledger has lost nothing; says what is left if not. */
+  public void awaitDelivered(String probeId, Duration within) {
+    try {
+      awaitTrue(within, "everything delivered", () -> outboxUnconfirmed(probeId) == 0 && readyTotal() == 0 && ledger(probeId).lost().isEmpty());
+    } catch (org.awaitility.core.ConditionTimeoutException e) {
+      String state;
+      try {
+        state = "unconfirmed=" + outboxUnconfirmed(probeId) + " ready=" + readyTotal() + " dead=" + deadLetterCount() + " ledger: " + ledger(probeId);
+      } catch (Exception ex) {
+        state = "(state unavailable: " + ex + ")";
+      }
+      throw new AssertionError("not everything delivered within " + within + ": " + state, e);
+    }
+  }
+
   public static void awaitTrue(Duration within, String what, java.util.concurrent.Callable<Boolean> condition) {
     await(what).atMost(within).pollInterval(Duration.ofMillis(100)).ignoreExceptions().until(condition);
   }

@@ -1,0 +1,509 @@
+#!/usr/bin/env bash
+# Benchmark of the inspection node on this machine (./run.sh bench [options]).
+#
+#   1. broker baseline:   RabbitMQ PerfTest (com.rabbitmq:perf-test from Maven Central) against 64 quorum
+#                         queues with publisher confirms, 400-byte persistent messages;
+#   2. database baseline: pgbench running scripts/bench/upsert.sql (one transaction = one 200-row worker
+#                         batch: upsert into device_status_current + insert into device_status_history) on
+#                         copies of the two tables in a scratch schema bench_pg (scripts/bench/pg-setup.sql);
+#   3. end to end:        the node with every role in one JVM (own schema, queue prefix, Redis channels,
+#                         HTTP port 18080 and data dir), 256 slots = 512 quorum queues:
+#                         a capacity run offering more than it can take, then a run at half of the rate it
+#                         sustained; each run has a warm-up and a measured window between two /metrics samples.
+#   4. a summary block, printed and saved to target/bench/summary.txt.
+#
+# Everything it creates is removed again, also on Ctrl-C or failure: the 64 PerfTest queues, the scratch
+# schema bench_pg, the node's queues and schema (dev.inspection.node.Teardown) and target/bench/data.
+# Logs stay in target/bench/: perftest.log, pgbench.log, node.log (both runs; also node-<run>.log), gc-<run>.log.
+#
+# Options:
+#   --quick            10 s windows and smaller fleets, to smoke-test this script (figures not for the README)
+#   --skip-baselines   run only the end-to-end part
+#   -h, --help         this text
+# Environment overrides (optional): BENCH_CAP_DEVICES, BENCH_CAP_INTERVAL_MS, BENCH_HALF_INTERVAL_MS,
+#   BENCH_WARMUP_S, BENCH_WINDOW_S, BENCH_HEAP (default 2g), BENCH_PERFTEST_VERSIONS (versions tried in order).
+#
+# Needs: java 17, mvn (only to fetch PerfTest once), psql + pgbench, rabbitmqctl (root: deletes the PerfTest
+# queues), curl, and PostgreSQL/RabbitMQ/Redis running on 127.0.0.1 (scripts/ensure-services.sh).
+set -euo pipefail
+
+cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.."
+export PATH="$PATH:/usr/local/sbin:/usr/sbin:/sbin"
+
+usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; }
+
+QUICK=0
+SKIP_BASELINES=0
+for arg in "$@"; do
+  case "$arg" in
+    --quick) QUICK=1 ;;
+    --skip-baselines) SKIP_BASELINES=1 ;;
+    -h | --help) usage; exit 0 ;;
+    *) echo "bench.sh: unknown option '$arg'" >&2; usage >&2; exit 2 ;;
+  esac
+done
+
+OUT=target/bench
+DATA=$OUT/data
+JAR=$OUT/node.jar # a private copy: a rebuild of target/node.jar during the run must not change the JVM under test
+PORT=18080
+SLOTS=256
+PREFIX=bench
+HEAP="${BENCH_HEAP:-2g}"
+AMQP_URI="amqp://guest:guest@127.0.0.1:5672/%2f"
+PSQL=(psql -h 127.0.0.1 -U postgres -d test -X -q -v ON_ERROR_STOP=1)
+PERF_QUEUES=64
+PERF_QUEUE_RE='^bench\.perf\.[0-9]+$'
+
+if [ "$QUICK" = 1 ]; then
+  PERF_TIME=10 PG_TIME=10 WARMUP=10 WINDOW=10 CAP_N=20000 CAP_I=2000 HALF_I=2000
+else
+  PERF_TIME=30 PG_TIME=30 WARMUP=20 WINDOW=60 CAP_N=150000 CAP_I=5000 HALF_I=5000
+fi
+CAP_N="${BENCH_CAP_DEVICES:-$CAP_N}"
+CAP_I="${BENCH_CAP_INTERVAL_MS:-$CAP_I}"
+HALF_I="${BENCH_HALF_INTERVAL_MS:-$HALF_I}"
+WARMUP="${BENCH_WARMUP_S:-$WARMUP}"
+WINDOW="${BENCH_WINDOW_S:-$WINDOW}"
+STEP=10 # seconds between progress samples inside a window
+
+# ------------------------------------------------------------------------------------------ helpers
+
+say() { printf '[bench %s] %s\n' "$(date +%H:%M:%S)" "$*"; }
+die() { say "ERROR: $*" >&2; exit 1; }
+now() { date +%s.%N; }
+# float arithmetic; prints NA when any argument is NA or empty
+calc() { # awk-expression [a b c ...] (variables a, b, c, ... in the expression)
+  local expr="$1"; shift
+  local v names=(a b c d e f) i=0 args=()
+  for v in "$@"; do
+    case "$v" in '' | NA | NaN | nan) echo NA; return ;; esac
+    args+=(-v "${names[$i]}=$v"); i=$((i + 1))
+  done
+  awk "${args[@]}" "BEGIN { x = ($expr); printf \"%.6f\\n\", x }"
+}
+fmt0() { [ "$1" = NA ] && echo NA || awk -v x="$1" 'BEGIN { printf "%.0f", x }'; }
+fmt1() { [ "$1" = NA ] && echo NA || awk -v x="$1" 'BEGIN { printf "%.1f", x }'; }
+fmt2() { [ "$1" = NA ] && echo NA || awk -v x="$1" 'BEGIN { printf "%.2f", x }'; }
+
+# Prometheus text: value of one exact series, or the sum over every series of a metric (any labels)
+mget() { # file series
+  awk -v m="$2" '$1 == m { v = $2; f = 1 } END { if (f && v ~ /^[-+0-9.eE]+$/) print v; else print "NA" }' "$1"
+}
+msum() { # file metric
+  awk -v m="$2" '$1 == m || index($1, m "{") == 1 { if ($2 ~ /^[-+0-9.eE]+$/) { s += $2; n++ } }
+                 END { if (n) printf "%.3f\n", s; else print "NA" }' "$1"
+}
+
+# CPU ticks (USER_HZ): machine busy, machine total, the node JVM, RabbitMQ (beam.smp), PostgreSQL (postgres)
+cpu_snapshot() { # node-pid
+  local cpu u n s i w irq sirq st rest
+  read -r cpu u n s i w irq sirq st rest </proc/stat
+  local procs
+  procs="$(cat /proc/[0-9]*/stat 2>/dev/null | awk -v np="$1" '
+    { pid = $1; r = $0; sub(/.*\) /, "", r); c = $0; sub(/^[0-9]+ \(/, "", c); sub(/\) [^)]*$/, "", c)
+      split(r, f, " "); t = f[12] + f[13]
+      if (pid == np) node += t; else if (c == "beam.smp") beam += t; else if (c == "postgres") pg += t }
+    END { printf "%d %d %d", node, beam, pg }')"
+  echo "$((u + n + s + irq + sirq + st)) $((u + n + s + i + w + irq + sirq + st)) $procs"
+}
+
+gc_pause_ms() { # gc log -> total ms of pauses so far
+  [ -f "$1" ] || { echo NA; return; }
+  awk '/Pause/ && match($0, /([0-9.]+)ms$/, m) { s += m[1] } END { printf "%.0f\n", s }' "$1"
+}
+
+rabbit_bench_backlog() { # messages ready+unacked in the node's bench queues
+  { timeout 60 rabbitmqctl -q list_queues name messages 2>/dev/null || true; } |
+    awk '$1 ~ /^bench\.status\.s[0-9]+\./ { s += $2; n++ } END { if (n) print s; else print "NA" }'
+}
+
+# ------------------------------------------------------------------------------------------ state + cleanup
+
+NODE_PID=""
+BG_PID=""
+PERF_QUEUES_MAYBE=0
+PG_SCHEMA_MAYBE=0
+NODE_TEARDOWN_MAYBE=0
+
+delete_perf_queues() {
+  command -v rabbitmqctl >/dev/null 2>&1 || { say "WARNING: rabbitmqctl missing: delete queues bench.perf.1..$PERF_QUEUES by hand"; return 0; }
+  # one call for all of them (RabbitMQ 3.10: rabbit_amqqueue:delete/4 takes the queue record) ...
+  timeout 120 rabbitmqctl -q eval '
+    Qs = [Q || Q <- rabbit_amqqueue:list(<<"/">>),
+               re:run(element(4, amqqueue:get_name(Q)), "'"${PERF_QUEUE_RE//\\/\\\\}"'") =/= nomatch],
+    [rabbit_amqqueue:delete(Q, false, false, <<"bench.sh">>) || Q <- Qs],
+    length(Qs).' >/dev/null 2>&1 || true
+  # ... and one by one for whatever is left (other broker versions)
+  local left
+  left="$(timeout 60 rabbitmqctl -q list_queues name 2>/dev/null | grep -E "$PERF_QUEUE_RE" || true)"
+  if [ -n "$left" ]; then
+    local q
+    for q in $left; do timeout 30 rabbitmqctl -q delete_queue "$q" >/dev/null 2>&1 || true; done
+    left="$(timeout 60 rabbitmqctl -q list_queues name 2>/dev/null | grep -cE "$PERF_QUEUE_RE" || true)"
+    [ "${left:-0}" = 0 ] || say "WARNING: $left PerfTest queues (bench.perf.N) are still on the broker"
+  fi
+}
+
+drop_pg_scratch() { "${PSQL[@]}" -c 'SET client_min_messages = warning; DROP SCHEMA IF EXISTS bench_pg CASCADE' >/dev/null 2>&1 || say "WARNING: could not drop schema bench_pg"; }
+
+teardown_node() {
+  java -cp "$JAR" dev.inspection.node.Teardown --pg.schema=bench --topology.prefix=$PREFIX --slots.total=$SLOTS \
+    >"$OUT/teardown.log" 2>&1 || { say "WARNING: Teardown failed:"; tail -n 5 "$OUT/teardown.log" >&2; return 1; }
+}
+
+stop_node() { # sets NODE_STOP_S
+  [ -n "$NODE_PID" ] || return 0
+  local t0 pid="$NODE_PID"
+  t0=$(now)
+  kill -TERM "$pid" 2>/dev/null || true
+  local waited=0
+  while kill -0 "$pid" 2>/dev/null && [ "$waited" -lt 600 ]; do sleep 0.1; waited=$((waited + 1)); done
+  if kill -0 "$pid" 2>/dev/null; then
+    say "WARNING: node (pid $pid) still running 60 s after SIGTERM: SIGKILL"
+    kill -KILL "$pid" 2>/dev/null || true
+  fi
+  wait "$pid" 2>/dev/null || true
+  NODE_PID=""
+  NODE_STOP_S=$(fmt1 "$(calc 'a - b' "$(now)" "$t0")")
+}
+
+cleanup() {
+  local rc=$?
+  trap - EXIT INT TERM
+  set +e
+  if [ -n "$BG_PID" ] && kill -0 "$BG_PID" 2>/dev/null; then
+    kill -TERM "$BG_PID" 2>/dev/null; wait "$BG_PID" 2>/dev/null
+  fi
+  if [ -n "$NODE_PID" ]; then say "stopping the node (pid $NODE_PID) ..."; stop_node; fi
+  if [ "$NODE_TEARDOWN_MAYBE" = 1 ]; then say "cleanup: Teardown of the node's queues and schema"; teardown_node; fi
+  if [ "$PERF_QUEUES_MAYBE" = 1 ]; then say "cleanup: deleting the PerfTest queues"; delete_perf_queues; fi
+  if [ "$PG_SCHEMA_MAYBE" = 1 ]; then say "cleanup: dropping schema bench_pg"; drop_pg_scratch; fi
+  rm -rf "$DATA"
+  exit "$rc"
+}
+trap cleanup EXIT
+trap 'say "interrupted"; exit 130' INT TERM
+
+# ------------------------------------------------------------------------------------------ preflight
+
+mkdir -p "$OUT"
+for tool in java curl awk; do command -v $tool >/dev/null 2>&1 || die "$tool is missing"; done
+if [ ! -f target/node.jar ]; then
+  command -v mvn >/dev/null 2>&1 || die "target/node.jar is missing and mvn is not installed"
+  say "target/node.jar is missing: building it (mvn -q -B package -DskipTests) ..."
+  mvn -q -B package -DskipTests
+  [ -f target/node.jar ] || die "the build finished but target/node.jar does not exist"
+fi
+cp target/node.jar "$JAR"
+if curl -s -o /dev/null --max-time 3 "http://127.0.0.1:$PORT/"; then
+  die "something already answers on 127.0.0.1:$PORT (a bench node left from another run?); stop it first"
+fi
+
+NPROC=$(nproc)
+STARTED_AT="$(date -u '+%Y-%m-%d %H:%M UTC')"
+COMMIT="$(git rev-parse --short HEAD 2>/dev/null || echo '?')"
+DIRTY=""
+[ -n "$(git status --porcelain -- src pom.xml 2>/dev/null)" ] && DIRTY=" (src/ or pom.xml has uncommitted changes)"
+JAR_TIME="$(date -r target/node.jar '+%Y-%m-%d %H:%M:%S')"
+say "inspection-node benchmark$([ "$QUICK" = 1 ] && echo ' (--quick)'): $NPROC cores, git $COMMIT$DIRTY, target/node.jar built $JAR_TIME"
+say "load average before start: $(cut -d' ' -f1-3 /proc/loadavg)"
+OTHERS="$(ps -eo pid=,pcpu=,args= --sort=-pcpu | awk '$2 > 10' | grep -vE 'beam\.smp|postgres|redis-server|ps -eo' | head -n 5 || true)"
+[ -n "$OTHERS" ] && say "WARNING: other busy processes share the $NPROC cores (they skew every figure):" && echo "$OTHERS" | cut -c1-160
+
+# results (NA until measured)
+PERF_SENT=NA PERF_RECV=NA PERF_SENT_STEADY=NA PERF_RECV_STEADY=NA PG_TPS=NA PG_ROWS=NA PG_LAT=NA PG_FAILED=NA
+declare -A R
+
+# ------------------------------------------------------------------------------------------ 1. broker baseline
+
+perftest_fetch() {
+  local dir=$OUT/perf-test
+  if ls "$dir"/lib/perf-test-*.jar >/dev/null 2>&1; then return 0; fi
+  command -v mvn >/dev/null 2>&1 || die "mvn is needed once to fetch PerfTest from Maven Central"
+  mkdir -p "$dir"
+  local v
+  for v in ${BENCH_PERFTEST_VERSIONS:-2.22.1 2.22.0 2.21.0 2.20.0}; do
+    say "fetching com.rabbitmq:perf-test:$v and its runtime dependencies (Maven Central) ..."
+    # perf-test's jar is not a fat jar: a throwaway pom lets copy-dependencies bring its dependencies too
+    cat >"$dir/pom.xml" <<EOF
+<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>local.bench</groupId>
+  <artifactId>perf-test-classpath</artifactId>
+  <version>1</version>
+  <packaging>pom</packaging>
+  <dependencies>
+    <dependency><groupId>com.rabbitmq</groupId><artifactId>perf-test</artifactId><version>$v</version></dependency>
+  </dependencies>
+</project>
+EOF
+    rm -rf "$dir/lib"
+    if mvn -q -B -f "$dir/pom.xml" dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory=lib \
+         >"$dir/mvn.log" 2>&1 && ls "$dir"/lib/perf-test-*.jar >/dev/null 2>&1; then
+      return 0
+    fi
+    say "perf-test $v did not resolve (see $dir/mvn.log)"
+  done
+  die "no perf-test version resolved"
+}
+
+broker_baseline() {
+  perftest_fetch
+  command -v rabbitmqctl >/dev/null 2>&1 || die "rabbitmqctl is needed to delete the PerfTest quorum queues"
+  local jar
+  jar="$(ls "$OUT"/perf-test/lib/perf-test-*.jar | head -n 1)"
+  PERF_QUEUES_MAYBE=1
+  delete_perf_queues # left by an aborted run
+  say "1/3 broker baseline: $(basename "$jar" .jar), $PERF_QUEUES quorum queues, 64 producers (confirms, 200 in flight each), 64 consumers (qos 300, multi-ack 100), 400-byte persistent messages, ${PERF_TIME} s ..."
+  java -Xmx1g -cp "$OUT/perf-test/lib/*" com.rabbitmq.perf.PerfTest \
+    --uri "$AMQP_URI" --id bench-perf \
+    --queue-pattern 'bench.perf.%d' --queue-pattern-from 1 --queue-pattern-to $PERF_QUEUES \
+    --producers 64 --consumers 64 --quorum-queue --auto-delete false \
+    --confirm 200 --flag persistent --size 400 --qos 300 --multi-ack-every 100 \
+    --time "$PERF_TIME" >"$OUT/perftest.log" 2>&1 &
+  BG_PID=$!
+  local rc=0
+  wait "$BG_PID" || rc=$?
+  BG_PID=""
+  say "deleting the $PERF_QUEUES PerfTest queues ..."
+  delete_perf_queues
+  PERF_QUEUES_MAYBE=0
+  [ "$rc" = 0 ] || { tail -n 20 "$OUT/perftest.log" >&2; die "PerfTest exited with $rc (log: $OUT/perftest.log)"; }
+  PERF_SENT="$(awk '/sending rate avg:/ { v = $(NF-1) } END { print (v == "" ? "NA" : v) }' "$OUT/perftest.log")"
+  PERF_RECV="$(awk '/receiving rate avg:/ { v = $(NF-1) } END { print (v == "" ? "NA" : v) }' "$OUT/perftest.log")"
+  # steady state: mean of the per-second samples after the first 5 s (ramp-up, queue declarations)
+  read -r PERF_SENT_STEADY PERF_RECV_STEADY < <(awk '
+    / time [0-9.]+ s, sent: / { for (i = 1; i <= NF; i++) { if ($i == "time") t = $(i+1); if ($i == "sent:") s = $(i+1); if ($i == "received:") r = $(i+1) }
+                               if (t + 0 > 5) { ss += s; rr += r; n++ } }
+    END { if (n) printf "%.0f %.0f\n", ss / n, rr / n; else print "NA NA" }' "$OUT/perftest.log")
+  say "PerfTest: $PERF_SENT msg/s published, $PERF_RECV msg/s consumed (its averages over the whole run; after the first 5 s: $PERF_SENT_STEADY / $PERF_RECV_STEADY msg/s)"
+}
+
+# ------------------------------------------------------------------------------------------ 2. database baseline
+
+database_baseline() {
+  command -v pgbench >/dev/null 2>&1 || die "pgbench is missing (it comes with PostgreSQL: postgresql-client)"
+  PG_SCHEMA_MAYBE=1
+  say "2/3 database baseline: scratch schema bench_pg (copies of device_status_current/history, 100,000 devices) ..."
+  "${PSQL[@]}" -f scripts/bench/pg-setup.sql >"$OUT/pgbench-setup.log" 2>&1 || { cat "$OUT/pgbench-setup.log" >&2; die "setting up bench_pg failed"; }
+  say "pgbench: 4 clients, 2 threads, prepared statements, ${PG_TIME} s, one transaction = 200-row upsert + 200-row history insert ..."
+  pgbench -h 127.0.0.1 -U postgres -n -M prepared -c 4 -j 2 -T "$PG_TIME" -f scripts/bench/upsert.sql test >"$OUT/pgbench.log" 2>&1 &
+  BG_PID=$!
+  local rc=0
+  wait "$BG_PID" || rc=$?
+  BG_PID=""
+  drop_pg_scratch
+  PG_SCHEMA_MAYBE=0
+  [ "$rc" = 0 ] || { tail -n 20 "$OUT/pgbench.log" >&2; die "pgbench exited with $rc (log: $OUT/pgbench.log)"; }
+  PG_TPS="$(awk '/^tps = / { print $3; exit }' "$OUT/pgbench.log")"
+  PG_LAT="$(awk '/^latency average = / { print $4; exit }' "$OUT/pgbench.log")"
+  PG_FAILED="$(awk -F': ' '/^number of failed transactions/ { split($2, a, " "); print a[1]; exit }' "$OUT/pgbench.log")"
+  PG_TPS="${PG_TPS:-NA}" PG_LAT="${PG_LAT:-NA}" PG_FAILED="${PG_FAILED:-0}"
+  PG_ROWS="$(calc 'a * 200' "$PG_TPS")"
+  say "pgbench: $(fmt1 "$PG_TPS") batches/s = $(fmt0 "$PG_ROWS") rows/s, latency average $PG_LAT ms, failed transactions $PG_FAILED"
+}
+
+# ------------------------------------------------------------------------------------------ 3. end to end
+
+nap() { # seconds: sleep while the node lives
+  local end
+  end=$(calc 'a + b' "$(now)" "$1")
+  while awk -v e="$end" -v t="$(now)" 'BEGIN { exit !(t < e) }'; do
+    kill -0 "$NODE_PID" 2>/dev/null || { tail -n 30 "$NODE_LOG" >&2; die "the node died (log: $NODE_LOG)"; }
+    sleep 1
+  done
+}
+
+start_node() { # tag devices interval_ms
+  local tag=$1 n=$2 i=$3
+  NODE_LOG=$OUT/node-$tag.log
+  rm -rf "$DATA" "$OUT/gc-$tag.log"
+  NODE_TEARDOWN_MAYBE=1
+  teardown_node || die "Teardown before the run failed (RabbitMQ or PostgreSQL down?)"
+  java "-Xmx$HEAP" "-Xlog:gc:file=$OUT/gc-$tag.log" -jar "$JAR" --role=all --node.id=bench --pg.schema=bench \
+    --topology.prefix=$PREFIX --redis.channel.prefix=bench --http.port=$PORT --data.dir="$DATA" \
+    --probe.sim.devices="$n" --probe.interval.ms="$i" --slots.total=$SLOTS >"$NODE_LOG" 2>&1 &
+  NODE_PID=$!
+  local waited=0
+  until grep -q 'is up: http' "$NODE_LOG" 2>/dev/null; do
+    kill -0 "$NODE_PID" 2>/dev/null || { NODE_PID=""; tail -n 30 "$NODE_LOG" >&2; die "the node exited during start-up (log: $NODE_LOG)"; }
+    [ "$waited" -lt 1200 ] || { tail -n 30 "$NODE_LOG" >&2; die "the node did not come up within 120 s (log: $NODE_LOG)"; }
+    sleep 0.1; waited=$((waited + 1))
+  done
+  say "node up after $(fmt1 "$(calc 'a / 10' "$waited")") s (pid $NODE_PID, -Xmx$HEAP, $n devices every $i ms, $SLOTS slots)"
+}
+
+scrape() { # file: /metrics into file; fails softly (file then has no metrics)
+  curl -s --max-time 20 "http://127.0.0.1:$PORT/metrics" -o "$1" || : >"$1"
+}
+
+log_scan() { # log -> "errors warnings errors_in_shutdown warnings_in_shutdown"
+  awk '/shutting down/ { sd = 1 }
+       / ERROR / || /OutOfMemoryError/ { if (sd) es++; else e++ }
+       / WARN / { if (sd) ws++; else w++ }
+       END { printf "%d %d %d %d\n", e, w, es, ws }' "$1"
+}
+
+e2e_run() { # tag devices interval_ms
+  local tag=$1 n=$2 i=$3 offered
+  offered=$(calc 'a * 1000 / b' "$n" "$i")
+  say "end to end [$tag]: $n simulated devices every $i ms = $(fmt0 "$offered") results/s offered; warm-up ${WARMUP} s, window ${WINDOW} s"
+  start_node "$tag" "$n" "$i"
+  nap "$WARMUP"
+
+  local m0=$OUT/metrics-$tag-0.txt m1=$OUT/metrics-$tag-1.txt prev cur t0 t1 tp tc cpu0 cpu1 gc0 gc1
+  t0=$(now); scrape "$m0"; cpu0="$(cpu_snapshot "$NODE_PID")"; gc0=$(gc_pause_ms "$OUT/gc-$tag.log")
+  [ "$(msum "$m0" worker_committed_total)" != NA ] || say "WARNING: /metrics has no worker_committed_total at the start of the window"
+  prev=$m0 tp=$t0
+  local elapsed=0 k=0
+  while [ "$elapsed" -lt "$WINDOW" ]; do
+    local step=$STEP
+    [ $((elapsed + step)) -le "$WINDOW" ] || step=$((WINDOW - elapsed))
+    nap "$(calc 'a - (b - c)' "$((elapsed + step))" "$(now)" "$t0")"
+    elapsed=$((elapsed + step)); k=$((k + 1))
+    cur=$OUT/metrics-$tag-s$k.txt
+    tc=$(now); scrape "$cur"
+    local dt
+    dt=$(calc 'a - b' "$tc" "$tp")
+    say "  +${elapsed}s: committed $(fmt0 "$(calc '(a - b) / c' "$(msum "$cur" worker_committed_total)" "$(msum "$prev" worker_committed_total)" "$dt")")/s," \
+        "probe appended $(fmt0 "$(calc '(a - b) / c' "$(mget "$cur" outbox_appended_total)" "$(mget "$prev" outbox_appended_total)" "$dt")")/s," \
+        "outbox depth $(fmt0 "$(mget "$cur" outbox_depth)"), lag p50 $(fmt0 "$(calc 'a * 1000' "$(mget "$cur" 'worker_probe_to_commit_lag_seconds{quantile="0.5"}')")") ms" \
+        "p99 $(fmt0 "$(calc 'a * 1000' "$(mget "$cur" 'worker_probe_to_commit_lag_seconds{quantile="0.99"}')")") ms"
+    prev=$cur tp=$tc
+  done
+  t1=$tp; cp "$prev" "$m1"
+  cpu1="$(cpu_snapshot "$NODE_PID")"; gc1=$(gc_pause_ms "$OUT/gc-$tag.log")
+  local heap
+  heap="$(timeout 20 jcmd "$NODE_PID" GC.heap_info 2>/dev/null | grep -o 'total [0-9]*K, used [0-9]*K' | head -n 1 |
+          awk '{ gsub(/[K,]/, ""); printf "%.0f of %.0f MiB", $4 / 1024, $2 / 1024 }')" || true
+  local backlog
+  backlog=$(rabbit_bench_backlog)
+
+  local dt c0 c1
+  dt=$(calc 'a - b' "$t1" "$t0")
+  c0=$(msum "$m0" worker_committed_total) c1=$(msum "$m1" worker_committed_total)
+  R[$tag.offered]=$offered
+  R[$tag.devices]=$n
+  R[$tag.interval]=$i
+  R[$tag.window]=$(fmt1 "$dt")
+  R[$tag.rate]=$(calc '(a - b) / c' "$c1" "$c0" "$dt")
+  R[$tag.appended]=$(calc '(a - b) / c' "$(mget "$m1" outbox_appended_total)" "$(mget "$m0" outbox_appended_total)" "$dt")
+  R[$tag.confirmed]=$(calc '(a - b) / c' "$(mget "$m1" outbox_confirms_total)" "$(mget "$m0" outbox_confirms_total)" "$dt")
+  R[$tag.batch]=$(calc '(a - b) / (c - d)' "$(mget "$m1" worker_batch_size_sum)" "$(mget "$m0" worker_batch_size_sum)" \
+                                          "$(mget "$m1" worker_batch_size_count)" "$(mget "$m0" worker_batch_size_count)")
+  R[$tag.p50]=$(calc 'a * 1000' "$(mget "$m1" 'worker_probe_to_commit_lag_seconds{quantile="0.5"}')")
+  R[$tag.p99]=$(calc 'a * 1000' "$(mget "$m1" 'worker_probe_to_commit_lag_seconds{quantile="0.99"}')")
+  R[$tag.commit_p50]=$(calc 'a * 1000' "$(mget "$m1" 'worker_commit_latency_seconds{quantile="0.5"}')")
+  R[$tag.commit_p99]=$(calc 'a * 1000' "$(mget "$m1" 'worker_commit_latency_seconds{quantile="0.99"}')")
+  R[$tag.depth0]=$(mget "$m0" outbox_depth)
+  R[$tag.depth1]=$(mget "$m1" outbox_depth)
+  R[$tag.backlog]=$backlog
+  R[$tag.heap]=${heap:-NA}
+  R[$tag.gc]=$(calc '(a - b) / c / 10' "$gc1" "$gc0" "$dt") # percent of wall time in GC pauses
+  local b0 a0 n0 r0 p0 b1 a1 n1 r1 p1 hz
+  read -r b0 a0 n0 r0 p0 <<<"$cpu0"
+  read -r b1 a1 n1 r1 p1 <<<"$cpu1"
+  hz=$(getconf CLK_TCK)
+  R[$tag.cpu_node]=$(calc '(a - b) / c / d' "$n1" "$n0" "$hz" "$dt")
+  R[$tag.cpu_rabbit]=$(calc '(a - b) / c / d' "$r1" "$r0" "$hz" "$dt")
+  R[$tag.cpu_pg]=$(calc '(a - b) / c / d' "$p1" "$p0" "$hz" "$dt")
+  R[$tag.cpu_busy]=$(calc '(a - b) / c / d' "$b1" "$b0" "$hz" "$dt")
+  R[$tag.cpu_other]=$(calc 'a - b - c - d' "${R[$tag.cpu_busy]}" "${R[$tag.cpu_node]}" "${R[$tag.cpu_rabbit]}" "${R[$tag.cpu_pg]}")
+
+  say "stopping the node (SIGTERM) ..."
+  stop_node
+  R[$tag.stop]=$NODE_STOP_S
+  read -r "R[$tag.err]" "R[$tag.warn]" "R[$tag.err_sd]" "R[$tag.warn_sd]" < <(log_scan "$NODE_LOG")
+  { echo "===== run $tag: $n devices every $i ms ($(date -u '+%F %T UTC')) ====="; cat "$NODE_LOG"; } >>"$OUT/node.log"
+  teardown_node || true
+  NODE_TEARDOWN_MAYBE=0
+  rm -rf "$DATA"
+
+  say "[$tag] committed $(fmt0 "${R[$tag.rate]}") results/s (probe appended $(fmt0 "${R[$tag.appended]}")/s, broker confirmed $(fmt0 "${R[$tag.confirmed]}")/s; offered $(fmt0 "$offered")/s) over $(fmt1 "$dt") s;" \
+      "avg batch $(fmt1 "${R[$tag.batch]}"); lag p50 $(fmt0 "${R[$tag.p50]}") ms p99 $(fmt0 "${R[$tag.p99]}") ms; commit latency p50 $(fmt0 "${R[$tag.commit_p50]}") ms p99 $(fmt0 "${R[$tag.commit_p99]}") ms"
+  say "[$tag] outbox depth $(fmt0 "${R[$tag.depth0]}") -> $(fmt0 "${R[$tag.depth1]}"), messages in the bench queues at the end $(fmt0 "$backlog");" \
+      "CPU cores used: node $(fmt2 "${R[$tag.cpu_node]}"), rabbitmq $(fmt2 "${R[$tag.cpu_rabbit]}"), postgres $(fmt2 "${R[$tag.cpu_pg]}"), other $(fmt2 "${R[$tag.cpu_other]}") of $NPROC;" \
+      "heap ${R[$tag.heap]}, GC pauses $(fmt1 "${R[$tag.gc]}")% of the window; shutdown $NODE_STOP_S s"
+  say "[$tag] node log: ${R[$tag.err]} ERROR/exception and ${R[$tag.warn]} WARN lines before shutdown, ${R[$tag.err_sd]} / ${R[$tag.warn_sd]} during shutdown ($NODE_LOG)"
+  if [ "${R[$tag.err]}" != 0 ] || [ "${R[$tag.warn]}" != 0 ]; then
+    grep -E ' (ERROR|WARN) |Exception|OutOfMemory' "$NODE_LOG" | sed -E 's/^[0-9:.]+ //' | sort | uniq -c | sort -rn | head -n 8 | cut -c1-300
+  fi
+}
+
+# ------------------------------------------------------------------------------------------ run
+
+: >"$OUT/node.log"
+rm -f "$OUT"/metrics-*.txt "$OUT/summary.txt"
+if [ "$SKIP_BASELINES" = 0 ]; then
+  broker_baseline
+  database_baseline
+else
+  say "baselines skipped (--skip-baselines)"
+fi
+
+say "3/3 end to end, capacity run"
+e2e_run capacity "$CAP_N" "$CAP_I"
+SUSTAINED=${R[capacity.rate]}
+HALF_N=NA
+if [ "$SUSTAINED" != NA ] && awk -v r="$SUSTAINED" 'BEGIN { exit !(r >= 1) }'; then
+  HALF_N=$(awk -v r="$SUSTAINED" -v i="$HALF_I" 'BEGIN { n = int(r / 2 * i / 1000 + 0.5); print (n < 1 ? 1 : n) }')
+  say "3/3 end to end, half of the sustained $(fmt0 "$SUSTAINED")/s: $HALF_N devices every $HALF_I ms"
+  e2e_run half "$HALF_N" "$HALF_I"
+else
+  say "WARNING: the capacity run committed nothing measurable: no half-rate run"
+fi
+
+# ------------------------------------------------------------------------------------------ summary
+
+yesno() { [ "$1" = NA ] && echo "n/a" || awk -v x="$1" 'BEGIN { print (x >= 0.5 ? "yes" : "no") }'; }
+v() { local x="${R[$1]:-NA}"; echo "$x"; }
+RATIO_BROKER=$(calc 'a / b' "$(v capacity.rate)" "$PERF_SENT")
+RATIO_DB=$(calc 'a / b' "$(v capacity.rate)" "$PG_ROWS")
+GOAL1=$(calc '(a >= b / 3) ? 1 : 0' "$(v capacity.rate)" "$PERF_SENT")
+GOAL2=$(calc '(a < 1000) ? 1 : 0' "$(v half.p99)")
+if [ "$SKIP_BASELINES" = 1 ]; then
+  BROKER_LINE="skipped (--skip-baselines)" DB_LINE="skipped (--skip-baselines)"
+else
+  BROKER_LINE="$(fmt0 "$PERF_SENT") msg/s published, $(fmt0 "$PERF_RECV") msg/s consumed"
+  DB_LINE="$(fmt0 "$PG_ROWS") rows/s"
+fi
+if [ "$HALF_N" = NA ]; then
+  HALF_LINE="end to end, half rate:                                     not run (capacity run committed nothing)"
+else
+  HALF_LINE="$(printf '%-59s' "end to end, half rate (offered $(fmt0 "$(v half.offered)")/s):")$(fmt0 "$(v half.rate)") results/s, lag p50 $(fmt0 "$(v half.p50)") ms p99 $(fmt0 "$(v half.p99)") ms"
+fi
+
+notes=()
+[ "$QUICK" = 1 ] && notes+=("--quick smoke run: ${WINDOW} s windows, smaller fleets; not figures for the README")
+notes+=("git $COMMIT$DIRTY, target/node.jar built $JAR_TIME; -Xmx$HEAP; $SLOTS slots = $((2 * SLOTS)) quorum queues; warm-up ${WARMUP} s, window ${WINDOW} s")
+[ "$SKIP_BASELINES" = 0 ] && notes+=("PerfTest averages include its ramp-up; after the first 5 s: $PERF_SENT_STEADY msg/s published, $PERF_RECV_STEADY consumed. pgbench: $(fmt1 "$PG_TPS") batches/s, latency avg $PG_LAT ms, $PG_FAILED failed")
+for tag in capacity half; do
+  [ -n "${R[$tag.rate]:-}" ] || continue
+  notes+=("$tag: ${R[$tag.devices]} devices every ${R[$tag.interval]} ms; probe appended $(fmt0 "${R[$tag.appended]}")/s, broker confirmed $(fmt0 "${R[$tag.confirmed]}")/s, committed $(fmt0 "${R[$tag.rate]}")/s; outbox depth $(fmt0 "${R[$tag.depth0]}") -> $(fmt0 "${R[$tag.depth1]}") over $(fmt1 "${R[$tag.window]}") s; $(fmt0 "${R[$tag.backlog]}") messages queued at the end; commit latency p50 $(fmt0 "${R[$tag.commit_p50]}") ms p99 $(fmt0 "${R[$tag.commit_p99]}") ms")
+  notes+=("$tag: CPU cores used (of $NPROC): node $(fmt2 "${R[$tag.cpu_node]}"), rabbitmq $(fmt2 "${R[$tag.cpu_rabbit]}"), postgres $(fmt2 "${R[$tag.cpu_pg]}"), other processes $(fmt2 "${R[$tag.cpu_other]}"), idle $(fmt2 "$(calc "$NPROC - a" "${R[$tag.cpu_busy]}")"); heap ${R[$tag.heap]}; GC pauses $(fmt1 "${R[$tag.gc]}")%; node log ${R[$tag.err]} ERROR / ${R[$tag.warn]} WARN lines before shutdown")
+  if awk -v a="${R[$tag.appended]}" -v o="${R[$tag.offered]}" 'BEGIN { exit !(a != "NA" && a < 0.95 * o) }'; then
+    notes+=("$tag: the probe generated only $(fmt0 "${R[$tag.appended]}") of the $(fmt0 "${R[$tag.offered]}") results/s offered (it shares the CPU with worker, broker and database)")
+  fi
+  if [ "${R[$tag.rate]}" = NA ] || awk -v r="${R[$tag.rate]}" -v o="${R[$tag.offered]}" 'BEGIN { exit !(r < 0.05 * o) }'; then
+    notes+=("$tag: NODE PROBLEM? committed rate $(fmt0 "${R[$tag.rate]}")/s is under 5% of the offered load: see $OUT/node.log")
+  fi
+done
+if [ -n "${R[capacity.rate]:-}" ] && awk -v d0="${R[capacity.depth0]}" -v d1="${R[capacity.depth1]}" 'BEGIN { exit !(d1 != "NA" && d0 != "NA" && d1 <= d0) }' &&
+   awk -v a="${R[capacity.appended]}" -v o="${R[capacity.offered]}" 'BEGIN { exit !(a != "NA" && a >= 0.95 * o) }'; then
+  notes+=("capacity run did not saturate the platform (outbox depth did not grow and the probe kept up): raise BENCH_CAP_DEVICES")
+fi
+
+{
+  echo "== inspection-node benchmark ($STARTED_AT, $NPROC cores) =="
+  printf '%-59s%s\n' "broker baseline (PerfTest, 64 quorum queues, confirms):" "$BROKER_LINE"
+  printf '%-59s%s\n' "database baseline (pgbench, 200-row upsert+history):" "$DB_LINE"
+  printf '%-59s%s\n' "end to end, capacity run (offered $(fmt0 "$(v capacity.offered)")/s):" \
+    "$(fmt0 "$(v capacity.rate)") results/s committed, avg batch $(fmt1 "$(v capacity.batch)"), lag p50 $(fmt0 "$(v capacity.p50)") ms p99 $(fmt0 "$(v capacity.p99)") ms, outbox depth $(fmt0 "$(v capacity.depth1)") (was $(fmt0 "$(v capacity.depth0)") at window start)"
+  echo "$HALF_LINE"
+  echo "ratios: end-to-end / broker = $(fmt2 "$RATIO_BROKER"), end-to-end / database = $(fmt2 "$RATIO_DB")"
+  echo "goal: >= 1/3 of broker rate: $(yesno "$GOAL1"); p99 < 1 s at half rate: $(yesno "$GOAL2")"
+  for n in "${notes[@]}"; do echo "  - $n"; done
+} >"$OUT/summary.txt"
+echo
+cat "$OUT/summary.txt"

@@ -1,0 +1,53 @@
+package dev.inspection.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.ConfirmListener;
+import dev.inspection.messaging.Priority;
+import dev.inspection.messaging.Topology;
+import java.util.concurrent.ConcurrentSkipListSet;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/** What the platform relies on from RabbitMQ 3.10's quorum queues, checked against the real broker (DESIGN.md D3). */
+class BrokerBehaviourIT {
+
+  @Test
+  void fullQuorumQueueWithRejectPublishNacksAndKeepsEveryAckedMessage() throws Exception {
+    try (TestEnv env = new TestEnv(1); Channel ch = env.channel()) {
+      Topology t = new Topology(env.name, 1, 20_000, 20);
+      t.declare(ch);
+      ch.confirmSelect();
+      ConcurrentSkipListSet<Long> acked = new ConcurrentSkipListSet<>();
+      AtomicInteger nacked = new AtomicInteger();
+      java.util.Map<Long, Integer> tagToIndex = new java.util.concurrent.ConcurrentHashMap<>();
+      ch.addConfirmListener(new ConfirmListener() {
+        public void handleAck(long tag, boolean multiple) {
+          if (multiple) {
+            for (long x : tagToIndex.keySet()) if (x <= tag && tagToIndex.remove(x) != null) acked.add(x);
+          } else if (tagToIndex.remove(tag) != null) acked.add(tag);
+        }
+
+        public void handleNack(long tag, boolean multiple) {
+          if (multiple) {
+            for (long x : tagToIndex.keySet()) if (x <= tag && tagToIndex.remove(x) != null) nacked.incrementAndGet();
+          } else if (tagToIndex.remove(tag) != null) nacked.incrementAndGet();
+        }
+      });
+      byte[] body = new byte[400];
+      for (int i = 0; i < 300; i++) {
+        tagToIndex.put(ch.getNextPublishSeqNo(), i);
+        ch.basicPublish(t.exchange(), t.routingKey(0, Priority.NORMAL), new AMQP.BasicProperties.Builder().deliveryMode(2).build(), body);
+      }
+      ch.waitForConfirms(10_000);
+      long inQueue = env.ready(0, Priority.NORMAL);
+      System.out.printf("300 publishes of 400 bytes to a 20000-byte quorum queue: %d acked, %d nacked, %d in the queue, %d dead-lettered%n",
+          acked.size(), nacked.get(), inQueue, env.deadLetterCount());
+      assertEquals(300, acked.size() + nacked.get());
+      assertEquals(acked.size(), inQueue, "every acked publish is in the queue");
+      assertEquals(0, env.deadLetterCount());
+    }
+  }
+}

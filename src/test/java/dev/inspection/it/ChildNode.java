@@ -1,0 +1,62 @@
+package dev.inspection.it;
+
+import java.io.File;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/** A node in its own JVM, started from the shaded jar, for faults that need a real process (kill -9, SIGSTOP). */
+public final class ChildNode implements AutoCloseable {
+  private final Process process;
+  public final Path log;
+
+  private ChildNode(Process process, Path log) {
+    this.process = process;
+    this.log = log;
+  }
+
+  public static ChildNode start(TestEnv env, String label, Map<String, String> flags) throws Exception {
+    String jar = System.getProperty("node.jar", "target/node.jar");
+    if (!new File(jar).exists()) throw new IllegalStateException(jar + " is missing: run `mvn package` (the ITs run after it in `mvn verify`)");
+    List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m", "-jar", jar));
+    Map<String, String> all = new java.util.HashMap<>();
+    for (String k : List.of("pg.schema", "topology.prefix", "redis.channel.prefix", "slots.total", "data.dir", "backoff.initial.ms",
+        "backoff.max.ms", "outbox.replay.interval.ms", "outbox.replay.min.age.ms", "probe.sim.devices")) {
+      all.put(k, env.config(Map.of()).get(dev.inspection.node.Keys.BY_NAME.get(k)));
+    }
+    all.put("http.port", "0");
+    all.putAll(flags);
+    all.forEach((k, v) -> cmd.add("--" + k + "=" + v));
+    Path log = env.dataDir.resolve(label + ".log");
+    ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+    ChildNode c = new ChildNode(pb.start(), log);
+    TestEnv.awaitTrue(Duration.ofSeconds(60), label + " is up (see " + log + ")",
+        () -> Files.exists(log) && Files.readString(log).contains(") is up:"));
+    return c;
+  }
+
+  public long pid() {
+    return process.pid();
+  }
+
+  /** kill -9: no shutdown hook, no flush, no goodbye. */
+  public void kill9() throws Exception {
+    process.destroyForcibly();
+    process.waitFor();
+  }
+
+  /** SIGTERM: the graceful path (D6). */
+  public int terminate(Duration within) throws Exception {
+    process.destroy();
+    if (!process.waitFor(within.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)) throw new IllegalStateException("did not exit in " + within);
+    return process.exitValue();
+  }
+
+  @Override
+  public void close() throws Exception {
+    if (process.isAlive()) kill9();
+  }
+}
