@@ -208,7 +208,8 @@ DIRTY=""
 JAR_TIME="$(date -r target/node.jar '+%Y-%m-%d %H:%M:%S')"
 say "inspection-node benchmark$([ "$QUICK" = 1 ] && echo ' (--quick)'): $NPROC cores, git $COMMIT$DIRTY, target/node.jar built $JAR_TIME"
 say "load average before start: $(cut -d' ' -f1-3 /proc/loadavg)"
-OTHERS="$(ps -eo pid=,pcpu=,args= --sort=-pcpu | awk '$2 > 10' | grep -vE 'beam\.smp|postgres|redis-server|ps -eo' | head -n 5 || true)"
+OTHERS="$(ps -eo pid=,ppid=,pcpu=,args= --sort=-pcpu | awk -v me=$$ '$3 > 10 && $1 != me && $2 != me { $2 = ""; print }' |
+          grep -vE 'beam\.smp|postgres|redis-server' | head -n 5 || true)"
 [ -n "$OTHERS" ] && say "WARNING: other busy processes share the $NPROC cores (they skew every figure):" && echo "$OTHERS" | cut -c1-160
 
 # results (NA until measured)
