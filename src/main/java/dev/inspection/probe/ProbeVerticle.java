@@ -22,6 +22,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -224,9 +225,10 @@ public final class ProbeVerticle extends VerticleBase {
   @Override
   public Future<?> stop() {
     stopping = true;
+    // each step is bounded: whatever is not confirmed in time stays in the outbox and is replayed next start
     return drainBuffer()
-        .compose(v -> publisher == null ? Future.succeededFuture() : publisher.stop())
-        .compose(v -> connector == null ? Future.succeededFuture() : connector.stop())
+        .compose(v -> publisher == null ? Future.succeededFuture() : publisher.stop().timeout(5, TimeUnit.SECONDS).recover(e -> Future.succeededFuture()))
+        .compose(v -> connector == null ? Future.succeededFuture() : connector.stop().timeout(5, TimeUnit.SECONDS).recover(e -> Future.succeededFuture()))
         .compose(v -> outbox == null ? Future.succeededFuture() : outbox.closeAsync())
         .onComplete(ar -> log.info("probe {} stopped; {} rows left unconfirmed in the outbox for the next start", isNode, outboxDepth.get()));
   }

@@ -148,7 +148,9 @@ public final class WorkerVerticle extends VerticleBase {
     leases.stopClaiming();
     List<Future<Void>> closing = new ArrayList<>();
     for (SlotProcessor p : processors.values()) closing.add(p.close());
-    return Future.join(closing)
+    long grace = Math.max(1000, config.getLong(Keys.SHUTDOWN_GRACE_MS) - 5000);
+    // a slot that cannot finish in time leaves its messages unacked: the broker redelivers them to the next owner
+    return Future.join(closing).timeout(grace, java.util.concurrent.TimeUnit.MILLISECONDS)
         .eventually(() -> leases.releaseAll().onSuccess(n -> log.info("worker {} handed back {} lease(s) and is OFFLINE", workerId, n)))
         .eventually(() -> connector.stop())
         .eventually(() -> {

@@ -33,8 +33,7 @@ public final class TestEnv implements AutoCloseable {
   public final int slots;
   private final Map<String, String> base = new HashMap<>();
   private final List<Node> nodes = new ArrayList<>();
-  private final Connection amqp;
-  private final java.sql.Connection pg;
+  private Connection amqp;
 
   public TestEnv(int slots) throws Exception {
     this.name = "it_" + UUID.randomUUID().toString().replace("-", "").substring(0, 10);
@@ -54,11 +53,6 @@ public final class TestEnv implements AutoCloseable {
     base.put("worker.batch.linger.ms", "50");
     base.put("outbox.replay.interval.ms", "500");
     base.put("outbox.replay.min.age.ms", "500");
-    ConnectionFactory f = new ConnectionFactory();
-    f.setHost("127.0.0.1");
-    f.setAutomaticRecoveryEnabled(false);
-    amqp = f.newConnection(name + "-test");
-    pg = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:5432/test", "postgres", "");
   }
 
   public Config config(Map<String, String> overrides) {
@@ -84,19 +78,30 @@ public final class TestEnv implements AutoCloseable {
     n.stop().toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
   }
 
+  /** The test's own broker connection, opened again after a broker restart. */
+  private synchronized Connection amqp() throws Exception {
+    if (amqp == null || !amqp.isOpen()) {
+      ConnectionFactory f = new ConnectionFactory();
+      f.setHost("127.0.0.1");
+      f.setAutomaticRecoveryEnabled(false);
+      amqp = f.newConnection(name + "-test");
+    }
+    return amqp;
+  }
+
   public Channel channel() throws Exception {
-    return amqp.createChannel();
+    return amqp().createChannel();
   }
 
   /** Messages ready in a slot queue (passive declare). */
   public long ready(int slot, Priority p) throws Exception {
-    try (Channel ch = amqp.createChannel()) {
+    try (Channel ch = amqp().createChannel()) {
       return ch.queueDeclarePassive(topology().queue(slot, p)).getMessageCount();
     }
   }
 
   public long consumers(int slot, Priority p) throws Exception {
-    try (Channel ch = amqp.createChannel()) {
+    try (Channel ch = amqp().createChannel()) {
       return ch.queueDeclarePassive(topology().queue(slot, p)).getConsumerCount();
     }
   }
@@ -116,13 +121,18 @@ public final class TestEnv implements AutoCloseable {
   }
 
   public long deadLetterCount() throws Exception {
-    try (Channel ch = amqp.createChannel()) {
+    try (Channel ch = amqp().createChannel()) {
       return ch.queueDeclarePassive(topology().deadLetterQueue()).getMessageCount();
     }
   }
 
+  /** A fresh connection per call: tests restart PostgreSQL under our feet. */
+  private static java.sql.Connection pg() throws Exception {
+    return DriverManager.getConnection("jdbc:postgresql://127.0.0.1:5432/test", "postgres", "");
+  }
+
   public long queryLong(String sql) throws Exception {
-    try (Statement st = pg.createStatement(); ResultSet rs = st.executeQuery(sql.replace("$S", name))) {
+    try (java.sql.Connection pg = pg(); Statement st = pg.createStatement(); ResultSet rs = st.executeQuery(sql.replace("$S", name))) {
       rs.next();
       return rs.getLong(1);
     }
@@ -130,7 +140,7 @@ public final class TestEnv implements AutoCloseable {
 
   public List<Object[]> query(String sql) throws Exception {
     List<Object[]> out = new ArrayList<>();
-    try (Statement st = pg.createStatement(); ResultSet rs = st.executeQuery(sql.replace("$S", name))) {
+    try (java.sql.Connection pg = pg(); Statement st = pg.createStatement(); ResultSet rs = st.executeQuery(sql.replace("$S", name))) {
       int n = rs.getMetaData().getColumnCount();
       while (rs.next()) {
         Object[] row = new Object[n];
@@ -142,7 +152,7 @@ public final class TestEnv implements AutoCloseable {
   }
 
   public void execute(String sql) throws Exception {
-    try (Statement st = pg.createStatement()) {
+    try (java.sql.Connection pg = pg(); Statement st = pg.createStatement()) {
       st.execute(sql.replace("$S", name));
     }
   }
@@ -209,7 +219,7 @@ public final class TestEnv implements AutoCloseable {
         // best effort: the node may have been broken on purpose
       }
     }
-    try (Channel ch = amqp.createChannel()) {
+    try (Channel ch = amqp().createChannel()) {
       topology().delete(ch);
     } catch (Exception ignored) {
       // queues may be gone with a broker restart
@@ -220,10 +230,9 @@ public final class TestEnv implements AutoCloseable {
       // database may be down if the test failed mid-outage
     }
     try {
-      amqp.close();
+      if (amqp != null) amqp.close();
     } catch (Exception ignored) {
       // already closed
     }
-    pg.close();
   }
 }
