@@ -108,6 +108,32 @@ cpu_snapshot() { # node-pid
   echo "$((u + n + s + irq + sirq + st)) $((u + n + s + i + w + irq + sirq + st)) $procs"
 }
 
+# cores used between two cpu_snapshot lines: "pid-process rabbitmq postgres other busy" (other >= 0)
+cpu_split() { # snapshot0 snapshot1 seconds
+  local b0 a0 n0 r0 p0 b1 a1 n1 r1 p1
+  read -r b0 a0 n0 r0 p0 <<<"$1"
+  read -r b1 a1 n1 r1 p1 <<<"$2"
+  awk -v hz="$(getconf CLK_TCK)" -v dt="$3" -v b="$((b1 - b0))" -v n="$((n1 - n0))" -v r="$((r1 - r0))" -v p="$((p1 - p0))" \
+    'BEGIN { o = b - n - r - p; if (o < 0) o = 0; printf "%.3f %.3f %.3f %.3f %.3f\n", n / hz / dt, r / hz / dt, p / hz / dt, o / hz / dt, b / hz / dt }'
+}
+
+# runs a command in the background into a log; sets BG_RC and BG_CPU (cpu_split while it ran)
+run_sampled() { # log command...
+  local log=$1; shift
+  "$@" >"$log" 2>&1 &
+  BG_PID=$!
+  local c0 t0 c1 t1
+  c0="$(cpu_snapshot "$BG_PID")"; t0=$(now); c1=$c0; t1=$t0
+  while kill -0 "$BG_PID" 2>/dev/null; do
+    sleep 1
+    if kill -0 "$BG_PID" 2>/dev/null; then c1="$(cpu_snapshot "$BG_PID")"; t1=$(now); fi
+  done
+  BG_RC=0
+  wait "$BG_PID" || BG_RC=$?
+  BG_PID=""
+  BG_CPU="$(cpu_split "$c0" "$c1" "$(calc 'a - b + 0.000001' "$t1" "$t0")")"
+}
+
 gc_pause_ms() { # gc log -> total ms of pauses so far
   [ -f "$1" ] || { echo NA; return; }
   awk '/Pause/ && match($0, /([0-9.]+)ms$/, m) { s += m[1] } END { printf "%.0f\n", s }' "$1"
@@ -214,6 +240,7 @@ OTHERS="$(ps -eo pid=,ppid=,pcpu=,args= --sort=-pcpu | awk -v me=$$ '$3 > 10 && 
 
 # results (NA until measured)
 PERF_SENT=NA PERF_RECV=NA PERF_SENT_STEADY=NA PERF_RECV_STEADY=NA PG_TPS=NA PG_ROWS=NA PG_LAT=NA PG_FAILED=NA
+PERF_CPU_OTHER=NA PG_CPU_OTHER=NA
 declare -A R
 
 # ------------------------------------------------------------------------------------------ 1. broker baseline
@@ -257,16 +284,14 @@ broker_baseline() {
   PERF_QUEUES_MAYBE=1
   delete_perf_queues # left by an aborted run
   say "1/3 broker baseline: $(basename "$jar" .jar), $PERF_QUEUES quorum queues, 64 producers (confirms, 200 in flight each), 64 consumers (qos 300, multi-ack 100), 400-byte persistent messages, ${PERF_TIME} s ..."
-  java -Xmx1g -cp "$OUT/perf-test/lib/*" com.rabbitmq.perf.PerfTest \
+  run_sampled "$OUT/perftest.log" java -Xmx1g -cp "$OUT/perf-test/lib/*" com.rabbitmq.perf.PerfTest \
     --uri "$AMQP_URI" --id bench-perf \
     --queue-pattern 'bench.perf.%d' --queue-pattern-from 1 --queue-pattern-to $PERF_QUEUES \
     --producers 64 --consumers 64 --quorum-queue --auto-delete false \
     --confirm 200 --flag persistent --size 400 --qos 300 --multi-ack-every 100 \
-    --time "$PERF_TIME" >"$OUT/perftest.log" 2>&1 &
-  BG_PID=$!
-  local rc=0
-  wait "$BG_PID" || rc=$?
-  BG_PID=""
+    --time "$PERF_TIME"
+  local rc=$BG_RC
+  read -r PERF_CPU_TOOL PERF_CPU_RABBIT PERF_CPU_PG PERF_CPU_OTHER PERF_CPU_BUSY <<<"$BG_CPU"
   say "deleting the $PERF_QUEUES PerfTest queues ..."
   delete_perf_queues
   PERF_QUEUES_MAYBE=0
@@ -278,7 +303,8 @@ broker_baseline() {
     / time [0-9.]+ s, sent: / { for (i = 1; i <= NF; i++) { if ($i == "time") t = $(i+1); if ($i == "sent:") s = $(i+1); if ($i == "received:") r = $(i+1) }
                                if (t + 0 > 5) { ss += s; rr += r; n++ } }
     END { if (n) printf "%.0f %.0f\n", ss / n, rr / n; else print "NA NA" }' "$OUT/perftest.log")
-  say "PerfTest: $PERF_SENT msg/s published, $PERF_RECV msg/s consumed (its averages over the whole run; after the first 5 s: $PERF_SENT_STEADY / $PERF_RECV_STEADY msg/s)"
+  say "PerfTest: $PERF_SENT msg/s published, $PERF_RECV msg/s consumed (its averages over the whole run; after the first 5 s: $PERF_SENT_STEADY / $PERF_RECV_STEADY msg/s);" \
+      "CPU cores used: PerfTest $(fmt2 "$PERF_CPU_TOOL"), rabbitmq $(fmt2 "$PERF_CPU_RABBIT"), other processes $(fmt2 "$PERF_CPU_OTHER") of $NPROC"
 }
 
 # ------------------------------------------------------------------------------------------ 2. database baseline
@@ -289,11 +315,9 @@ database_baseline() {
   say "2/3 database baseline: scratch schema bench_pg (copies of device_status_current/history, 100,000 devices) ..."
   "${PSQL[@]}" -f scripts/bench/pg-setup.sql >"$OUT/pgbench-setup.log" 2>&1 || { cat "$OUT/pgbench-setup.log" >&2; die "setting up bench_pg failed"; }
   say "pgbench: 4 clients, 2 threads, prepared statements, ${PG_TIME} s, one transaction = 200-row upsert + 200-row history insert ..."
-  pgbench -h 127.0.0.1 -U postgres -n -M prepared -c 4 -j 2 -T "$PG_TIME" -f scripts/bench/upsert.sql test >"$OUT/pgbench.log" 2>&1 &
-  BG_PID=$!
-  local rc=0
-  wait "$BG_PID" || rc=$?
-  BG_PID=""
+  run_sampled "$OUT/pgbench.log" pgbench -h 127.0.0.1 -U postgres -n -M prepared -c 4 -j 2 -T "$PG_TIME" -f scripts/bench/upsert.sql test
+  local rc=$BG_RC
+  read -r PG_CPU_TOOL PG_CPU_RABBIT PG_CPU_PG PG_CPU_OTHER PG_CPU_BUSY <<<"$BG_CPU"
   drop_pg_scratch
   PG_SCHEMA_MAYBE=0
   [ "$rc" = 0 ] || { tail -n 20 "$OUT/pgbench.log" >&2; die "pgbench exited with $rc (log: $OUT/pgbench.log)"; }
@@ -302,7 +326,8 @@ database_baseline() {
   PG_FAILED="$(awk -F': ' '/^number of failed transactions/ { split($2, a, " "); print a[1]; exit }' "$OUT/pgbench.log")"
   PG_TPS="${PG_TPS:-NA}" PG_LAT="${PG_LAT:-NA}" PG_FAILED="${PG_FAILED:-0}"
   PG_ROWS="$(calc 'a * 200' "$PG_TPS")"
-  say "pgbench: $(fmt1 "$PG_TPS") batches/s = $(fmt0 "$PG_ROWS") rows/s, latency average $PG_LAT ms, failed transactions $PG_FAILED"
+  say "pgbench: $(fmt1 "$PG_TPS") batches/s = $(fmt0 "$PG_ROWS") rows/s, latency average $PG_LAT ms, failed transactions $PG_FAILED;" \
+      "CPU cores used: pgbench $(fmt2 "$PG_CPU_TOOL"), postgres $(fmt2 "$PG_CPU_PG"), other processes $(fmt2 "$PG_CPU_OTHER") of $NPROC"
 }
 
 # ------------------------------------------------------------------------------------------ 3. end to end
@@ -339,11 +364,12 @@ scrape() { # file: /metrics into file; fails softly (file then has no metrics)
   curl -s --max-time 20 "http://127.0.0.1:$PORT/metrics" -o "$1" || : >"$1"
 }
 
-log_scan() { # log -> "errors warnings errors_in_shutdown warnings_in_shutdown"
+log_scan() { # log -> "errors warnings errors_in_shutdown warnings_in_shutdown connection_losses"
   awk '/shutting down/ { sd = 1 }
        / ERROR / || /OutOfMemoryError/ { if (sd) es++; else e++ }
        / WARN / { if (sd) ws++; else w++ }
-       END { printf "%d %d %d %d\n", e, w, es, ws }' "$1"
+       !sd && /connection lost|cannot connect/ { c++ }
+       END { printf "%d %d %d %d %d\n", e, w, es, ws, c }' "$1"
 }
 
 e2e_run() { # tag devices interval_ms
@@ -402,20 +428,12 @@ e2e_run() { # tag devices interval_ms
   R[$tag.backlog]=$backlog
   R[$tag.heap]=${heap:-NA}
   R[$tag.gc]=$(calc '(a - b) / c / 10' "$gc1" "$gc0" "$dt") # percent of wall time in GC pauses
-  local b0 a0 n0 r0 p0 b1 a1 n1 r1 p1 hz
-  read -r b0 a0 n0 r0 p0 <<<"$cpu0"
-  read -r b1 a1 n1 r1 p1 <<<"$cpu1"
-  hz=$(getconf CLK_TCK)
-  R[$tag.cpu_node]=$(calc '(a - b) / c / d' "$n1" "$n0" "$hz" "$dt")
-  R[$tag.cpu_rabbit]=$(calc '(a - b) / c / d' "$r1" "$r0" "$hz" "$dt")
-  R[$tag.cpu_pg]=$(calc '(a - b) / c / d' "$p1" "$p0" "$hz" "$dt")
-  R[$tag.cpu_busy]=$(calc '(a - b) / c / d' "$b1" "$b0" "$hz" "$dt")
-  R[$tag.cpu_other]=$(calc 'a - b - c - d' "${R[$tag.cpu_busy]}" "${R[$tag.cpu_node]}" "${R[$tag.cpu_rabbit]}" "${R[$tag.cpu_pg]}")
+  read -r "R[$tag.cpu_node]" "R[$tag.cpu_rabbit]" "R[$tag.cpu_pg]" "R[$tag.cpu_other]" "R[$tag.cpu_busy]" < <(cpu_split "$cpu0" "$cpu1" "$dt")
 
   say "stopping the node (SIGTERM) ..."
   stop_node
   R[$tag.stop]=$NODE_STOP_S
-  read -r "R[$tag.err]" "R[$tag.warn]" "R[$tag.err_sd]" "R[$tag.warn_sd]" < <(log_scan "$NODE_LOG")
+  read -r "R[$tag.err]" "R[$tag.warn]" "R[$tag.err_sd]" "R[$tag.warn_sd]" "R[$tag.connloss]" < <(log_scan "$NODE_LOG")
   { echo "===== run $tag: $n devices every $i ms ($(date -u '+%F %T UTC')) ====="; cat "$NODE_LOG"; } >>"$OUT/node.log"
   teardown_node || true
   NODE_TEARDOWN_MAYBE=0
@@ -427,6 +445,9 @@ e2e_run() { # tag devices interval_ms
       "CPU cores used: node $(fmt2 "${R[$tag.cpu_node]}"), rabbitmq $(fmt2 "${R[$tag.cpu_rabbit]}"), postgres $(fmt2 "${R[$tag.cpu_pg]}"), other $(fmt2 "${R[$tag.cpu_other]}") of $NPROC;" \
       "heap ${R[$tag.heap]}, GC pauses $(fmt1 "${R[$tag.gc]}")% of the window; shutdown $NODE_STOP_S s"
   say "[$tag] node log: ${R[$tag.err]} ERROR/exception and ${R[$tag.warn]} WARN lines before shutdown, ${R[$tag.err_sd]} / ${R[$tag.warn_sd]} during shutdown ($NODE_LOG)"
+  if [ "${R[$tag.connloss]}" != 0 ]; then
+    say "[$tag] WARNING: the node lost or could not open connections during the run (${R[$tag.connloss]} log lines): was RabbitMQ or PostgreSQL restarted by someone else? This run's figures are not valid"
+  fi
   if [ "${R[$tag.err]}" != 0 ] || [ "${R[$tag.warn]}" != 0 ]; then
     grep -E ' (ERROR|WARN) |Exception|OutOfMemory' "$NODE_LOG" | sed -E 's/^[0-9:.]+ //' | sort | uniq -c | sort -rn | head -n 8 | cut -c1-300
   fi
@@ -459,6 +480,7 @@ fi
 
 yesno() { [ "$1" = NA ] && echo "n/a" || awk -v x="$1" 'BEGIN { print (x >= 0.5 ? "yes" : "no") }'; }
 v() { local x="${R[$1]:-NA}"; echo "$x"; }
+invalid() { [ "${R[$1.connloss]:-0}" = 0 ] || echo " [INVALID: connections lost, see notes]"; }
 RATIO_BROKER=$(calc 'a / b' "$(v capacity.rate)" "$PERF_SENT")
 RATIO_DB=$(calc 'a / b' "$(v capacity.rate)" "$PG_ROWS")
 GOAL1=$(calc '(a >= b / 3) ? 1 : 0' "$(v capacity.rate)" "$PERF_SENT")
@@ -486,8 +508,31 @@ for tag in capacity half; do
   if awk -v a="${R[$tag.appended]}" -v o="${R[$tag.offered]}" 'BEGIN { exit !(a != "NA" && a < 0.95 * o) }'; then
     notes+=("$tag: the probe generated only $(fmt0 "${R[$tag.appended]}") of the $(fmt0 "${R[$tag.offered]}") results/s offered (it shares the CPU with worker, broker and database)")
   fi
-  if [ "${R[$tag.rate]}" = NA ] || awk -v r="${R[$tag.rate]}" -v o="${R[$tag.offered]}" 'BEGIN { exit !(r < 0.05 * o) }'; then
-    notes+=("$tag: NODE PROBLEM? committed rate $(fmt0 "${R[$tag.rate]}")/s is under 5% of the offered load: see $OUT/node.log")
+  if [ "${R[$tag.rate]}" = NA ] || awk -v r="${R[$tag.rate]}" -v o="${R[$tag.offered]}" 'BEGIN { exit !(r < 0.01 * o || r < 10) }'; then
+    notes+=("$tag: NODE PROBLEM? committed rate $(fmt0 "${R[$tag.rate]}")/s is near zero (or /metrics lacked worker_committed_total): see $OUT/node.log")
+  fi
+  [ "${R[$tag.err]}" = 0 ] || notes+=("$tag: NODE PROBLEM? ${R[$tag.err]} ERROR/OutOfMemoryError lines in the node log before shutdown: see $OUT/node-$tag.log")
+  [ "${R[$tag.connloss]}" = 0 ] || notes+=("$tag: INVALID RUN: the node lost or could not open RabbitMQ/PostgreSQL connections ${R[$tag.connloss]} times (a service restarted by another process?): see $OUT/node-$tag.log")
+done
+# where the capacity run stopped: probe -> outbox -> broker (confirms) -> queues -> worker -> database
+if [ -n "${R[capacity.rate]:-}" ]; then
+  bottleneck="$(awk -v o="${R[capacity.offered]}" -v a="${R[capacity.appended]}" -v c="${R[capacity.confirmed]}" -v k="${R[capacity.rate]}" \
+                    -v q="${R[capacity.backlog]}" -v d0="${R[capacity.depth0]}" -v d1="${R[capacity.depth1]}" -v w="${R[capacity.window]}" '
+    BEGIN {
+      if (a == "NA" || c == "NA" || k == "NA") exit
+      grow = (d0 != "NA" && d1 != "NA") ? (d1 - d0) / w : 0
+      if (c < 0.8 * a && grow > 0 && (q == "NA" || q < 5 * c + 1000))
+        printf "outbox -> broker publishing: the broker confirmed %.0f/s of the %.0f/s the probe appended, the outbox grew by %.0f rows/s, yet the slot queues held only %s messages at the end, so the worker kept up with what reached the broker", c, a, grow, q
+      else if (q != "NA" && q >= 5 * c + 1000)
+        printf "worker/database: %s messages waiting in the slot queues at the end while %.0f/s were committed", q, k
+      else if (a < 0.95 * o)
+        printf "probe: it generated %.0f of the %.0f results/s offered and the rest of the pipeline kept up", a, o
+    }')"
+  [ -z "$bottleneck" ] || notes+=("capacity: bottleneck: $bottleneck")
+fi
+for part in "broker baseline:$PERF_CPU_OTHER" "database baseline:$PG_CPU_OTHER" "capacity run:${R[capacity.cpu_other]:-NA}" "half-rate run:${R[half.cpu_other]:-NA}"; do
+  if awk -v x="${part##*:}" 'BEGIN { exit !(x != "NA" && x > 0.15) }'; then
+    notes+=("SKEWED: other processes used $(fmt2 "${part##*:}") of the $NPROC cores during the ${part%%:*}: rerun on a quiet machine")
   fi
 done
 if [ -n "${R[capacity.rate]:-}" ] && awk -v d0="${R[capacity.depth0]}" -v d1="${R[capacity.depth1]}" 'BEGIN { exit !(d1 != "NA" && d0 != "NA" && d1 <= d0) }' &&
@@ -500,8 +545,8 @@ fi
   printf '%-59s%s\n' "broker baseline (PerfTest, 64 quorum queues, confirms):" "$BROKER_LINE"
   printf '%-59s%s\n' "database baseline (pgbench, 200-row upsert+history):" "$DB_LINE"
   printf '%-59s%s\n' "end to end, capacity run (offered $(fmt0 "$(v capacity.offered)")/s):" \
-    "$(fmt0 "$(v capacity.rate)") results/s committed, avg batch $(fmt1 "$(v capacity.batch)"), lag p50 $(fmt0 "$(v capacity.p50)") ms p99 $(fmt0 "$(v capacity.p99)") ms, outbox depth $(fmt0 "$(v capacity.depth1)") (was $(fmt0 "$(v capacity.depth0)") at window start)"
-  echo "$HALF_LINE"
+    "$(fmt0 "$(v capacity.rate)") results/s committed, avg batch $(fmt1 "$(v capacity.batch)"), lag p50 $(fmt0 "$(v capacity.p50)") ms p99 $(fmt0 "$(v capacity.p99)") ms, outbox depth $(fmt0 "$(v capacity.depth1)") (was $(fmt0 "$(v capacity.depth0)") at window start)$(invalid capacity)"
+  echo "$HALF_LINE$(invalid half)"
   echo "ratios: end-to-end / broker = $(fmt2 "$RATIO_BROKER"), end-to-end / database = $(fmt2 "$RATIO_DB")"
   echo "goal: >= 1/3 of broker rate: $(yesno "$GOAL1"); p99 < 1 s at half rate: $(yesno "$GOAL2")"
   for n in "${notes[@]}"; do echo "  - $n"; done

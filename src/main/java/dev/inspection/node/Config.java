@@ -214,6 +214,21 @@ public final class Config {
     return out;
   }
 
+  /** The documented default configuration, as shipped in conf/node.properties ({@code --print-config}). */
+  public static String propertiesTemplate() {
+    StringBuilder b = new StringBuilder();
+    b.append("# inspection-node configuration: every key with its built-in default.\n")
+        .append("# Use with: java -jar node.jar --config conf/node.properties\n")
+        .append("# Each key can also be set by environment variable (INSPECT_ + upper-case key, dots as underscores)\n")
+        .append("# or by a flag --key=value; flags win over the environment, which wins over this file.\n")
+        .append("# An unknown key stops start-up with a message naming it. Regenerate with --print-config.\n");
+    for (ConfigKey k : Keys.ALL) {
+      b.append("\n# ").append(k.help()).append(" (").append(k.type().name().toLowerCase()).append(", env ").append(k.envName()).append(")\n");
+      b.append(k.name()).append('=').append(k.defaultValue()).append('\n');
+    }
+    return b.toString();
+  }
+
   public static String help() {
     StringBuilder b = new StringBuilder();
     b.append("""
@@ -225,6 +240,7 @@ public final class Config {
         Each key below can be set in the --config file (Java properties), by the environment variable
         shown, or by a flag --key=value (flags win over the environment, which wins over the file).
         An unknown key, flag or variable stops start-up with a message naming it.
+        --print-config prints the documented default configuration (conf/node.properties).
 
         """);
     for (ConfigKey k : Keys.ALL) {

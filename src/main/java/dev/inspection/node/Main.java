@@ -15,6 +15,10 @@ public final class Main {
       System.out.print(Config.help());
       return;
     }
+    if (Arrays.asList(args).contains("--print-config")) {
+      System.out.print(Config.propertiesTemplate());
+      return;
+    }
     Config config;
     try {
       config = Config.load(args, System.getenv());

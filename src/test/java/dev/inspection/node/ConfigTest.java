@@ -1,0 +1,67 @@
+package dev.inspection.node;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ConfigTest {
+
+  @Test
+  void builtInDefaultsAreTheDemo() {
+    Config c = Config.load(new String[0], Map.of());
+    assertEquals(Role.ALL, c.role());
+    assertEquals(256, c.getInt(Keys.SLOTS_TOTAL));
+    assertEquals(10000, c.getInt(Keys.PROBE_SIM_DEVICES));
+    assertEquals(8080, c.getInt(Keys.HTTP_PORT));
+  }
+
+  @Test
+  void flagsWinOverEnvironmentWhichWinsOverTheFile(@TempDir Path dir) throws Exception {
+    Path f = dir.resolve("node.properties");
+    Files.writeString(f, "pg.host=file-host\nhttp.port=1111\nslots.total=16\n");
+    Config c = Config.load(new String[] {"--config", f.toString(), "--http.port=3333"}, Map.of("INSPECT_HTTP_PORT", "2222", "INSPECT_PG_HOST", "env-host"));
+    assertEquals("env-host", c.get(Keys.PG_HOST));
+    assertEquals(3333, c.getInt(Keys.HTTP_PORT));
+    assertEquals(16, c.getInt(Keys.SLOTS_TOTAL));
+  }
+
+  @Test
+  void unknownFlagStopsStartUpNamingItAndSuggestingTheKey() {
+    ConfigException e = assertThrows(ConfigException.class, () -> Config.load(new String[] {"--pg.hots=x"}, Map.of()));
+    assertTrue(e.getMessage().contains("'pg.hots'"), e.getMessage());
+    assertTrue(e.getMessage().contains("did you mean 'pg.host'"), e.getMessage());
+  }
+
+  @Test
+  void unknownEnvironmentVariableAndFileKeyAreRefused(@TempDir Path dir) throws Exception {
+    ConfigException env = assertThrows(ConfigException.class, () -> Config.load(new String[0], Map.of("INSPECT_NOPE", "1")));
+    assertTrue(env.getMessage().contains("INSPECT_NOPE"), env.getMessage());
+    Path f = dir.resolve("bad.properties");
+    Files.writeString(f, "worker.prefetch=5\n");
+    ConfigException file = assertThrows(ConfigException.class, () -> Config.load(new String[] {"--config=" + f}, Map.of()));
+    assertTrue(file.getMessage().contains("'worker.prefetch'") && file.getMessage().contains("config file"), file.getMessage());
+  }
+
+  @Test
+  void badValuesAndRolesAreRefusedWithTheKeyNamed() {
+    ConfigException n = assertThrows(ConfigException.class, () -> Config.load(new String[] {"--http.port=eighty"}, Map.of()));
+    assertTrue(n.getMessage().contains("http.port") && n.getMessage().contains("eighty"), n.getMessage());
+    ConfigException r = assertThrows(ConfigException.class, () -> Config.load(new String[] {"--role=prober"}, Map.of()));
+    assertTrue(r.getMessage().contains("unknown role 'prober'"), r.getMessage());
+    ConfigException v = assertThrows(ConfigException.class, () -> Config.validateAll(Config.of(Map.of("worker.lease.ttl.ms", "4000"))));
+    assertTrue(v.getMessage().contains("worker.lease.ttl.ms"), v.getMessage());
+    assertThrows(ConfigException.class, () -> Config.load(new String[] {"--pg.host"}, Map.of()));
+  }
+
+  @Test
+  void shippedConfFileDocumentsExactlyTheBuiltInDefaults() throws Exception {
+    assertEquals(Config.propertiesTemplate(), Files.readString(Path.of("conf/node.properties")),
+        "conf/node.properties is stale: regenerate it with java -jar target/node.jar --print-config > conf/node.properties");
+  }
+}

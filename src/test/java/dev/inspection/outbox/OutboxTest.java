@@ -1,0 +1,84 @@
+package dev.inspection.outbox;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.inspection.messaging.Envelope;
+import dev.inspection.messaging.Priority;
+import dev.inspection.messaging.Topology;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonObject;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The SQLite outbox on a real file (no service needed). */
+class OutboxTest {
+  @TempDir Path dir;
+  Vertx vertx;
+  final Topology topology = new Topology("t", 8, 1_000_000, 20);
+
+  @BeforeEach
+  void up() {
+    vertx = Vertx.vertx();
+  }
+
+  @AfterEach
+  void down() throws Exception {
+    vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+  }
+
+  private <T> T await(io.vertx.core.Future<T> f) throws Exception {
+    return f.toCompletionStage().toCompletableFuture().get(20, TimeUnit.SECONDS);
+  }
+
+  private static List<CheckResult> results(long atMs, String... devices) {
+    List<CheckResult> out = new ArrayList<>();
+    for (String d : devices) {
+      out.add(new CheckResult(d, 1, Priority.NORMAL, Instant.ofEpochMilli(atMs), 0, 1, 1, new JsonObject().put("status", "UP")));
+    }
+    return out;
+  }
+
+  @Test
+  void sequenceAndCycleContinueAboveEverythingHandedOutBeforeARestart() throws Exception {
+    Path file = dir.resolve("o.db");
+    Outbox o = await(Outbox.open(vertx, file, "p1", topology, Clock.systemUTC()));
+    List<OutboxRow> first = await(o.append(results(5_000, "a", "a", "b")));
+    await(o.closeAsync());
+    // the clock went back: cycle ids must still not go below the high-water mark
+    Outbox again = await(Outbox.open(vertx, file, "p1", topology, Clock.fixed(Instant.ofEpochMilli(1_000), ZoneOffset.UTC)));
+    List<OutboxRow> second = await(again.append(results(1_000, "a", "b")));
+    Envelope a3 = Envelope.parse(second.get(0).body(), 1 << 20);
+    Envelope b2 = Envelope.parse(second.get(1).body(), 1 << 20);
+    assertEquals(3, a3.seq());
+    assertEquals(2, b2.seq());
+    assertTrue(a3.cycleId() >= 5_000, "cycle id " + a3.cycleId() + " fell below the high-water mark");
+    assertEquals("p1:" + a3.cycleId() + ":a:3", a3.messageId());
+    assertEquals(3, first.size());
+    await(again.closeAsync());
+  }
+
+  @Test
+  void pendingListsUnconfirmedRowsInOrderAndTheCleanerKeepsThem() throws Exception {
+    Outbox o = await(Outbox.open(vertx, dir.resolve("p.db"), "p1", topology, Clock.systemUTC()));
+    List<OutboxRow> rows = await(o.append(results(System.currentTimeMillis(), "a", "b", "c", "d")));
+    await(o.markConfirmed(List.of(rows.get(0).id(), rows.get(2).id())));
+    List<OutboxRow> pending = await(o.pending(0, Long.MAX_VALUE, 100));
+    assertEquals(List.of(rows.get(1).id(), rows.get(3).id()), pending.stream().map(OutboxRow::id).toList());
+    assertEquals(rows.get(1).messageId(), pending.get(0).messageId());
+    assertEquals(List.of(rows.get(3).id()), await(o.pending(rows.get(1).id(), Long.MAX_VALUE, 100)).stream().map(OutboxRow::id).toList());
+    assertEquals(2, await(o.stats()).depth());
+    assertEquals(2, await(o.clean(-60_000)), "confirmed rows older than the retention are removed");
+    assertEquals(2, await(o.pending(0, Long.MAX_VALUE, 100)).size(), "unconfirmed rows are never cleaned");
+    await(o.closeAsync());
+  }
+}
