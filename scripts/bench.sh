@@ -344,7 +344,7 @@ nap() { # seconds: sleep while the node lives
 start_node() { # tag devices interval_ms
   local tag=$1 n=$2 i=$3
   NODE_LOG=$OUT/node-$tag.log
-  rm -rf "$DATA" "$OUT/gc-$tag.log"
+  rm -rf "$DATA" "$OUT/gc-$tag.log" "$NODE_LOG"
   NODE_TEARDOWN_MAYBE=1
   teardown_node || die "Teardown before the run failed (RabbitMQ or PostgreSQL down?)"
   java "-Xmx$HEAP" "-Xlog:gc:file=$OUT/gc-$tag.log" -jar "$JAR" --role=all --node.id=bench --pg.schema=bench \
@@ -504,7 +504,7 @@ notes+=("git $COMMIT$DIRTY, target/node.jar built $JAR_TIME; -Xmx$HEAP; $SLOTS s
 for tag in capacity half; do
   [ -n "${R[$tag.rate]:-}" ] || continue
   notes+=("$tag: ${R[$tag.devices]} devices every ${R[$tag.interval]} ms; probe appended $(fmt0 "${R[$tag.appended]}")/s, broker confirmed $(fmt0 "${R[$tag.confirmed]}")/s, committed $(fmt0 "${R[$tag.rate]}")/s; outbox depth $(fmt0 "${R[$tag.depth0]}") -> $(fmt0 "${R[$tag.depth1]}") over $(fmt1 "${R[$tag.window]}") s; $(fmt0 "${R[$tag.backlog]}") messages queued at the end; commit latency p50 $(fmt0 "${R[$tag.commit_p50]}") ms p99 $(fmt0 "${R[$tag.commit_p99]}") ms")
-  notes+=("$tag: CPU cores used (of $NPROC): node $(fmt2 "${R[$tag.cpu_node]}"), rabbitmq $(fmt2 "${R[$tag.cpu_rabbit]}"), postgres $(fmt2 "${R[$tag.cpu_pg]}"), other processes $(fmt2 "${R[$tag.cpu_other]}"), idle $(fmt2 "$(calc "$NPROC - a" "${R[$tag.cpu_busy]}")"); heap ${R[$tag.heap]}; GC pauses $(fmt1 "${R[$tag.gc]}")%; node log ${R[$tag.err]} ERROR / ${R[$tag.warn]} WARN lines before shutdown")
+  notes+=("$tag: CPU cores used (of $NPROC): node $(fmt2 "${R[$tag.cpu_node]}"), rabbitmq $(fmt2 "${R[$tag.cpu_rabbit]}"), postgres $(fmt2 "${R[$tag.cpu_pg]}"), other processes $(fmt2 "${R[$tag.cpu_other]}"), idle $(fmt2 "$(calc "($NPROC - a > 0) ? $NPROC - a : 0" "${R[$tag.cpu_busy]}")"); heap ${R[$tag.heap]}; GC pauses $(fmt1 "${R[$tag.gc]}")%; node log ${R[$tag.err]} ERROR / ${R[$tag.warn]} WARN lines before shutdown")
   if awk -v a="${R[$tag.appended]}" -v o="${R[$tag.offered]}" 'BEGIN { exit !(a != "NA" && a < 0.95 * o) }'; then
     notes+=("$tag: the probe generated only $(fmt0 "${R[$tag.appended]}") of the $(fmt0 "${R[$tag.offered]}") results/s offered (it shares the CPU with worker, broker and database)")
   fi
