@@ -57,6 +57,13 @@ public final class LeaseKeeper {
       SELECT count(*) FROM rel""";
   static final String OFFLINE = "UPDATE worker_heartbeat SET state = 'OFFLINE', last_heartbeat = now() WHERE worker_id = $1";
 
+  private Runnable announce = () -> { };
+
+  /** Called after this worker claimed or released slots (to tell other workers through Redis). */
+  public void onChange(Runnable r) {
+    this.announce = r;
+  }
+
   /** What changes in this worker's holdings. */
   public interface Listener {
     void gained(int slot, long epoch);
@@ -193,6 +200,7 @@ public final class LeaseKeeper {
                   held.put(slot, epoch);
                   listener.gained(slot, epoch);
                 }
+                if (claimed.size() > 0) announce.run();
                 return claimed.size();
               });
         })
@@ -211,6 +219,7 @@ public final class LeaseKeeper {
     vertx.cancelTimer(claimTimer);
     return pool.preparedQuery(RELEASE).execute(Tuple.of(workerId))
         .map(rows -> rows.iterator().next().getLong(0).intValue())
+        .onSuccess(n -> { if (n > 0) announce.run(); })
         .compose(n -> pool.preparedQuery(OFFLINE).execute(Tuple.of(workerId)).map(n));
   }
 

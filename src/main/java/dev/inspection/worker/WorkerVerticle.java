@@ -2,6 +2,7 @@ package dev.inspection.worker;
 
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
+import dev.inspection.coordination.Notifier;
 import dev.inspection.messaging.Backoff;
 import dev.inspection.messaging.RabbitConnector;
 import dev.inspection.messaging.Topology;
@@ -41,6 +42,7 @@ public final class WorkerVerticle extends VerticleBase {
   private LeaseKeeper leases;
   private BatchStore store;
   private SlotProcessor.Settings settings;
+  private Notifier notifier;
 
   public WorkerVerticle(Config config, Metrics metrics, Clock clock, Topology topology) {
     this.config = config;
@@ -94,6 +96,13 @@ public final class WorkerVerticle extends VerticleBase {
             }
           }
         }, this::backlog);
+    notifier = new Notifier(vertx, config.get(Keys.REDIS_URL), config.get(Keys.REDIS_CHANNEL_PREFIX),
+        new Backoff(config.getLong(Keys.BACKOFF_INITIAL_MS), config.getLong(Keys.BACKOFF_MAX_MS)), msg -> {
+          // another worker released or took slots: look at the database now rather than at the next poll
+          if (!msg.startsWith(workerId + " ")) leases.claim();
+        });
+    leases.onChange(() -> notifier.publish(workerId + " leases-changed"));
+    notifier.start();
     connector.onReady(this::consumeAll).start();
     return leases.start();
   }
@@ -152,6 +161,7 @@ public final class WorkerVerticle extends VerticleBase {
     // a slot that cannot finish in time leaves its messages unacked: the broker redelivers them to the next owner
     return Future.join(closing).timeout(grace, java.util.concurrent.TimeUnit.MILLISECONDS)
         .eventually(() -> leases.releaseAll().onSuccess(n -> log.info("worker {} handed back {} lease(s) and is OFFLINE", workerId, n)))
+        .eventually(() -> notifier.stop())
         .eventually(() -> connector.stop())
         .eventually(() -> {
           deadLetters.close();
