@@ -95,6 +95,6 @@ psql -h 127.0.0.1 -U postgres -d test -qc "\\copy $name.produced from '$dir/prod
 lost=$(psqlq "select count(*) from $name.produced p where not exists (select 1 from $name.device_status_history h where h.message_id = p.message_id)")
 dup=$(psqlq "select count(*) - count(distinct message_id) from $name.device_status_history")
 unexpected=$(psqlq "select count(*) from $name.device_status_history h where not exists (select 1 from $name.produced p where p.message_id = h.message_id)")
-stale=$(psqlq "select count(*) from $name.device_status_current c join (select device_id, max((cycle_id, seq)) m from $name.device_status_history group by device_id) h using (device_id) where (c.cycle_id, c.seq) <> h.m")
+stale=$(psqlq "select count(*) from $name.device_status_current c join (select distinct on (device_id) device_id, cycle_id, seq from $name.device_status_history order by device_id, cycle_id desc, seq desc) h using (device_id) where (c.cycle_id, c.seq) <> (h.cycle_id, h.seq)")
 echo "ledger: produced $(wc -l < "$dir/produced.txt"), lost $lost, duplicated $dup, unexpected $unexpected, stale $stale"
 if [ "$lost$dup$unexpected$stale" = "0000" ]; then echo "drill PASSED"; else echo "drill FAILED"; exit 1; fi

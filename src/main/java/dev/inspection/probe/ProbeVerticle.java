@@ -51,6 +51,7 @@ public final class ProbeVerticle extends VerticleBase {
   private RabbitConnector connector;
   private WebClient web;
   private final List<CheckResult> buffer = new ArrayList<>();
+  private final java.util.Set<String> fromApi = new java.util.HashSet<>();
   private boolean appending;
   private boolean stopping;
   private long checksInFlight;
@@ -116,7 +117,9 @@ public final class ProbeVerticle extends VerticleBase {
       if (!file.isBlank()) all.addAll(Inventory.readJsonLines(Path.of(file), group, interval));
       Path cache = inventoryCache();
       if (!config.get(Keys.PROBE_INVENTORY_URL).isBlank() && Files.exists(cache)) {
-        all.addAll(Inventory.readJsonLines(cache, group, interval));
+        List<Device> cached = Inventory.readJsonLines(cache, group, interval);
+        cached.forEach(d -> fromApi.add(d.deviceId()));
+        all.addAll(cached);
         log.info("loaded the cached inventory {} until the scheduler answers", cache);
       }
       return all;
@@ -145,13 +148,10 @@ public final class ProbeVerticle extends VerticleBase {
         Device old = schedule.device(d.deviceId());
         if (old == null || !old.equals(d)) schedule.put(d, now);
       }
-      List<String> gone = new ArrayList<>();
-      for (Device d : schedule.devices()) {
-        if (!d.checkType().equals("sim") || !d.deviceId().startsWith("sim-")) {
-          if (!seen.contains(d.deviceId()) && d.resourceVersion() > 0) gone.add(d.deviceId());
-        }
-      }
-      gone.forEach(schedule::remove);
+      // devices the scheduler no longer lists for this group stop being inspected
+      for (String id : fromApi) if (!seen.contains(id)) schedule.remove(id);
+      fromApi.clear();
+      fromApi.addAll(seen);
       StringBuilder sb = new StringBuilder();
       for (Device d : got) sb.append(d.toJson().encode()).append('\n');
       return vertx.fileSystem().writeFile(inventoryCache().toString(), io.vertx.core.buffer.Buffer.buffer(sb.toString()));
