@@ -57,7 +57,7 @@ public final class Outbox implements AutoCloseable {
   private static final String CONFIRM = "UPDATE outbox SET confirmed = 1, confirmed_at = ? WHERE id = ? AND confirmed = 0";
   private static final String PENDING = """
       SELECT id, message_id, routing_key, body, created_at FROM outbox
-      WHERE confirmed = 0 AND id > ? AND created_at <= ? ORDER BY id LIMIT ?""";
+      WHERE confirmed = 0 AND id > ? AND id <= ? AND created_at <= ? ORDER BY id LIMIT ?""";
   private static final String STATS = "SELECT count(*), min(created_at) FROM outbox WHERE confirmed = 0";
   private static final String CLEAN = "DELETE FROM outbox WHERE confirmed = 1 AND created_at < ?";
 
@@ -203,14 +203,15 @@ public final class Outbox implements AutoCloseable {
     }, true);
   }
 
-  /** Unconfirmed rows with id above {@code afterId}, created at or before {@code createdBeforeMs}, in id order. */
-  public Future<List<OutboxRow>> pending(long afterId, long createdBeforeMs, int limit) {
+  /** Unconfirmed rows with {@code afterId < id <= upToId}, created at or before {@code createdBeforeMs}, in id order. */
+  public Future<List<OutboxRow>> pending(long afterId, long upToId, long createdBeforeMs, int limit) {
     return executor.executeBlocking(() -> {
       List<OutboxRow> out = new ArrayList<>();
       try (PreparedStatement ps = db.prepareStatement(PENDING)) {
         ps.setLong(1, afterId);
-        ps.setLong(2, createdBeforeMs);
-        ps.setInt(3, limit);
+        ps.setLong(2, upToId);
+        ps.setLong(3, createdBeforeMs);
+        ps.setInt(4, limit);
         try (ResultSet rs = ps.executeQuery()) {
           while (rs.next()) out.add(new OutboxRow(rs.getLong(1), rs.getString(2), rs.getString(3), rs.getBytes(4), rs.getLong(5)));
         }

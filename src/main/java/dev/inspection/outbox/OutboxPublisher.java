@@ -151,16 +151,16 @@ public final class OutboxPublisher {
     pumpAgain = false;
     boolean replayMode = replayRequested;
     int limit = Math.min(room, 1000);
+    // the replay walk is bounded by the cursor: rows above it are the forward path's, and walking a large
+    // backlog there would starve the forward path
     Future<List<OutboxRow>> read = replayMode
-        ? outbox.pending(replayCursor, clock.millis() - replayMinAgeMs, limit)
-        : outbox.pending(cursor, Long.MAX_VALUE, limit);
+        ? outbox.pending(replayCursor, cursor, clock.millis() - replayMinAgeMs, limit)
+        : outbox.pending(cursor, Long.MAX_VALUE, Long.MAX_VALUE, limit);
     read.compose(rows -> {
           boolean full = rows.size() == limit;
           List<OutboxRow> todo = new ArrayList<>(rows.size());
           for (OutboxRow r : rows) {
-            if (inFlightRows.contains(r.id())) continue;
-            if (replayMode && r.id() > cursor) continue;
-            todo.add(r);
+            if (!inFlightRows.contains(r.id())) todo.add(r);
           }
           if (replayMode) {
             if (full) replayCursor = rows.get(rows.size() - 1).id();

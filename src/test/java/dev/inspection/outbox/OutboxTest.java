@@ -72,13 +72,15 @@ class OutboxTest {
     Outbox o = await(Outbox.open(vertx, dir.resolve("p.db"), "p1", topology, Clock.systemUTC()));
     List<OutboxRow> rows = await(o.append(results(System.currentTimeMillis(), "a", "b", "c", "d")));
     await(o.markConfirmed(List.of(rows.get(0).id(), rows.get(2).id())));
-    List<OutboxRow> pending = await(o.pending(0, Long.MAX_VALUE, 100));
+    List<OutboxRow> pending = await(o.pending(0, Long.MAX_VALUE, Long.MAX_VALUE, 100));
     assertEquals(List.of(rows.get(1).id(), rows.get(3).id()), pending.stream().map(OutboxRow::id).toList());
     assertEquals(rows.get(1).messageId(), pending.get(0).messageId());
-    assertEquals(List.of(rows.get(3).id()), await(o.pending(rows.get(1).id(), Long.MAX_VALUE, 100)).stream().map(OutboxRow::id).toList());
+    assertEquals(List.of(rows.get(3).id()), await(o.pending(rows.get(1).id(), Long.MAX_VALUE, Long.MAX_VALUE, 100)).stream().map(OutboxRow::id).toList());
+    assertEquals(List.of(rows.get(1).id()), await(o.pending(0, rows.get(2).id(), Long.MAX_VALUE, 100)).stream().map(OutboxRow::id).toList(),
+        "the upper bound limits the walk");
     assertEquals(2, await(o.stats()).depth());
     assertEquals(2, await(o.clean(-60_000)), "confirmed rows older than the retention are removed");
-    assertEquals(2, await(o.pending(0, Long.MAX_VALUE, 100)).size(), "unconfirmed rows are never cleaned");
+    assertEquals(2, await(o.pending(0, Long.MAX_VALUE, Long.MAX_VALUE, 100)).size(), "unconfirmed rows are never cleaned");
     await(o.closeAsync());
   }
 }
