@@ -21,16 +21,22 @@
 #   --skip-baselines   run only the end-to-end part
 #   -h, --help         this text
 # Environment overrides (optional): BENCH_CAP_DEVICES, BENCH_CAP_INTERVAL_MS, BENCH_HALF_INTERVAL_MS,
-#   BENCH_WARMUP_S, BENCH_WINDOW_S, BENCH_HEAP (default 2g), BENCH_PERFTEST_VERSIONS (versions tried in order).
+#   BENCH_WARMUP_S, BENCH_WINDOW_S, BENCH_HEAP (default 2g), BENCH_PERFTEST_VERSIONS (versions tried in order),
+#   BENCH_NODE_FLAGS (extra --key=value flags for the node, e.g. "--outbox.replay.interval.ms=600000").
 #
 # Needs: java 17, mvn (only to fetch PerfTest once), psql + pgbench, rabbitmqctl (root: deletes the PerfTest
 # queues), curl, and PostgreSQL/RabbitMQ/Redis running on 127.0.0.1 (scripts/ensure-services.sh).
+
+# The whole script is one brace group: bash parses it completely before running any of it, so editing
+# or replacing this file while a benchmark runs cannot change the running one.
+{
 set -euo pipefail
 
-cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.."
+SELF="$(readlink -f "${BASH_SOURCE[0]}")"
+cd "$(dirname "$SELF")/.."
 export PATH="$PATH:/usr/local/sbin:/usr/sbin:/sbin"
 
-usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; }
+usage() { awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$SELF"; }
 
 QUICK=0
 SKIP_BASELINES=0
@@ -205,15 +211,24 @@ cleanup() {
   if [ "$NODE_TEARDOWN_MAYBE" = 1 ]; then say "cleanup: Teardown of the node's queues and schema"; teardown_node; fi
   if [ "$PERF_QUEUES_MAYBE" = 1 ]; then say "cleanup: deleting the PerfTest queues"; delete_perf_queues; fi
   if [ "$PG_SCHEMA_MAYBE" = 1 ]; then say "cleanup: dropping schema bench_pg"; drop_pg_scratch; fi
-  rm -rf "$DATA"
+  [ "$DATA_MINE" = 0 ] || rm -rf "$DATA"
   exit "$rc"
 }
+
+# One benchmark at a time, and nothing of a running one is touched (its jar, data dir, queues, schema):
+# checked before the cleanup trap is installed, so a refused start removes nothing.
+mkdir -p "$OUT"
+exec 9>"$OUT/.lock"
+flock -n 9 || die "another scripts/bench.sh is running (lock $OUT/.lock held); wait for it to finish"
+if curl -s -o /dev/null --max-time 3 "http://127.0.0.1:$PORT/"; then
+  die "something already answers on 127.0.0.1:$PORT (a bench node left from another run?); stop it first"
+fi
+DATA_MINE=0
 trap cleanup EXIT
 trap 'say "interrupted"; exit 130' INT TERM
 
 # ------------------------------------------------------------------------------------------ preflight
 
-mkdir -p "$OUT"
 for tool in java curl awk; do command -v $tool >/dev/null 2>&1 || die "$tool is missing"; done
 if [ ! -f target/node.jar ]; then
   command -v mvn >/dev/null 2>&1 || die "target/node.jar is missing and mvn is not installed"
@@ -221,10 +236,8 @@ if [ ! -f target/node.jar ]; then
   mvn -q -B package -DskipTests
   [ -f target/node.jar ] || die "the build finished but target/node.jar does not exist"
 fi
-cp target/node.jar "$JAR"
-if curl -s -o /dev/null --max-time 3 "http://127.0.0.1:$PORT/"; then
-  die "something already answers on 127.0.0.1:$PORT (a bench node left from another run?); stop it first"
-fi
+# copy, then rename: a new file, never rewritten in place under a JVM that has the old one open
+cp target/node.jar "$JAR.tmp.$$" && mv -f "$JAR.tmp.$$" "$JAR"
 
 NPROC=$(nproc)
 STARTED_AT="$(date -u '+%Y-%m-%d %H:%M UTC')"
@@ -344,12 +357,13 @@ nap() { # seconds: sleep while the node lives
 start_node() { # tag devices interval_ms
   local tag=$1 n=$2 i=$3
   NODE_LOG=$OUT/node-$tag.log
+  DATA_MINE=1
   rm -rf "$DATA" "$OUT/gc-$tag.log" "$NODE_LOG"
   NODE_TEARDOWN_MAYBE=1
   teardown_node || die "Teardown before the run failed (RabbitMQ or PostgreSQL down?)"
   java "-Xmx$HEAP" "-Xlog:gc:file=$OUT/gc-$tag.log" -jar "$JAR" --role=all --node.id=bench --pg.schema=bench \
     --topology.prefix=$PREFIX --redis.channel.prefix=bench --http.port=$PORT --data.dir="$DATA" \
-    --probe.sim.devices="$n" --probe.interval.ms="$i" --slots.total=$SLOTS >"$NODE_LOG" 2>&1 &
+    --probe.sim.devices="$n" --probe.interval.ms="$i" --slots.total=$SLOTS ${BENCH_NODE_FLAGS:-} >"$NODE_LOG" 2>&1 &
   NODE_PID=$!
   local waited=0
   until grep -q 'is up: http' "$NODE_LOG" 2>/dev/null; do
@@ -393,6 +407,12 @@ e2e_run() { # tag devices interval_ms
     tc=$(now); scrape "$cur"
     local dt
     dt=$(calc 'a - b' "$tc" "$tp")
+    # stall: nothing published and nothing committed in this step although rows wait in the outbox
+    if [ -z "${R[$tag.stall]:-}" ] && awk -v p0="$(mget "$prev" outbox_published_total)" -v p1="$(mget "$cur" outbox_published_total)" \
+         -v c0="$(msum "$prev" worker_committed_total)" -v c1="$(msum "$cur" worker_committed_total)" -v d="$(mget "$cur" outbox_depth)" \
+         'BEGIN { exit !(p0 != "NA" && p1 != "NA" && c0 != "NA" && c1 != "NA" && d != "NA" && p1 == p0 && c1 == c0 && d > 0) }'; then
+      R[$tag.stall]="+${elapsed}s:$(mget "$cur" outbox_published_total):$(mget "$cur" outbox_depth)"
+    fi
     say "  +${elapsed}s: committed $(fmt0 "$(calc '(a - b) / c' "$(msum "$cur" worker_committed_total)" "$(msum "$prev" worker_committed_total)" "$dt")")/s," \
         "probe appended $(fmt0 "$(calc '(a - b) / c' "$(mget "$cur" outbox_appended_total)" "$(mget "$prev" outbox_appended_total)" "$dt")")/s," \
         "outbox depth $(fmt0 "$(mget "$cur" outbox_depth)"), lag p50 $(fmt0 "$(calc 'a * 1000' "$(mget "$cur" 'worker_probe_to_commit_lag_seconds{quantile="0.5"}')")") ms" \
@@ -499,7 +519,7 @@ fi
 
 notes=()
 [ "$QUICK" = 1 ] && notes+=("--quick smoke run: ${WINDOW} s windows, smaller fleets; not figures for the README")
-notes+=("git $COMMIT$DIRTY, target/node.jar built $JAR_TIME; -Xmx$HEAP; $SLOTS slots = $((2 * SLOTS)) quorum queues; warm-up ${WARMUP} s, window ${WINDOW} s")
+notes+=("git $COMMIT$DIRTY, target/node.jar built $JAR_TIME; -Xmx$HEAP${BENCH_NODE_FLAGS:+ $BENCH_NODE_FLAGS}; $SLOTS slots = $((2 * SLOTS)) quorum queues; warm-up ${WARMUP} s, window ${WINDOW} s")
 [ "$SKIP_BASELINES" = 0 ] && notes+=("PerfTest averages include its ramp-up; after the first 5 s: $PERF_SENT_STEADY msg/s published, $PERF_RECV_STEADY consumed. pgbench: $(fmt1 "$PG_TPS") batches/s, latency avg $PG_LAT ms, $PG_FAILED failed")
 for tag in capacity half; do
   [ -n "${R[$tag.rate]:-}" ] || continue
@@ -512,6 +532,10 @@ for tag in capacity half; do
     notes+=("$tag: NODE PROBLEM? committed rate $(fmt0 "${R[$tag.rate]}")/s is near zero (or /metrics lacked worker_committed_total): see $OUT/node.log")
   fi
   [ "${R[$tag.err]}" = 0 ] || notes+=("$tag: NODE PROBLEM? ${R[$tag.err]} ERROR/OutOfMemoryError lines in the node log before shutdown: see $OUT/node-$tag.log")
+  if [ -n "${R[$tag.stall]:-}" ]; then
+    IFS=: read -r st_at st_pub st_depth <<<"${R[$tag.stall]}"
+    notes+=("$tag: NODE PROBLEM: publishing stalled: in the ${STEP} s before $st_at of the window outbox_published_total stayed at $(fmt0 "$st_pub") and nothing was committed while $(fmt0 "$st_depth") rows waited in the outbox (the node logged nothing about it; see $OUT/metrics-$tag-s*.txt)")
+  fi
   [ "${R[$tag.connloss]}" = 0 ] || notes+=("$tag: INVALID RUN: the node lost or could not open RabbitMQ/PostgreSQL connections ${R[$tag.connloss]} times (a service restarted by another process?): see $OUT/node-$tag.log")
 done
 # where the capacity run stopped: probe -> outbox -> broker (confirms) -> queues -> worker -> database
@@ -553,3 +577,5 @@ fi
 } >"$OUT/summary.txt"
 echo
 cat "$OUT/summary.txt"
+exit 0
+}
