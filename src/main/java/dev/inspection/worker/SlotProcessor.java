@@ -54,7 +54,7 @@ public final class SlotProcessor {
   private final long epoch;
   private final String workerId;
   private final Topology topology;
-  private final BatchStore store;
+  private final CommitGroup store;
   private final DeadLetterPublisher deadLetters;
   private final DbGate gate;
   private final Metrics metrics;
@@ -72,7 +72,7 @@ public final class SlotProcessor {
   private long lingerTimer = -1;
   private Promise<Void> idle;
 
-  public SlotProcessor(Vertx vertx, int slot, long epoch, String workerId, Topology topology, BatchStore store,
+  public SlotProcessor(Vertx vertx, int slot, long epoch, String workerId, Topology topology, CommitGroup store,
       DeadLetterPublisher deadLetters, DbGate gate, Metrics metrics, Clock clock, Settings settings, Listener listener) {
     this.vertx = vertx;
     this.context = vertx.getOrCreateContext();
@@ -226,7 +226,7 @@ public final class SlotProcessor {
         });
     long start = System.nanoTime();
     Future<BatchStore.Outcome> commit = valid.isEmpty() ? Future.succeededFuture(new Committed(0, 0))
-        : store.commit(slot, workerId, epoch, valid);
+        : store.submit(slot, epoch, valid);
     Future.join(dead, commit).onComplete(ar -> {
       draining = false;
       if (dead.failed()) {

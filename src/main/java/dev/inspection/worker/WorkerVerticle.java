@@ -40,7 +40,7 @@ public final class WorkerVerticle extends VerticleBase {
   private RabbitConnector connector;
   private DeadLetterPublisher deadLetters;
   private LeaseKeeper leases;
-  private BatchStore store;
+  private CommitGroup store;
   private SlotProcessor.Settings settings;
   private Notifier notifier;
 
@@ -69,7 +69,8 @@ public final class WorkerVerticle extends VerticleBase {
   public Future<?> start() {
     pool = Db.pool(vertx, config, config.getInt(Keys.PG_POOL_SIZE));
     gate = new DbGate(vertx, pool, new Backoff(config.getLong(Keys.BACKOFF_INITIAL_MS), config.getLong(Keys.BACKOFF_MAX_MS)));
-    store = new BatchStore(pool);
+    int poolSize = config.getInt(Keys.PG_POOL_SIZE);
+    store = new CommitGroup(new BatchStore(pool, workerId), Math.max(1, poolSize / 2), 4 * config.getInt(Keys.WORKER_BATCH_MAX));
     deadLetters = new DeadLetterPublisher(vertx, topology, workerId);
     settings = new SlotProcessor.Settings(config.getInt(Keys.WORKER_PREFETCH_HIGH), config.getInt(Keys.WORKER_PREFETCH_NORMAL),
         config.getInt(Keys.WORKER_BATCH_MAX), config.getLong(Keys.WORKER_BATCH_LINGER_MS), config.getInt(Keys.WORKER_MAX_MESSAGE_BYTES));
