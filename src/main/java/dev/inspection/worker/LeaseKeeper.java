@@ -83,6 +83,7 @@ public final class LeaseKeeper {
   private long lastRenewOk;
   private boolean claiming = true;
   private boolean busy;
+  private boolean claimAgain;
   private long heartbeatTimer = -1;
   private long claimTimer = -1;
   private final java.util.function.Supplier<JsonObject> backlog;
@@ -182,8 +183,13 @@ public final class LeaseKeeper {
 
   /** Claims free or expired slots up to a fair share of the live workers. */
   public void claim() {
-    if (!claiming || busy) return;
+    if (!claiming) return;
+    if (busy) {
+      claimAgain = true; // a notification during a round must not be lost
+      return;
+    }
     busy = true;
+    claimAgain = false;
     pool.preparedQuery(LIVE_WORKERS).execute(Tuple.of(settings.leaseTtlMs()))
         .compose(rows -> {
           long live = Math.max(1, rows.iterator().next().getLong(0));
@@ -206,6 +212,7 @@ public final class LeaseKeeper {
         })
         .onComplete(ar -> {
           busy = false;
+          if (claimAgain) vertx.runOnContext(v -> claim());
           if (ar.failed()) log.debug("claim round failed: {}", ar.cause().getMessage());
           else if (ar.result() > 0) log.info("worker {} claimed {} slot(s); holds {}", workerId, ar.result(), held.size());
         });
@@ -217,10 +224,11 @@ public final class LeaseKeeper {
     held.clear();
     vertx.cancelTimer(heartbeatTimer);
     vertx.cancelTimer(claimTimer);
+    // OFFLINE before the announcement: the others size their fair share by the live workers
     return pool.preparedQuery(RELEASE).execute(Tuple.of(workerId))
         .map(rows -> rows.iterator().next().getLong(0).intValue())
-        .onSuccess(n -> { if (n > 0) announce.run(); })
-        .compose(n -> pool.preparedQuery(OFFLINE).execute(Tuple.of(workerId)).map(n));
+        .compose(n -> pool.preparedQuery(OFFLINE).execute(Tuple.of(workerId)).map(n))
+        .onSuccess(n -> { if (n > 0) announce.run(); });
   }
 
   public void stopClaiming() {

@@ -32,12 +32,7 @@ class HandoverIT {
       assertEquals(0, env.queryLong("SELECT count(*) FROM $S.slot_lease WHERE owner_worker_id <> '" + env.name + "-b'"));
       assertEquals("OFFLINE", env.query("SELECT state FROM $S.worker_heartbeat WHERE worker_id = '" + env.name + "-a'").get(0)[0]);
 
-      env.stop(probe);
-      env.start(Map.of("role", "probe", "node.id", probeId, "probe.sim.devices", "0"));
-      env.awaitDelivered(probeId, Duration.ofSeconds(60));
-      Ledger.Report r = env.ledger(probeId);
-      assertTrue(r.clean(), r.toString());
-      assertEquals(r.produced(), r.stored());
+      env.drainAndBalance(probe, probeId, Map.of());
     }
   }
 }

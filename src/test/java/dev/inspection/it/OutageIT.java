@@ -38,12 +38,7 @@ class OutageIT {
       }
       awaitTrue(Duration.ofSeconds(90), "the worker resumed", () -> worker.worker().ready()
           && total(worker, "worker_committed_total") > committedBefore);
-      env.stop(probe);
-      env.start(Map.of("role", "probe", "node.id", probeId, "probe.sim.devices", "0"));
-      env.awaitDelivered(probeId, Duration.ofSeconds(120));
-      Ledger.Report r = env.ledger(probeId);
-      assertTrue(r.clean(), r.toString());
-      assertEquals(r.produced(), r.stored());
+      env.drainAndBalance(probe, probeId, Map.of());
     }
   }
 
@@ -63,12 +58,7 @@ class OutageIT {
         Services.startRabbit();
       }
       awaitTrue(Duration.ofSeconds(90), "probe reconnected", () -> probe.probe().ready());
-      env.stop(probe);
-      env.start(Map.of("role", "probe", "node.id", probeId, "probe.sim.devices", "0"));
-      env.awaitDelivered(probeId, Duration.ofSeconds(120));
-      Ledger.Report r = env.ledger(probeId);
-      assertTrue(r.clean(), r.toString());
-      assertEquals(r.produced(), r.stored());
+      env.drainAndBalance(probe, probeId, Map.of());
     }
   }
 

@@ -206,6 +206,23 @@ public final class TestEnv implements AutoCloseable {
     }
   }
 
+  /**
+   * Stops a probe (it stops inspecting), starts it again with no devices so it replays whatever it left
+   * unconfirmed, waits until everything is delivered, and returns the ledger after checking that it
+   * balances: nothing lost, duplicated, unexpected or stale, and history holds each result once.
+   */
+  public Ledger.Report drainAndBalance(Node probe, String probeId, Map<String, String> extra) throws Exception {
+    stop(probe);
+    Map<String, String> replay = new HashMap<>(extra);
+    replay.putAll(Map.of("role", "probe", "node.id", probeId, "probe.sim.devices", "0"));
+    start(replay);
+    awaitDelivered(probeId, Duration.ofSeconds(120));
+    Ledger.Report r = ledger(probeId);
+    org.junit.jupiter.api.Assertions.assertTrue(r.clean(), r.toString());
+    org.junit.jupiter.api.Assertions.assertEquals(r.produced(), r.stored(), "history holds every result exactly once: " + r);
+    return r;
+  }
+
   public static void awaitTrue(Duration within, String what, java.util.concurrent.Callable<Boolean> condition) {
     await(what).atMost(within).pollInterval(Duration.ofMillis(100)).ignoreExceptions().until(condition);
   }
