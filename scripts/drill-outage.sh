@@ -28,6 +28,9 @@ scripts/ensure-services.sh
 name="drill_$(date +%s)"
 dir="target/drill/$name"
 mkdir -p "$dir"
+# a private copy: a rebuild of target/node.jar during the drill must not change the running JVMs' classes
+cp target/node.jar "$dir/node.jar"
+jar="$dir/node.jar"
 common=(--pg.schema="$name" --topology.prefix="$name" --redis.channel.prefix="$name" --slots.total=16 --data.dir="$dir"
         --backoff.max.ms=5000)
 pgver=$(ls /etc/postgresql | head -1)
@@ -39,15 +42,15 @@ cleanup() {
   wait 2>/dev/null || true
   pg_ctlcluster --skip-systemctl-redirect "$pgver" main start 2>/dev/null || true
   rabbitmqctl -q start_app >/dev/null 2>&1 || true
-  java -cp target/node.jar dev.inspection.node.Teardown "${common[@]}" >/dev/null 2>&1 || true
+  java -cp "$jar" dev.inspection.node.Teardown "${common[@]}" >/dev/null 2>&1 || true
 }
 trap cleanup EXIT
 
 metric() { curl -s "http://127.0.0.1:$1/metrics" | awk -v m="$2" '$1 ~ "^"m {s+=$2} END {printf "%d\n", s}'; }
 
 echo "drill: $service outage of $minutes min; $devices devices every $interval ms; logs in $dir"
-java -Xmx512m -jar target/node.jar --role=worker --node.id="$name-w" --http.port=18181 "${common[@]}" >"$dir/worker.log" 2>&1 & wpid=$!
-java -Xmx512m -jar target/node.jar --role=probe --node.id="$name-p" --http.port=18182 --probe.sim.devices="$devices" \
+java -Xmx512m -jar "$jar" --role=worker --node.id="$name-w" --http.port=18181 "${common[@]}" >"$dir/worker.log" 2>&1 & wpid=$!
+java -Xmx512m -jar "$jar" --role=probe --node.id="$name-p" --http.port=18182 --probe.sim.devices="$devices" \
   --probe.interval.ms="$interval" "${common[@]}" >"$dir/probe.log" 2>&1 & ppid_=$!
 for _ in $(seq 60); do curl -sf http://127.0.0.1:18182/health/ready >/dev/null && curl -sf http://127.0.0.1:18181/health/ready >/dev/null && break; sleep 1; done
 sleep 20
@@ -76,7 +79,7 @@ echo "first commit $((t2 - t1)) s after the service came back"
 
 kill "$ppid_"; wait "$ppid_" 2>/dev/null || true; ppid_=
 # replay whatever the probe left unconfirmed, then wait for the worker to drain every queue
-java -Xmx512m -jar target/node.jar --role=probe --node.id="$name-p" --http.port=18182 --probe.sim.devices=0 "${common[@]}" \
+java -Xmx512m -jar "$jar" --role=probe --node.id="$name-p" --http.port=18182 --probe.sim.devices=0 "${common[@]}" \
   >>"$dir/probe.log" 2>&1 & ppid_=$!
 outbox="$dir/outbox-$name-p.db"
 for _ in $(seq 600); do

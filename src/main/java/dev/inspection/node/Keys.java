@@ -55,6 +55,7 @@ public final class Keys {
   public static final ConfigKey PROBE_CHECK_TIMEOUT_MS = k("probe.check.timeout.ms", "2000", LONG, "timeout of one tcp/http check");
 
   public static final ConfigKey OUTBOX_COMMIT_MAX_ROWS = k("outbox.commit.max.rows", "500", INT, "most results written in one SQLite transaction (group commit under synchronous=FULL)");
+  public static final ConfigKey OUTBOX_PUBLISH_CHANNELS = k("outbox.publish.channels", "4", INT, "AMQP channels the probe publishes on; a device always uses the same one, so its results stay in order");
   public static final ConfigKey OUTBOX_MAX_INFLIGHT = k("outbox.max.inflight", "5000", INT, "published but not yet confirmed messages; beyond it rows wait in the outbox");
   public static final ConfigKey OUTBOX_REPLAY_INTERVAL_MS = k("outbox.replay.interval.ms", "2000", LONG, "how often unconfirmed rows are looked for and published again");
   public static final ConfigKey OUTBOX_REPLAY_MIN_AGE_MS = k("outbox.replay.min.age.ms", "3000", LONG, "an unconfirmed row is replayed only once it is this old");
@@ -81,7 +82,7 @@ public final class Keys {
       SLOTS_TOTAL, TOPOLOGY_PREFIX, QUEUE_MAX_BYTES, QUEUE_DELIVERY_LIMIT,
       PROBE_GROUP, PROBE_SIM_DEVICES, PROBE_SIM_FAIL_RATE, PROBE_INTERVAL_MS, PROBE_JITTER_PCT,
       PROBE_INVENTORY_FILE, PROBE_INVENTORY_URL, PROBE_INVENTORY_REFRESH_MS, PROBE_CHECK_TIMEOUT_MS,
-      OUTBOX_COMMIT_MAX_ROWS, OUTBOX_MAX_INFLIGHT, OUTBOX_REPLAY_INTERVAL_MS, OUTBOX_REPLAY_MIN_AGE_MS, OUTBOX_RETENTION_MS,
+      OUTBOX_COMMIT_MAX_ROWS, OUTBOX_PUBLISH_CHANNELS, OUTBOX_MAX_INFLIGHT, OUTBOX_REPLAY_INTERVAL_MS, OUTBOX_REPLAY_MIN_AGE_MS, OUTBOX_RETENTION_MS,
       WORKER_PREFETCH_HIGH, WORKER_PREFETCH_NORMAL, WORKER_BATCH_MAX, WORKER_BATCH_LINGER_MS, WORKER_MAX_MESSAGE_BYTES,
       WORKER_LEASE_TTL_MS, WORKER_HEARTBEAT_MS, WORKER_CLAIM_INTERVAL_MS, WORKER_MAX_SLOTS,
       SHUTDOWN_GRACE_MS, BACKOFF_INITIAL_MS, BACKOFF_MAX_MS);

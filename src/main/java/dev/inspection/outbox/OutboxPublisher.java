@@ -45,11 +45,13 @@ public final class OutboxPublisher {
   private final long replayMinAgeMs;
   private final WorkerExecutor publishThread;
 
-  private final ConcurrentNavigableMap<Long, InFlight> inFlight = new ConcurrentSkipListMap<>();
+  /** Per publishing channel: delivery tag → row, until the broker settles it. */
+  private final List<ConcurrentNavigableMap<Long, InFlight>> inFlight = new ArrayList<>();
   private final Set<Long> inFlightRows = ConcurrentHashMap.newKeySet();
   private final Set<String> returned = ConcurrentHashMap.newKeySet();
   private final List<Long> confirmedToMark = new ArrayList<>();
-  private volatile Channel channel;
+  private volatile List<Channel> channels;
+  private final int channelCount;
   private long cursor;
   private long replayCursor;
   private boolean replayRequested;
@@ -57,7 +59,10 @@ public final class OutboxPublisher {
   private boolean pumpAgain;
   private boolean marking;
 
-  public OutboxPublisher(Vertx vertx, Outbox outbox, Topology topology, Metrics metrics, Clock clock, int maxInFlight, long replayMinAgeMs) {
+  public OutboxPublisher(Vertx vertx, Outbox outbox, Topology topology, Metrics metrics, Clock clock, int maxInFlight, long replayMinAgeMs,
+      int channelCount) {
+    this.channelCount = Math.max(1, channelCount);
+    for (int i = 0; i < this.channelCount; i++) inFlight.add(new ConcurrentSkipListMap<>());
     this.vertx = vertx;
     this.context = vertx.getOrCreateContext();
     this.outbox = outbox;
@@ -70,43 +75,63 @@ public final class OutboxPublisher {
   }
 
   public int inFlight() {
-    return inFlight.size();
+    int n = 0;
+    for (Map<Long, InFlight> m : inFlight) n += m.size();
+    return n;
   }
 
   public boolean connected() {
-    Channel c = channel;
-    return c != null && c.isOpen();
+    List<Channel> chs = channels;
+    if (chs == null) return false;
+    for (Channel c : chs) if (!c.isOpen()) return false;
+    return true;
   }
 
-  /** After every (re)connect: declare the topology, open a confirm channel, and start from the oldest unconfirmed row. */
+  /** A device's rows always take the same channel (its slot's), so they reach the broker in seq order. */
+  private int channelOf(OutboxRow r) {
+    String rk = r.routingKey(); // slot.{n}.{prio}
+    int a = rk.indexOf('.');
+    int b = rk.indexOf('.', a + 1);
+    return Integer.parseInt(rk, a + 1, b, 10) % channelCount;
+  }
+
+  /**
+   * After every (re)connect: declare the topology, open the confirm channels (several: one broker channel
+   * process confirms only so many messages per second), and start from the oldest unconfirmed row.
+   */
   public Future<Void> onConnected(Connection conn) {
     return vertx.executeBlocking(() -> {
-      Channel ch = conn.createChannel();
-      topology.declare(ch);
-      ch.confirmSelect();
-      ch.addConfirmListener(new ConfirmListener() {
-        @Override
-        public void handleAck(long tag, boolean multiple) {
-          settle(tag, multiple, true);
-        }
+      List<Channel> opened = new ArrayList<>();
+      for (int i = 0; i < channelCount; i++) {
+        Channel ch = conn.createChannel();
+        if (i == 0) topology.declare(ch);
+        ch.confirmSelect();
+        int index = i;
+        ch.addConfirmListener(new ConfirmListener() {
+          @Override
+          public void handleAck(long tag, boolean multiple) {
+            settle(index, tag, multiple, true);
+          }
 
-        @Override
-        public void handleNack(long tag, boolean multiple) {
-          settle(tag, multiple, false);
-        }
-      });
-      ch.addReturnListener(r -> {
-        if (r.getProperties().getMessageId() != null) returned.add(r.getProperties().getMessageId());
-      });
-      return ch;
-    }, false).map(ch -> {
-      inFlight.clear();
+          @Override
+          public void handleNack(long tag, boolean multiple) {
+            settle(index, tag, multiple, false);
+          }
+        });
+        ch.addReturnListener(r -> {
+          if (r.getProperties().getMessageId() != null) returned.add(r.getProperties().getMessageId());
+        });
+        opened.add(ch);
+      }
+      return opened;
+    }, false).map(chs -> {
+      inFlight.forEach(Map::clear);
       inFlightRows.clear();
       returned.clear();
       cursor = 0;
       replayCursor = 0;
       replayRequested = false;
-      channel = ch;
+      channels = List.copyOf(chs);
       log.info("outbox publisher connected; replaying unconfirmed rows");
       pump();
       return null;
@@ -115,8 +140,8 @@ public final class OutboxPublisher {
 
   /** The connection died: everything in flight is unconfirmed again and will be replayed. */
   public void onLost() {
-    channel = null;
-    inFlight.clear();
+    channels = null;
+    inFlight.forEach(Map::clear);
     inFlightRows.clear();
     cursor = 0;
   }
@@ -144,9 +169,9 @@ public final class OutboxPublisher {
       pumpAgain = true;
       return;
     }
-    Channel ch = channel;
-    int room = maxInFlight - inFlight.size();
-    if (ch == null || !ch.isOpen() || room <= 0) return;
+    List<Channel> chs = channels;
+    int room = maxInFlight - inFlight();
+    if (chs == null || !connected() || room <= 0) return;
     pumping = true;
     pumpAgain = false;
     boolean replayMode = replayRequested;
@@ -169,7 +194,7 @@ public final class OutboxPublisher {
           } else if (!rows.isEmpty()) {
             cursor = Math.max(cursor, rows.get(rows.size() - 1).id());
           }
-          Future<Void> sent = todo.isEmpty() ? Future.succeededFuture() : publish(ch, todo);
+          Future<Void> sent = todo.isEmpty() ? Future.succeededFuture() : publish(chs, todo);
           return sent.map(full);
         })
         .onComplete(ar -> {
@@ -178,15 +203,19 @@ public final class OutboxPublisher {
             log.warn("outbox publish failed: {}", ar.cause().getMessage());
             return;
           }
-          if (ar.result() || pumpAgain || replayRequested) pump();
+          // after a replay pass always go on forward: a probe with no new rows (or a replay-only start) has
+          // nothing else that would resume the forward path over a backlog larger than one read
+          if (ar.result() || pumpAgain || replayRequested || replayMode) pump();
         });
   }
 
-  private Future<Void> publish(Channel ch, List<OutboxRow> rows) {
+  private Future<Void> publish(List<Channel> chs, List<OutboxRow> rows) {
     return publishThread.executeBlocking(() -> {
       for (OutboxRow r : rows) {
+        int i = channelOf(r);
+        Channel ch = chs.get(i);
         long tag = ch.getNextPublishSeqNo();
-        inFlight.put(tag, new InFlight(r.id(), r.messageId()));
+        inFlight.get(i).put(tag, new InFlight(r.id(), r.messageId()));
         inFlightRows.add(r.id());
         AMQP.BasicProperties props = new AMQP.BasicProperties.Builder()
             .contentType("application/json").deliveryMode(2).messageId(r.messageId()).timestamp(new java.util.Date(r.createdAtMs()))
@@ -198,14 +227,16 @@ public final class OutboxPublisher {
   }
 
   /** Called on the client's thread for every ack/nack. */
-  private void settle(long tag, boolean multiple, boolean ack) {
-    Map<Long, InFlight> done = multiple ? inFlight.headMap(tag, true) : (inFlight.containsKey(tag) ? Map.of(tag, inFlight.get(tag)) : Map.of());
+  private void settle(int channel, long tag, boolean multiple, boolean ack) {
+    ConcurrentNavigableMap<Long, InFlight> map = inFlight.get(channel);
+    InFlight single = multiple ? null : map.get(tag);
+    Map<Long, InFlight> done = multiple ? map.headMap(tag, true) : (single != null ? Map.of(tag, single) : Map.of());
     List<Long> confirmedRows = new ArrayList<>();
     int nacked = 0;
     int returnedCount = 0;
     for (Map.Entry<Long, InFlight> e : new ArrayList<>(done.entrySet())) {
       InFlight f = e.getValue();
-      inFlight.remove(e.getKey());
+      map.remove(e.getKey());
       if (ack && !returned.remove(f.messageId())) {
         confirmedRows.add(f.rowId());
       } else {
@@ -241,15 +272,17 @@ public final class OutboxPublisher {
   }
 
   public Future<Void> stop() {
-    Channel ch = channel;
-    channel = null;
-    Future<Void> f = ch == null ? Future.succeededFuture() : publishThread.executeBlocking(() -> {
-      try {
-        // give confirms of what is in flight a moment, so fewer rows are replayed next start
-        ch.waitForConfirms(2000);
-        ch.close();
-      } catch (Exception ignored) {
-        // unconfirmed rows stay in the outbox and are replayed next start
+    List<Channel> chs = channels;
+    channels = null;
+    Future<Void> f = chs == null ? Future.succeededFuture() : publishThread.executeBlocking(() -> {
+      for (Channel ch : chs) {
+        try {
+          // give confirms of what is in flight a moment, so fewer rows are replayed next start
+          ch.waitForConfirms(2000);
+          ch.close();
+        } catch (Exception ignored) {
+          // unconfirmed rows stay in the outbox and are replayed next start
+        }
       }
       return null;
     }, true);

@@ -89,7 +89,7 @@ public final class ProbeVerticle extends VerticleBase {
         .compose(o -> {
           outbox = o;
           publisher = new OutboxPublisher(vertx, outbox, topology, metrics, clock, config.getInt(Keys.OUTBOX_MAX_INFLIGHT),
-              config.getLong(Keys.OUTBOX_REPLAY_MIN_AGE_MS));
+              config.getLong(Keys.OUTBOX_REPLAY_MIN_AGE_MS), config.getInt(Keys.OUTBOX_PUBLISH_CHANNELS));
           connector = new RabbitConnector(vertx, config, "probe-" + isNode, publisher::onConnected, publisher::onLost);
           connector.start();
           return loadInventory();
