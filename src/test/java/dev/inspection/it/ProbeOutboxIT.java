@@ -45,7 +45,9 @@ class ProbeOutboxIT {
       env.start(with(small, "role", "worker", "node.id", env.name + "-w"));
       long seqBefore = env.produced(probeId).stream().filter(p -> p.deviceId().equals("sim-000001")).mapToLong(Ledger.Produced::seq).max().orElse(0);
       // a probe with no devices: only its replay can move the backlog, one read of 1,000 rows at a time
-      try (ChildNode replay = ChildNode.start(env, "probe-2", with(small, "role", "probe", "node.id", probeId, "probe.sim.devices", "0"))) {
+      // (a small in-flight window and a fast replay timer make replay passes land between forward reads)
+      try (ChildNode replay = ChildNode.start(env, "probe-2", with(small, "role", "probe", "node.id", probeId, "probe.sim.devices", "0",
+          "outbox.max.inflight", "50", "outbox.replay.interval.ms", "50", "outbox.replay.min.age.ms", "100"))) {
         env.awaitDelivered(probeId, Duration.ofSeconds(90));
       }
       // inspecting again after the crash continues every device's seq above what was handed out before
