@@ -91,6 +91,7 @@ calc() { # awk-expression [a b c ...] (variables a, b, c, ... in the expression)
 fmt0() { [ "$1" = NA ] && echo NA || awk -v x="$1" 'BEGIN { printf "%.0f", x }'; }
 fmt1() { [ "$1" = NA ] && echo NA || awk -v x="$1" 'BEGIN { printf "%.1f", x }'; }
 fmt2() { [ "$1" = NA ] && echo NA || awk -v x="$1" 'BEGIN { printf "%.2f", x }'; }
+fmt3() { [ "$1" = NA ] && echo NA || awk -v x="$1" 'BEGIN { printf "%.3f", x }'; }
 
 # Prometheus text: value of one exact series, or the sum over every series of a metric (any labels)
 mget() { # file series
@@ -571,7 +572,7 @@ fi
   printf '%-59s%s\n' "end to end, capacity run (offered $(fmt0 "$(v capacity.offered)")/s):" \
     "$(fmt0 "$(v capacity.rate)") results/s committed, avg batch $(fmt1 "$(v capacity.batch)"), lag p50 $(fmt0 "$(v capacity.p50)") ms p99 $(fmt0 "$(v capacity.p99)") ms, outbox depth $(fmt0 "$(v capacity.depth1)") (was $(fmt0 "$(v capacity.depth0)") at window start)$(invalid capacity)"
   echo "$HALF_LINE$(invalid half)"
-  echo "ratios: end-to-end / broker = $(fmt2 "$RATIO_BROKER"), end-to-end / database = $(fmt2 "$RATIO_DB")"
+  echo "ratios: end-to-end / broker = $(fmt3 "$RATIO_BROKER"), end-to-end / database = $(fmt3 "$RATIO_DB")"
   echo "goal: >= 1/3 of broker rate: $(yesno "$GOAL1"); p99 < 1 s at half rate: $(yesno "$GOAL2")"
   for n in "${notes[@]}"; do echo "  - $n"; done
 } >"$OUT/summary.txt"
