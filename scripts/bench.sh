@@ -86,7 +86,7 @@ calc() { # awk-expression [a b c ...] (variables a, b, c, ... in the expression)
     case "$v" in '' | NA | NaN | nan) echo NA; return ;; esac
     args+=(-v "${names[$i]}=$v"); i=$((i + 1))
   done
-  awk "${args[@]}" "BEGIN { x = ($expr); printf \"%.6f\\n\", x }"
+  awk "${args[@]}" "BEGIN { x = ($expr); printf \"%.6f\\n\", x }" 2>/dev/null || echo NA # e.g. division by zero
 }
 fmt0() { [ "$1" = NA ] && echo NA || awk -v x="$1" 'BEGIN { printf "%.0f", x }'; }
 fmt1() { [ "$1" = NA ] && echo NA || awk -v x="$1" 'BEGIN { printf "%.1f", x }'; }
@@ -182,7 +182,13 @@ drop_pg_scratch() { "${PSQL[@]}" -c 'SET client_min_messages = warning; DROP SCH
 
 teardown_node() {
   java -cp "$JAR" dev.inspection.node.Teardown --pg.schema=bench --topology.prefix=$PREFIX --slots.total=$SLOTS \
-    >"$OUT/teardown.log" 2>&1 || { say "WARNING: Teardown failed:"; tail -n 5 "$OUT/teardown.log" >&2; return 1; }
+    >"$OUT/teardown.log" 2>&1 && return 0
+  say "WARNING: Teardown failed ($(grep -m1 -oE '[A-Za-z.]*(Exception|Error)[^\t]*' "$OUT/teardown.log" | cut -c1-200)); full output in $OUT/teardown.log"
+  # Teardown stops at the first service it cannot reach: drop the schema here at least
+  "${PSQL[@]}" -c 'SET client_min_messages = warning; DROP SCHEMA IF EXISTS bench CASCADE' >/dev/null 2>&1 &&
+    say "dropped schema bench with psql; the queues bench.status.* may be left: once RabbitMQ answers, run" \
+        "java -cp $JAR dev.inspection.node.Teardown --pg.schema=bench --topology.prefix=$PREFIX --slots.total=$SLOTS"
+  return 1
 }
 
 stop_node() { # sets NODE_STOP_S
@@ -396,7 +402,13 @@ e2e_run() { # tag devices interval_ms
 
   local m0=$OUT/metrics-$tag-0.txt m1=$OUT/metrics-$tag-1.txt prev cur t0 t1 tp tc cpu0 cpu1 gc0 gc1
   t0=$(now); scrape "$m0"; cpu0="$(cpu_snapshot "$NODE_PID")"; gc0=$(gc_pause_ms "$OUT/gc-$tag.log")
-  [ "$(msum "$m0" worker_committed_total)" != NA ] || say "WARNING: /metrics has no worker_committed_total at the start of the window"
+  if [ "$(msum "$m0" worker_committed_total)" = NA ]; then
+    if grep -qE 'cannot connect|connection lost' "$NODE_LOG"; then
+      grep -E 'cannot connect|connection lost' "$NODE_LOG" | tail -n 3 | cut -c1-250 >&2
+      die "after the warm-up the node still cannot reach RabbitMQ or PostgreSQL (is a service down?): no measurement"
+    fi
+    say "WARNING: /metrics has no worker_committed_total at the start of the window"
+  fi
   prev=$m0 tp=$t0
   local elapsed=0 k=0
   while [ "$elapsed" -lt "$WINDOW" ]; do
