@@ -183,7 +183,7 @@ drop_pg_scratch() { "${PSQL[@]}" -c 'SET client_min_messages = warning; DROP SCH
 teardown_node() {
   java -cp "$JAR" dev.inspection.node.Teardown --pg.schema=bench --topology.prefix=$PREFIX --slots.total=$SLOTS \
     >"$OUT/teardown.log" 2>&1 && return 0
-  say "WARNING: Teardown failed ($(grep -m1 -oE '[A-Za-z.]*(Exception|Error)[^\t]*' "$OUT/teardown.log" | cut -c1-200)); full output in $OUT/teardown.log"
+  say "WARNING: Teardown failed ($(grep -m1 -E 'Exception|Error' "$OUT/teardown.log" | tr -d '\t\r' | cut -c1-200)); full output in $OUT/teardown.log"
   # Teardown stops at the first service it cannot reach: drop the schema here at least
   "${PSQL[@]}" -c 'SET client_min_messages = warning; DROP SCHEMA IF EXISTS bench CASCADE' >/dev/null 2>&1 &&
     say "dropped schema bench with psql; the queues bench.status.* may be left: once RabbitMQ answers, run" \
