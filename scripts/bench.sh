@@ -5,7 +5,7 @@
 #                         queues with publisher confirms, 400-byte persistent messages;
 #   2. database baseline: pgbench running scripts/bench/upsert.sql (one transaction = one 200-row worker
 #                         batch: upsert into device_status_current + insert into device_status_history) on
-#                         copies of the two tables in a scratch schema bench_pg (scripts/bench/pg-setup.sql);
+#                         the node's tables (its migration V001) in a scratch schema bench_pg (scripts/bench/pg-setup.sql);
 #   3. end to end:        the node with every role in one JVM (own schema, queue prefix, Redis channels,
 #                         HTTP port 18080 and data dir), 256 slots = 512 quorum queues:
 #                         a capacity run offering more than it can take, then a run at half of the rate it
