@@ -4,6 +4,7 @@ import dev.inspection.metrics.Metrics;
 import dev.inspection.node.Config;
 import dev.inspection.node.Keys;
 import dev.inspection.scheduler.DeviceStore;
+import dev.inspection.scheduler.SchedulerVerticle;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.http.HttpServer;
@@ -31,13 +32,15 @@ public final class HttpApi extends VerticleBase {
   private final Metrics metrics;
   private final Map<String, BooleanSupplier> readiness;
   private final Supplier<DeviceStore> devices;
+  private final Supplier<SchedulerVerticle> scheduler;
   private HttpServer server;
 
-  public HttpApi(Config config, Metrics metrics, Map<String, BooleanSupplier> readiness, Supplier<DeviceStore> devices) {
+  public HttpApi(Config config, Metrics metrics, Map<String, BooleanSupplier> readiness, Supplier<SchedulerVerticle> scheduler) {
     this.config = config;
     this.metrics = metrics;
     this.readiness = new LinkedHashMap<>(readiness);
-    this.devices = devices;
+    this.scheduler = scheduler;
+    this.devices = scheduler == null ? null : () -> scheduler.get().devices();
   }
 
   public int port() {
@@ -56,12 +59,26 @@ public final class HttpApi extends VerticleBase {
       r.get("/api/v1/devices/:id").handler(this::device);
       r.get("/api/v1/probe/inventory").handler(this::inventory);
       r.get("/api/v1/slots").handler(ctx -> devices.get().slots().onSuccess(a -> json(ctx, 200, new JsonObject().put("slots", a))).onFailure(ctx::fail));
+      r.get("/api/v1/leader").handler(ctx -> scheduler.get().view().leader()
+          .onSuccess(l -> json(ctx, 200, l.put("this_node_leads", scheduler.get().leading()))).onFailure(ctx::fail));
+      r.get("/api/v1/workers").handler(ctx -> scheduler.get().view().workers()
+          .onSuccess(a -> json(ctx, 200, new JsonObject().put("workers", a))).onFailure(ctx::fail));
+      r.get("/api/v1/workers/:id").handler(ctx -> scheduler.get().view().worker(ctx.pathParam("id")).onSuccess(w -> {
+        if (w == null) error(ctx, 404, "unknown worker '" + ctx.pathParam("id") + "': GET /api/v1/workers lists them");
+        else json(ctx, 200, w);
+      }).onFailure(ctx::fail));
+      r.post("/api/v1/workers/:id/drain").handler(ctx -> scheduler.get().drain(ctx.pathParam("id"))
+          .onSuccess(w -> json(ctx, 202, w)).onFailure(ctx::fail));
+      r.get("/api/v1/probe/pacing").handler(ctx -> scheduler.get().view().pacing(scheduler.get().minWorkers())
+          .onSuccess(p -> json(ctx, 200, p)).onFailure(ctx::fail));
     }
     r.route().last().handler(ctx -> error(ctx, 404, "no route " + ctx.request().method() + " " + ctx.request().path()
         + ": see the README for the API"));
     r.route().failureHandler(ctx -> {
       Throwable t = ctx.failure();
-      if (t instanceof DecodeException) {
+      if (t instanceof ApiError a) {
+        json(ctx, a.status, a.details.copy().put("error", a.getMessage()).put("status", a.status));
+      } else if (t instanceof DecodeException) {
         error(ctx, 400, "the body is not valid JSON: " + t.getMessage());
       } else {
         log.warn("{} {} failed: {}", ctx.request().method(), ctx.request().path(), t == null ? ctx.statusCode() : t.toString());

@@ -128,6 +128,30 @@ public final class Metrics {
     lag.record(Math.max(0, ms), TimeUnit.MILLISECONDS);
   }
 
+  public void workerTransition(String from, String to) {
+    counter("scheduler_worker_transitions_total", "worker state changes made by the leader or the worker itself", "from", from, "to", to).increment();
+  }
+
+  public void slotTransition(String from, String to) {
+    counter("scheduler_slot_transitions_total", "slot lease state changes", "from", from, "to", to).increment();
+  }
+
+  public void leaderElected() {
+    counter("scheduler_leader_elections_total", "times this node became the scheduler leader").increment();
+  }
+
+  public void leaderDeposed() {
+    counter("scheduler_leader_step_downs_total", "times this node stopped leading (lost its lock session or found a newer term)").increment();
+  }
+
+  private final Map<String, Timer> timers = new java.util.concurrent.ConcurrentHashMap<>();
+
+  /** A duration with p50/p99, e.g. snapshot load or slot handover time. */
+  public void time(String name, String description, long millis) {
+    timers.computeIfAbsent(name, n -> Timer.builder(n).description(description).publishPercentiles(0.5, 0.99)
+        .distributionStatisticExpiry(Duration.ofMinutes(5)).register(registry)).record(millis, TimeUnit.MILLISECONDS);
+  }
+
   public double count(String name, String... tags) {
     Counter c = registry.find(name).tags(tags).counter();
     return c == null ? 0 : c.count();

@@ -68,8 +68,32 @@ public final class Keys {
   public static final ConfigKey WORKER_MAX_MESSAGE_BYTES = k("worker.max.message.bytes", "65536", INT, "larger messages are dead-lettered as oversized");
   public static final ConfigKey WORKER_LEASE_TTL_MS = k("worker.lease.ttl.ms", "30000", LONG, "lease duration; renewed with every heartbeat");
   public static final ConfigKey WORKER_HEARTBEAT_MS = k("worker.heartbeat.ms", "3000", LONG, "heartbeat and lease renewal interval");
-  public static final ConfigKey WORKER_CLAIM_INTERVAL_MS = k("worker.claim.interval.ms", "2000", LONG, "how often the worker claims free or expired slots (until a scheduler assigns them)");
-  public static final ConfigKey WORKER_MAX_SLOTS = k("worker.max.slots", "0", INT, "most slots one worker claims; 0 = a fair share of slots.total over live workers");
+  public static final ConfigKey WORKER_LEASE_POLL_MS = k("worker.lease.poll.ms", "1000", LONG, "how often a worker reads its leases from PostgreSQL (Redis notifications make it look sooner; the poll is the fallback)");
+  public static final ConfigKey WORKER_SUSPECT_AFTER_MS = k("worker.suspect.after.ms", "15000", LONG, "heartbeat age at which the leader marks a worker SUSPECTED (it keeps its slots)");
+  public static final ConfigKey WORKER_DEAD_AFTER_MS = k("worker.dead.after.ms", "30000", LONG, "heartbeat age at which the leader marks a worker DEAD and moves its slots (a crash is found sooner through the worker's liveness lock)");
+  public static final ConfigKey WORKER_WARMUP_MS = k("worker.warmup.ms", "60000", LONG, "a new worker stays WARMING this long before it gets slots; skipped while no worker is ACTIVE (cold start)");
+  public static final ConfigKey WORKER_QUARANTINE_MS = k("worker.quarantine.ms", "30000", LONG, "a worker that came back from DEAD waits this long in QUARANTINE before WARMING again");
+  public static final ConfigKey WORKER_SNAPSHOT_PAGE = k("worker.snapshot.page", "1000", INT, "rows per page when a new owner loads a slot's derived state (INV-10)");
+  public static final ConfigKey WORKER_FAULT_FREEZE_HEARTBEAT_AFTER_MS = k("worker.fault.freeze.heartbeat.after.ms", "0", LONG, "DRILLS ONLY: after this many ms the worker stops heartbeating and reading its leases but keeps consuming (a zombie, seed 000 scenario E); 0 = off");
+
+  public static final ConfigKey SCHEDULER_TICK_MS = k("scheduler.tick.ms", "500", LONG, "how often the leader checks liveness, heartbeats, moves and unowned slots");
+  public static final ConfigKey SCHEDULER_ELECTION_MS = k("scheduler.election.ms", "1000", LONG, "how often a follower tries to become leader, and the leader pings its lock connection");
+  public static final ConfigKey SCHEDULER_LEADER_SESSION_TIMEOUT_MS = k("scheduler.leader.session.timeout.ms", "5000", LONG, "PostgreSQL ends the leader's lock session after this much silence (idle_session_timeout), so a paused leader loses the lock");
+  public static final ConfigKey SCHEDULER_LEADER_GRACE_MS = k("scheduler.leader.grace.ms", "15000", LONG, "a new leader declares no worker dead and no lease expired for this long (after an outage every heartbeat looks old)");
+  public static final ConfigKey SCHEDULER_LEASE_EXPIRY_GRACE_MS = k("scheduler.lease.expiry.grace.ms", "5000", LONG, "a lease this far past lease_until is taken over with an epoch bump");
+  public static final ConfigKey SCHEDULER_MOVE_TIMEOUT_MS = k("scheduler.move.timeout.ms", "10000", LONG, "an old owner that has not released a MOVING slot in this time is fenced: the slot moves with an epoch bump");
+  public static final ConfigKey SCHEDULER_DRAIN_BATCH = k("scheduler.drain.batch", "32", INT, "slots of a draining worker that move at the same time");
+  public static final ConfigKey SCHEDULER_REBALANCE_INTERVAL_MS = k("scheduler.rebalance.interval.ms", "60000", LONG, "periodic rebalance check (a join, drain or death triggers one at once)");
+  public static final ConfigKey SCHEDULER_REBALANCE_THRESHOLD = k("scheduler.rebalance.threshold", "0.25", DOUBLE, "rebalance only when (heaviest - lightest) / mean load exceeds this");
+  public static final ConfigKey SCHEDULER_REBALANCE_MAX_MOVES = k("scheduler.rebalance.max.moves", "5", INT, "most slots one rebalance round moves");
+  public static final ConfigKey SCHEDULER_COOLDOWN_SLOT_MS = k("scheduler.cooldown.slot.ms", "300000", LONG, "a slot is not moved again by a rebalance within this time");
+  public static final ConfigKey SCHEDULER_COOLDOWN_SOURCE_MS = k("scheduler.cooldown.source.ms", "60000", LONG, "a worker is not a rebalance source again within this time");
+  public static final ConfigKey SCHEDULER_WEIGHT_DEVICES = k("scheduler.weight.devices", "1", DOUBLE, "slot weight per device (seed 000 §4.3 α)");
+  public static final ConfigKey SCHEDULER_WEIGHT_RATE = k("scheduler.weight.rate", "5", DOUBLE, "slot weight per message/s (β)");
+  public static final ConfigKey SCHEDULER_WEIGHT_BACKLOG = k("scheduler.weight.backlog", "10", DOUBLE, "slot weight per waiting message (γ)");
+  public static final ConfigKey SCHEDULER_WEIGHT_PROCESS_MS = k("scheduler.weight.process.ms", "2", DOUBLE, "slot weight per ms of average batch time (δ)");
+  public static final ConfigKey SCHEDULER_WEIGHT_CRITICAL = k("scheduler.weight.critical", "3", DOUBLE, "slot weight per critical (priority 1) device (ε)");
+  public static final ConfigKey SCHEDULER_MIN_WORKERS = k("scheduler.min.workers", "3", INT, "cold start: probes inspect non-critical devices at 25% rate, +25% per ACTIVE worker, until this many are ACTIVE");
   public static final ConfigKey SHUTDOWN_GRACE_MS = k("shutdown.grace.ms", "25000", LONG, "on SIGTERM, how long the node may take to finish batches, flush the outbox and hand back leases");
   public static final ConfigKey BACKOFF_INITIAL_MS = k("backoff.initial.ms", "200", LONG, "first reconnect / retry delay after a failure");
   public static final ConfigKey BACKOFF_MAX_MS = k("backoff.max.ms", "10000", LONG, "cap of the reconnect / retry delay (jittered)");
@@ -84,7 +108,12 @@ public final class Keys {
       PROBE_INVENTORY_FILE, PROBE_INVENTORY_URL, PROBE_INVENTORY_REFRESH_MS, PROBE_CHECK_TIMEOUT_MS,
       OUTBOX_COMMIT_MAX_ROWS, OUTBOX_PUBLISH_CHANNELS, OUTBOX_MAX_INFLIGHT, OUTBOX_REPLAY_INTERVAL_MS, OUTBOX_REPLAY_MIN_AGE_MS, OUTBOX_RETENTION_MS,
       WORKER_PREFETCH_HIGH, WORKER_PREFETCH_NORMAL, WORKER_BATCH_MAX, WORKER_BATCH_LINGER_MS, WORKER_MAX_MESSAGE_BYTES,
-      WORKER_LEASE_TTL_MS, WORKER_HEARTBEAT_MS, WORKER_CLAIM_INTERVAL_MS, WORKER_MAX_SLOTS,
+      WORKER_LEASE_TTL_MS, WORKER_HEARTBEAT_MS, WORKER_LEASE_POLL_MS, WORKER_SUSPECT_AFTER_MS, WORKER_DEAD_AFTER_MS, WORKER_WARMUP_MS,
+      WORKER_QUARANTINE_MS, WORKER_SNAPSHOT_PAGE, WORKER_FAULT_FREEZE_HEARTBEAT_AFTER_MS,
+      SCHEDULER_TICK_MS, SCHEDULER_ELECTION_MS, SCHEDULER_LEADER_SESSION_TIMEOUT_MS, SCHEDULER_LEADER_GRACE_MS, SCHEDULER_LEASE_EXPIRY_GRACE_MS,
+      SCHEDULER_MOVE_TIMEOUT_MS, SCHEDULER_DRAIN_BATCH, SCHEDULER_REBALANCE_INTERVAL_MS, SCHEDULER_REBALANCE_THRESHOLD,
+      SCHEDULER_REBALANCE_MAX_MOVES, SCHEDULER_COOLDOWN_SLOT_MS, SCHEDULER_COOLDOWN_SOURCE_MS, SCHEDULER_WEIGHT_DEVICES, SCHEDULER_WEIGHT_RATE,
+      SCHEDULER_WEIGHT_BACKLOG, SCHEDULER_WEIGHT_PROCESS_MS, SCHEDULER_WEIGHT_CRITICAL, SCHEDULER_MIN_WORKERS,
       SHUTDOWN_GRACE_MS, BACKOFF_INITIAL_MS, BACKOFF_MAX_MS);
 
   public static final Map<String, ConfigKey> BY_NAME;

@@ -32,6 +32,11 @@ public final class Main {
     log.info("starting node {} as role {}", config.nodeId(), config.role().name().toLowerCase());
     config.describe().forEach(l -> log.debug("config {}", l));
     Node node = new Node(config, Clock.systemUTC());
+    // a drained worker (POST /api/v1/workers/{id}/drain) is told OFFLINE and leaves; the shutdown hook stops it cleanly
+    node.onExitRequest(() -> new Thread(() -> {
+      log.info("this worker was drained and is OFFLINE: exiting");
+      System.exit(0);
+    }, "drained-exit").start());
     try {
       node.start().toCompletionStage().toCompletableFuture().get(120, TimeUnit.SECONDS);
     } catch (Exception e) {

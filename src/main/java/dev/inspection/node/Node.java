@@ -54,12 +54,13 @@ public final class Node {
     return ready.compose(v -> {
       Future<String> f = Future.succeededFuture("");
       if (role.runsScheduler()) {
-        scheduler = new SchedulerVerticle(config);
+        scheduler = new SchedulerVerticle(config, metrics, clock,
+            () -> http == null ? "" : "http://" + config.get(Keys.HTTP_HOST) + ":" + http.port());
         checks.put("scheduler.postgres", scheduler::ready);
         f = f.compose(x -> vertx.deployVerticle(scheduler));
       }
       if (role.runsWorker()) {
-        worker = new WorkerVerticle(config, metrics, clock, topology);
+        worker = new WorkerVerticle(config, metrics, clock, topology, this::requestExit);
         checks.put("worker", worker::ready);
         f = f.compose(x -> vertx.deployVerticle(worker));
       }
@@ -70,7 +71,7 @@ public final class Node {
       }
       return f;
     }).compose(x -> {
-      http = new HttpApi(config, metrics, checks, scheduler == null ? null : scheduler::devices);
+      http = new HttpApi(config, metrics, checks, scheduler == null ? null : () -> scheduler);
       return vertx.deployVerticle(http);
     }).<Void>mapEmpty().onFailure(e -> vertx.close());
   }
@@ -98,6 +99,28 @@ public final class Node {
         vertx.setTimer(d, t -> tryMigrate(pool, backoff, done));
       }
     });
+  }
+
+  private volatile Runnable onExit = () -> log.info("exit requested (no exit handler in this process)");
+  private volatile boolean exitRequested;
+
+  /** What to do when the worker was drained and told to leave (Main: exit the process, which stops gracefully). */
+  public void onExitRequest(Runnable r) {
+    this.onExit = r;
+  }
+
+  public boolean exitRequested() {
+    return exitRequested;
+  }
+
+  private void requestExit() {
+    if (exitRequested) return;
+    exitRequested = true;
+    onExit.run();
+  }
+
+  public SchedulerVerticle scheduler() {
+    return scheduler;
   }
 
   /** Undeploys every verticle (each stops gracefully, D6) and closes Vert.x. */

@@ -128,11 +128,12 @@ public final class DeviceStore {
 
   /** Every slot's lease, for operators. */
   public Future<JsonArray> slots() {
-    return pool.query("SELECT slot_id, owner_worker_id, lease_epoch, state, lease_until FROM slot_lease ORDER BY slot_id").execute().map(rows -> {
+    return pool.query("SELECT slot_id, owner_worker_id, lease_epoch, state, lease_until, target_owner FROM slot_lease ORDER BY slot_id").execute().map(rows -> {
       JsonArray a = new JsonArray();
       for (Row r : rows) {
         a.add(new JsonObject().put("slot_id", (int) r.getShort(0)).put("owner", r.getString(1)).put("epoch", r.getLong(2))
-            .put("state", r.getString(3)).put("lease_until", r.getOffsetDateTime(4) == null ? null : r.getOffsetDateTime(4).toString()));
+            .put("state", r.getString(3)).put("lease_until", r.getOffsetDateTime(4) == null ? null : r.getOffsetDateTime(4).toString())
+            .put("target", r.getString(5)));
       }
       return a;
     });

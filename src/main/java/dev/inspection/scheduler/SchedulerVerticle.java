@@ -1,44 +1,143 @@
 package dev.inspection.scheduler;
 
+import dev.inspection.admin.ApiError;
+import dev.inspection.coordination.Notifier;
+import dev.inspection.messaging.Backoff;
+import dev.inspection.metrics.Metrics;
 import dev.inspection.node.Config;
 import dev.inspection.node.Keys;
 import dev.inspection.store.Db;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
+import io.vertx.core.json.JsonObject;
 import io.vertx.sqlclient.Pool;
+import java.time.Clock;
+import java.util.function.Supplier;
 
 /**
- * The scheduler role. For now it owns the inventory API that probes pull from; leadership, leases and
- * rebalancing come with the control-plane work (until then workers claim free slots themselves).
+ * The scheduler role: the inventory API that probes pull from, leader election ({@link Leadership}) and,
+ * while leading, the control loop ({@link ControlLoop}). Followers serve the read-only API and refuse
+ * mutations with a pointer to the leader. Wiring only.
  */
 public final class SchedulerVerticle extends VerticleBase {
   private final Config config;
+  private final Metrics metrics;
+  private final Clock clock;
+  private final Supplier<String> apiUrl;
   private Pool pool;
   private DeviceStore devices;
+  private ClusterView view;
+  private Leadership leadership;
+  private ControlLoop loop;
+  private Notifier notifier;
   private volatile boolean dbOk;
 
-  public SchedulerVerticle(Config config) {
+  public SchedulerVerticle(Config config, Metrics metrics, Clock clock, Supplier<String> apiUrl) {
     this.config = config;
+    this.metrics = metrics;
+    this.clock = clock;
+    this.apiUrl = apiUrl;
   }
 
   public DeviceStore devices() {
     return devices;
   }
 
+  public ClusterView view() {
+    return view;
+  }
+
   public boolean ready() {
     return dbOk;
+  }
+
+  public boolean leading() {
+    return leadership != null && leadership.leading();
+  }
+
+  public long term() {
+    return leadership == null ? -1 : leadership.term();
+  }
+
+  public int minWorkers() {
+    return config.getInt(Keys.SCHEDULER_MIN_WORKERS);
   }
 
   @Override
   public Future<?> start() {
     pool = Db.pool(vertx, config, Math.max(2, config.getInt(Keys.PG_POOL_SIZE) / 2));
     devices = new DeviceStore(pool);
+    view = new ClusterView(pool);
+    String schema = Db.schema(config);
+    ControlStore store = new ControlStore(pool, schema);
+    RebalancePlanner.Settings planner = new RebalancePlanner.Settings(config.getDouble(Keys.SCHEDULER_REBALANCE_THRESHOLD),
+        config.getInt(Keys.SCHEDULER_REBALANCE_MAX_MOVES), config.getLong(Keys.SCHEDULER_COOLDOWN_SLOT_MS), config.getLong(Keys.SCHEDULER_COOLDOWN_SOURCE_MS));
+    SlotWeight.Coefficients weights = new SlotWeight.Coefficients(config.getDouble(Keys.SCHEDULER_WEIGHT_DEVICES), config.getDouble(Keys.SCHEDULER_WEIGHT_RATE),
+        config.getDouble(Keys.SCHEDULER_WEIGHT_BACKLOG), config.getDouble(Keys.SCHEDULER_WEIGHT_PROCESS_MS), config.getDouble(Keys.SCHEDULER_WEIGHT_CRITICAL));
+    ControlLoop.Settings settings = new ControlLoop.Settings(config.getLong(Keys.SCHEDULER_TICK_MS), config.getLong(Keys.WORKER_SUSPECT_AFTER_MS),
+        config.getLong(Keys.WORKER_DEAD_AFTER_MS), config.getLong(Keys.WORKER_WARMUP_MS), config.getLong(Keys.WORKER_QUARANTINE_MS),
+        config.getLong(Keys.WORKER_LEASE_TTL_MS), config.getLong(Keys.SCHEDULER_LEASE_EXPIRY_GRACE_MS), config.getLong(Keys.SCHEDULER_MOVE_TIMEOUT_MS),
+        config.getLong(Keys.SCHEDULER_LEADER_GRACE_MS), config.getInt(Keys.SCHEDULER_DRAIN_BATCH), config.getLong(Keys.SCHEDULER_REBALANCE_INTERVAL_MS),
+        planner, weights, config.getInt(Keys.SLOTS_TOTAL));
+    notifier = new Notifier(vertx, config.get(Keys.REDIS_URL), config.get(Keys.REDIS_CHANNEL_PREFIX),
+        new Backoff(config.getLong(Keys.BACKOFF_INITIAL_MS), config.getLong(Keys.BACKOFF_MAX_MS)), msg -> {
+          // a worker released a slot, finished loading, or is draining: decide now rather than at the next tick
+          if (loop != null && !msg.startsWith("leader ")) loop.kick();
+        });
+    leadership = new Leadership(vertx, Db.connectOptions(config), config.getLong(Keys.SCHEDULER_LEADER_SESSION_TIMEOUT_MS), pool,
+        config.nodeId(), schema, apiUrl, config.getLong(Keys.SCHEDULER_ELECTION_MS), new Leadership.Listener() {
+          @Override
+          public void elected(long term) {
+            metrics.leaderElected();
+            loop.elected();
+          }
+
+          @Override
+          public void deposed(String why) {
+            metrics.leaderDeposed();
+            loop.deposed();
+          }
+        });
+    loop = new ControlLoop(vertx, store, leadership, notifier::publish, metrics, clock, settings);
+    metrics.gauge("scheduler_is_leader", "1 while this node leads the control plane", () -> leading() ? 1 : 0);
+    metrics.gauge("scheduler_term", "the leader term this node holds (-1 when following)", this::term);
+    notifier.start();
+    leadership.start();
     vertx.setPeriodic(0, 2000, t -> pool.query("SELECT 1").execute().onComplete(ar -> dbOk = ar.succeeded()));
     return Future.succeededFuture();
   }
 
+  /**
+   * Starts a drain (D6, scenario C): the worker becomes DRAINING, the leader moves its slots out in
+   * batches and marks it OFFLINE when it holds none; the worker then exits.
+   */
+  public Future<JsonObject> drain(String workerId) {
+    if (!leading()) return notLeader();
+    return view.worker(workerId).compose(w -> {
+      if (w == null) return Future.failedFuture(new ApiError(404, "unknown worker '" + workerId + "': GET /api/v1/workers lists them"));
+      WorkerState st = WorkerState.parse(w.getString("state"));
+      if (st == WorkerState.DRAINING) return Future.succeededFuture(w);
+      if (!st.canMoveTo(WorkerState.DRAINING)) {
+        return Future.failedFuture(new ApiError(409, "worker '" + workerId + "' is " + st + " and cannot be drained (only a worker that may hold slots can)"));
+      }
+      long term = leadership.term();
+      int held = w.getLong("slots_held").intValue();
+      return leadership.fenced(c -> ControlStore.drain(c, workerId, st, "drain requested via API", term, held)).compose(ok -> {
+        if (!ok) return Future.failedFuture(new ApiError(409, "worker '" + workerId + "' changed state meanwhile; read it again and retry"));
+        metrics.workerTransition(st.name(), WorkerState.DRAINING.name());
+        loop.kick();
+        return view.worker(workerId);
+      });
+    });
+  }
+
+  private <T> Future<T> notLeader() {
+    return view.leader().compose(l -> Future.failedFuture(new ApiError(409, "this scheduler is a follower; send mutations to the leader "
+        + (l.getString("leader_url") == null ? "(none elected yet: retry in a few seconds)" : l.getString("leader_url")), l)));
+  }
+
   @Override
   public Future<?> stop() {
-    return pool.close();
+    return leadership.stop().eventually(() -> notifier.stop()).eventually(() -> pool.close());
   }
 }

@@ -1,237 +1,529 @@
 package dev.inspection.worker;
 
+import dev.inspection.messaging.Backoff;
+import dev.inspection.scheduler.ControlStore;
+import dev.inspection.scheduler.SlotState;
+import dev.inspection.scheduler.WorkerState;
 import io.vertx.core.Future;
+import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
+import io.vertx.pgclient.PgConnectOptions;
+import io.vertx.pgclient.PgConnection;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.Row;
 import io.vertx.sqlclient.Tuple;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The worker's side of slot ownership: registers the worker, heartbeats, renews its leases (a plain
- * UPDATE, which takes no lock that a batch's {@code FOR KEY SHARE} holds, so renewals never wait on
- * batches), and — until a scheduler assigns slots — claims free or expired slots itself, up to a fair
- * share. Every claim bumps the epoch under {@code FOR UPDATE}, which waits for a batch of the previous
- * owner still in flight and fences every later one (D1).
- *
- * <p>The database is the truth (INV-14): the renewal's answer is the set of slots this worker holds.
+ * The worker's side of the control plane. The leader decides who owns what; this class follows:
+ * <ul>
+ *   <li><b>Liveness</b>: an advisory lock held by a dedicated database session of this process. When the
+ *       process dies the session ends and the leader can take the lock: a crash is known in about a
+ *       second, without waiting for heartbeats. Heartbeats remain the signal for a hung process.</li>
+ *   <li><b>Heartbeat</b> every {@code heartbeatMs}: reports backlog figures and reads this worker's state;
+ *       DEAD or QUARANTINE stops all consumption at once; OFFLINE after a drain makes the worker exit.
+ *       The same round renews the leases with a plain UPDATE (no lock that a batch holds, so it never
+ *       waits on in-flight batches).</li>
+ *   <li><b>Leases</b> are read from the database every {@code pollMs} and whenever Redis announces a
+ *       change (INV-14: Redis only accelerates). For each slot: LOADING_NEW → load the slot's derived
+ *       state (INV-10), mark ACTIVE, consume; MOVING → stop consuming, commit and ack what is held,
+ *       mark DRAINING_OLD (seed 000 §4.3 executeMigration); gone or a new epoch → stop at once.</li>
+ * </ul>
+ * The worker itself never changes an owner or an epoch: only the leader does.
  */
 public final class LeaseKeeper {
   private static final Logger log = LoggerFactory.getLogger(LeaseKeeper.class);
 
+  static final String TRY_LIVENESS = "SELECT pg_try_advisory_lock(hashtext($1), hashtext($2))";
+  static final String PREVIOUS = "SELECT state FROM worker_heartbeat WHERE worker_id = $1";
   static final String REGISTER = """
-      INSERT INTO worker_heartbeat (worker_id, state, last_heartbeat, started_at, metadata)
-      VALUES ($1, 'ACTIVE', now(), now(), $2::jsonb)
-      ON CONFLICT (worker_id) DO UPDATE SET state = 'ACTIVE', last_heartbeat = now(), started_at = now(), metadata = EXCLUDED.metadata""";
+      INSERT INTO worker_heartbeat (worker_id, state, last_heartbeat, started_at, state_since, metadata)
+      VALUES ($1, 'REGISTERED', now(), now(), now(), $2::jsonb)
+      ON CONFLICT (worker_id) DO UPDATE SET state = 'REGISTERED', last_heartbeat = now(), started_at = now(), state_since = now(),
+        metadata = EXCLUDED.metadata""";
+  static final String HISTORY = "INSERT INTO worker_state_history (worker_id, old_state, new_state, reason) VALUES ($1, $2, $3, $4)";
+  /** A new process holds nothing: whatever an earlier incarnation held is handed back (no owner/epoch change). */
+  static final String RELEASE_LEFTOVERS = """
+      UPDATE slot_lease SET state = 'DRAINING_OLD', state_since = now(), updated_at = now()
+      WHERE owner_worker_id = $1 AND state IN ('ACTIVE', 'MOVING', 'LOADING_NEW')""";
   static final String HEARTBEAT = "UPDATE worker_heartbeat SET last_heartbeat = now(), backlog_metrics = $2::jsonb WHERE worker_id = $1 RETURNING state";
   static final String RENEW = """
       UPDATE slot_lease SET lease_until = now() + $2::bigint * interval '1 millisecond', last_renewed_at = now()
-      WHERE owner_worker_id = $1 AND state = 'ACTIVE' RETURNING slot_id, lease_epoch""";
-  static final String LIVE_WORKERS = """
-      SELECT count(*) FROM worker_heartbeat WHERE state = 'ACTIVE' AND last_heartbeat > now() - $1::bigint * interval '1 millisecond'""";
-  static final String CLAIM = """
-      WITH cand AS (
-        SELECT slot_id, owner_worker_id, lease_epoch FROM slot_lease
-        WHERE owner_worker_id IS NULL OR lease_until IS NULL OR lease_until < now()
-        ORDER BY slot_id LIMIT $2 FOR UPDATE),
-      upd AS (
-        UPDATE slot_lease s SET owner_worker_id = $1, lease_epoch = s.lease_epoch + 1, state = 'ACTIVE',
-          lease_until = now() + $3::bigint * interval '1 millisecond', last_renewed_at = now(), updated_at = now()
-        FROM cand WHERE s.slot_id = cand.slot_id
-        RETURNING s.slot_id, s.lease_epoch, cand.owner_worker_id AS old_owner, cand.lease_epoch AS old_epoch),
-      hist AS (
-        INSERT INTO slot_lease_history (slot_id, old_owner, new_owner, old_epoch, new_epoch, reason)
-        SELECT slot_id, old_owner, $1, old_epoch, lease_epoch, 'claim' FROM upd)
-      SELECT slot_id, lease_epoch FROM upd""";
-  static final String RELEASE = """
-      WITH rel AS (
-        UPDATE slot_lease SET owner_worker_id = NULL, state = 'FREE', lease_until = NULL, updated_at = now()
-        WHERE owner_worker_id = $1 RETURNING slot_id, lease_epoch),
-      hist AS (
-        INSERT INTO slot_lease_history (slot_id, old_owner, new_owner, old_epoch, new_epoch, reason)
-        SELECT slot_id, $1, NULL, lease_epoch, lease_epoch, 'release' FROM rel)
-      SELECT count(*) FROM rel""";
-  static final String OFFLINE = "UPDATE worker_heartbeat SET state = 'OFFLINE', last_heartbeat = now() WHERE worker_id = $1";
+      WHERE owner_worker_id = $1 AND state IN ('ACTIVE', 'MOVING', 'LOADING_NEW') RETURNING slot_id, lease_epoch, state""";
+  static final String MY_LEASES = """
+      SELECT w.state, s.slot_id, s.lease_epoch, s.state FROM worker_heartbeat w
+      LEFT JOIN slot_lease s ON s.owner_worker_id = w.worker_id WHERE w.worker_id = $1""";
 
-  private Runnable announce = () -> { };
+  record Lease(int slot, long epoch, SlotState state) {}
+  static final String ACTIVATE = """
+      UPDATE slot_lease SET state = 'ACTIVE', state_since = now(), updated_at = now()
+      WHERE slot_id = $1 AND owner_worker_id = $2 AND lease_epoch = $3 AND state = 'LOADING_NEW'""";
+  static final String RELEASED = """
+      UPDATE slot_lease SET state = 'DRAINING_OLD', state_since = now(), updated_at = now()
+      WHERE slot_id = $1 AND owner_worker_id = $2 AND lease_epoch = $3 AND state IN ('ACTIVE', 'MOVING', 'LOADING_NEW')""";
+  static final String SELF_STATE = """
+      UPDATE worker_heartbeat SET state = $2, state_since = now() WHERE worker_id = $1 AND state = ANY($3::varchar[]) RETURNING worker_id""";
 
-  /** Called after this worker claimed or released slots (to tell other workers through Redis). */
-  public void onChange(Runnable r) {
-    this.announce = r;
-  }
-
-  /** What changes in this worker's holdings. */
+  /** What the worker does when its holdings change. */
   public interface Listener {
-    void gained(int slot, long epoch);
+    /** INV-10: load the derived state of the slot's devices; completes when the slot may consume. */
+    Future<Void> load(int slot, long epoch);
 
+    void consume(int slot, long epoch);
+
+    /** Graceful: stop consuming, commit and ack what is held, close the channels. */
+    Future<Void> release(int slot, long epoch);
+
+    /** Immediate: the lease is gone; everything unacked goes back to the queue. */
     void lost(int slot, long epoch);
   }
 
   /** Tunables. */
-  public record Settings(int totalSlots, long leaseTtlMs, long heartbeatMs, long claimIntervalMs, int maxSlots) {}
+  public record Settings(long leaseTtlMs, long heartbeatMs, long pollMs, long freezeHeartbeatAfterMs) {}
+
+  enum Phase { LOADING, CONSUMING, RELEASING }
+
+  private static final class Held {
+    final long epoch;
+    Phase phase;
+
+    Held(long epoch, Phase phase) {
+      this.epoch = epoch;
+      this.phase = phase;
+    }
+  }
 
   private final Vertx vertx;
   private final Pool pool;
+  private final PgConnectOptions livenessOptions;
+  private final String livenessNamespace;
   private final String workerId;
   private final Settings settings;
   private final Listener listener;
-  private final Map<Integer, Long> held = new HashMap<>();
-  private long lastRenewOk;
-  private boolean claiming = true;
-  private boolean busy;
-  private boolean claimAgain;
+  private final Supplier<JsonObject> backlog;
+  private final Backoff backoff;
+  private final Runnable drained;
+  private final Map<Integer, Held> held = new HashMap<>();
+  private Runnable announce = () -> { };
+  private PgConnection liveness;
+  private boolean registered;
+  private volatile WorkerState state = WorkerState.REGISTERED;
+  private long lastLeaseRead;
+  private long startedAt;
+  private boolean stopping;
+  private boolean polling;
+  private boolean pollAgain;
+  private volatile boolean frozen;
   private long heartbeatTimer = -1;
-  private long claimTimer = -1;
-  private final java.util.function.Supplier<JsonObject> backlog;
+  private long pollTimer = -1;
+  private long livenessSince;
 
-  public LeaseKeeper(Vertx vertx, Pool pool, String workerId, Settings settings, Listener listener,
-      java.util.function.Supplier<JsonObject> backlog) {
+  public LeaseKeeper(Vertx vertx, Pool pool, PgConnectOptions connectOptions, String schema, String workerId, Settings settings,
+      Listener listener, Supplier<JsonObject> backlog, Backoff backoff, Runnable drained) {
     this.vertx = vertx;
     this.pool = pool;
+    java.util.Map<String, String> props = new HashMap<>(connectOptions.getProperties());
+    props.put("application_name", "inspection-worker-liveness");
+    this.livenessOptions = new PgConnectOptions(connectOptions).setProperties(props);
+    this.livenessNamespace = ControlStore.livenessNamespace(schema);
     this.workerId = workerId;
     this.settings = settings;
     this.listener = listener;
     this.backlog = backlog;
+    this.backoff = backoff;
+    this.drained = drained;
   }
 
+  /** Called after this worker changed a lease or its own state (to tell the leader through Redis). */
+  public void onChange(Runnable r) {
+    this.announce = r;
+  }
+
+  public WorkerState state() {
+    return state;
+  }
+
+  /** Slots consumed (or being loaded or released) at their epochs. */
   public Map<Integer, Long> held() {
-    return Map.copyOf(held);
+    Map<Integer, Long> out = new HashMap<>();
+    held.forEach((s, h) -> out.put(s, h.epoch));
+    return out;
+  }
+
+  public int heldCount() {
+    return held.size();
+  }
+
+  /** Age of the newest lease read from the database (INV-15); -1 before the first. */
+  public long leaseCacheAgeMs() {
+    return lastLeaseRead == 0 ? -1 : System.currentTimeMillis() - lastLeaseRead;
+  }
+
+  /** In-process fault switch (seed 000 scenario E): heartbeats and lease reads stop, consumption goes on. */
+  public void freezeHeartbeat() {
+    frozen = true;
+    log.warn("FAULT: worker {} heartbeat frozen (it keeps consuming)", workerId);
   }
 
   public Future<Void> start() {
-    lastRenewOk = System.currentTimeMillis();
-    return register().onComplete(ar -> {
-      if (ar.failed()) log.warn("cannot register worker {} yet ({}); retrying with the heartbeat", workerId, ar.cause().getMessage());
-      heartbeatTimer = vertx.setPeriodic(settings.heartbeatMs(), t -> heartbeat());
-      claimTimer = vertx.setPeriodic(settings.claimIntervalMs(), t -> claim());
-      claim();
-    }).recover(e -> Future.succeededFuture());
+    startedAt = System.currentTimeMillis();
+    heartbeatTimer = vertx.setPeriodic(settings.heartbeatMs(), t -> heartbeat());
+    pollTimer = vertx.setPeriodic(settings.pollMs(), t -> poll());
+    connectLiveness();
+    return Future.succeededFuture();
   }
 
-  private Future<Void> register() {
-    JsonObject meta = new JsonObject().put("pid", ProcessHandle.current().pid()).put("started", System.currentTimeMillis());
-    return pool.preparedQuery(REGISTER).execute(Tuple.of(workerId, meta.encode())).mapEmpty();
+  private boolean frozenNow() {
+    if (!frozen && settings.freezeHeartbeatAfterMs() > 0 && System.currentTimeMillis() - startedAt > settings.freezeHeartbeatAfterMs()) {
+      freezeHeartbeat();
+    }
+    return frozen;
   }
+
+  // ---- liveness and registration
+
+  private void connectLiveness() {
+    if (stopping || liveness != null) return;
+    PgConnection.connect(vertx, livenessOptions).compose(c -> c.preparedQuery(TRY_LIVENESS).execute(Tuple.of(livenessNamespace, workerId))
+        .compose(rows -> {
+          if (!rows.iterator().next().getBoolean(0)) {
+            c.close();
+            return Future.failedFuture(new IllegalStateException("the liveness lock of worker '" + workerId
+                + "' is held by another session: another process with the same node.id is running (give each worker its own node.id),"
+                + " or the leader is checking it right now"));
+          }
+          return Future.succeededFuture(c);
+        })).onSuccess(c -> {
+          if (stopping) {
+            c.close();
+            return;
+          }
+          liveness = c;
+          livenessSince = System.currentTimeMillis();
+          backoff.reset();
+          c.closeHandler(v -> {
+            if (liveness == c) {
+              liveness = null;
+              if (!stopping) {
+                log.warn("worker {}: liveness session lost; taking the lock again (the leader may declare this worker dead meanwhile)", workerId);
+                vertx.setTimer(backoff.next(), t -> connectLiveness());
+              }
+            }
+          });
+          if (!registered) register();
+        }).onFailure(e -> {
+          long d = backoff.next();
+          if (backoff.attempts() % 10 == 1 || !(e instanceof IllegalStateException)) {
+            log.warn("worker {}: cannot hold the liveness lock yet ({}); retrying in {} ms", workerId, e.getMessage(), d);
+          }
+          vertx.setTimer(d, t -> connectLiveness());
+        });
+  }
+
+  private void register() {
+    if (stopping) return;
+    JsonObject meta = new JsonObject().put("pid", ProcessHandle.current().pid()).put("started", System.currentTimeMillis());
+    pool.withTransaction(c -> c.preparedQuery(PREVIOUS).execute(Tuple.of(workerId)).compose(prev -> {
+      String before = prev.size() == 0 ? null : prev.iterator().next().getString(0);
+      Future<?> f = Future.succeededFuture();
+      if (before != null && !WorkerState.parse(before).canMoveTo(WorkerState.REGISTERED)) {
+        // the previous incarnation of this id ended without saying so: record it as dead, then the restart
+        f = c.preparedQuery(HISTORY).execute(Tuple.of(workerId, before, "DEAD", "process restarted"));
+        before = "DEAD";
+      }
+      String from = before;
+      return f.compose(v -> c.preparedQuery(REGISTER).execute(Tuple.of(workerId, meta.encode())))
+          .compose(v -> c.preparedQuery(HISTORY).execute(Tuple.of(workerId, from, "REGISTERED", "process started")))
+          .compose(v -> c.preparedQuery(RELEASE_LEFTOVERS).execute(Tuple.of(workerId)));
+    })).onSuccess(r -> {
+      registered = true;
+      state = WorkerState.REGISTERED;
+      log.info("worker {} registered (liveness lock held); waiting for the leader to make it ACTIVE", workerId);
+      announce.run();
+    }).onFailure(e -> {
+      log.warn("worker {}: cannot register yet ({}); retrying", workerId, e.getMessage());
+      vertx.setTimer(backoff.next(), t -> register());
+    });
+  }
+
+  // ---- heartbeat
 
   private void heartbeat() {
-    pool.preparedQuery(HEARTBEAT).execute(Tuple.of(workerId, backlog.get().encode()))
-        .compose(rows -> {
-          if (rows.size() == 0) return register();
-          String state = rows.iterator().next().getString(0);
-          if (!state.equals("ACTIVE") && !state.equals("DRAINING")) {
-            log.warn("worker {} reads its own state {}: stopping all consumption", workerId, state);
-            dropAll("state " + state);
-            return Future.succeededFuture();
+    if (!registered || frozenNow()) return;
+    if (liveness != null) liveness.query("SELECT 1").execute(); // a dead session shows up as a close
+    pool.preparedQuery(HEARTBEAT).execute(Tuple.of(workerId, backlog.get().encode())).compose(rows -> {
+      if (rows.size() == 0) {
+        registered = false;
+        register();
+        return Future.succeededFuture();
+      }
+      WorkerState now = WorkerState.parse(rows.iterator().next().getString(0));
+      if (now != state) log.info("worker {} reads its state {}", workerId, now);
+      state = now;
+      if (now == WorkerState.DEAD || now == WorkerState.QUARANTINE) {
+        if (!held.isEmpty()) log.warn("worker {} reads its own state {}: stopping all consumption", workerId, now);
+        dropAll("state " + now);
+        return Future.succeededFuture();
+      }
+      if (now == WorkerState.OFFLINE && !stopping) {
+        dropAll("state OFFLINE");
+        log.info("worker {} is OFFLINE (drained): leaving", workerId);
+        drained.run();
+        return Future.succeededFuture();
+      }
+      return pool.preparedQuery(RENEW).execute(Tuple.of(workerId, settings.leaseTtlMs())).map(r -> {
+        List<Lease> leases = new ArrayList<>();
+        for (Row row : r) leases.add(new Lease(row.getShort(0), row.getLong(1), SlotState.parse(row.getString(2))));
+        reconcile(leases);
+        return null;
+      });
+    }).onFailure(e -> {
+      log.warn("heartbeat failed ({})", e.getMessage());
+      overdue();
+    });
+  }
+
+  /** INV-15: knowledge of our leases older than a lease means they may have moved: stop rather than guess. */
+  private void overdue() {
+    if (lastLeaseRead > 0 && System.currentTimeMillis() - lastLeaseRead > settings.leaseTtlMs() && !held.isEmpty()) {
+      log.warn("no lease read for over {} ms: releasing every slot locally", settings.leaseTtlMs());
+      dropAll("lease knowledge too old");
+    }
+  }
+
+  // ---- leases
+
+  /** Reads this worker's leases now (a notification arrived, or the poll timer fired). */
+  public void poll() {
+    if (!registered || frozen) return;
+    if (polling) {
+      pollAgain = true;
+      return;
+    }
+    polling = true;
+    pollAgain = false;
+    pool.preparedQuery(MY_LEASES).execute(Tuple.of(workerId)).onComplete(ar -> {
+      polling = false;
+      if (ar.succeeded()) {
+        List<Lease> leases = new ArrayList<>();
+        WorkerState mine = null;
+        for (Row row : ar.result()) {
+          mine = WorkerState.parse(row.getString(0));
+          if (row.getValue(1) != null) leases.add(new Lease(row.getShort(1), row.getLong(2), SlotState.parse(row.getString(3))));
+        }
+        if (mine != null && mine != state) {
+          log.info("worker {} reads its state {}", workerId, mine);
+          state = mine;
+          if (mine == WorkerState.DEAD || mine == WorkerState.QUARANTINE) dropAll("state " + mine);
+          if (mine == WorkerState.OFFLINE && !stopping) {
+            dropAll("state OFFLINE");
+            log.info("worker {} is OFFLINE (drained): leaving", workerId);
+            drained.run();
           }
-          return renew();
-        })
-        .onFailure(e -> {
-          log.warn("heartbeat failed ({})", e.getMessage());
-          if (System.currentTimeMillis() - lastRenewOk > settings.leaseTtlMs() && !held.isEmpty()) {
-            // our leases may have expired and moved: stop rather than consume on stale knowledge (INV-15)
-            log.warn("no lease renewal for over {} ms: releasing every slot locally", settings.leaseTtlMs());
-            dropAll("renewal overdue");
+        }
+        reconcile(leases);
+      } else {
+        overdue();
+      }
+      if (pollAgain) vertx.runOnContext(v -> poll());
+    });
+  }
+
+  private void reconcile(List<Lease> rows) {
+    lastLeaseRead = System.currentTimeMillis();
+    if (frozen) return;
+    Map<Integer, long[]> now = new HashMap<>();
+    Map<Integer, SlotState> states = new HashMap<>();
+    for (Lease r : rows) {
+      now.put(r.slot(), new long[] {r.epoch()});
+      states.put(r.slot(), r.state());
+    }
+    boolean mayConsume = state.consumes() || stopping;
+    for (Map.Entry<Integer, Held> e : new ArrayList<>(held.entrySet())) {
+      int slot = e.getKey();
+      Held h = e.getValue();
+      long[] row = now.get(slot);
+      boolean sameEpoch = row != null && row[0] == h.epoch;
+      if (!sameEpoch || !mayConsume) {
+        held.remove(slot);
+        listener.lost(slot, h.epoch);
+      } else if (states.get(slot) == SlotState.DRAINING_OLD && h.phase != Phase.RELEASING) {
+        held.remove(slot);
+        listener.lost(slot, h.epoch);
+      }
+    }
+    if (!mayConsume) return;
+    for (Map.Entry<Integer, long[]> e : now.entrySet()) {
+      int slot = e.getKey();
+      long epoch = e.getValue()[0];
+      Held h = held.get(slot);
+      switch (states.get(slot)) {
+        case LOADING_NEW -> {
+          if (h == null && !stopping) load(slot, epoch);
+          else if (h == null) released(slot, epoch); // stopping: hand it straight back
+        }
+        case ACTIVE -> {
+          if (h == null) {
+            held.put(slot, new Held(epoch, Phase.CONSUMING));
+            listener.consume(slot, epoch);
+          }
+        }
+        case MOVING -> {
+          if (h == null) {
+            released(slot, epoch);
+          } else if (h.phase == Phase.CONSUMING) {
+            release(slot, h);
+          }
+        }
+        default -> { }
+      }
+    }
+  }
+
+  private void load(int slot, long epoch) {
+    Held h = new Held(epoch, Phase.LOADING);
+    held.put(slot, h);
+    listener.load(slot, epoch)
+        .compose(v -> held.get(slot) == h ? pool.preparedQuery(ACTIVATE).execute(Tuple.of(slot, workerId, epoch)).map(r -> r.rowCount() == 1)
+            : Future.succeededFuture(false))
+        .onComplete(ar -> {
+          if (held.get(slot) != h) return; // lost meanwhile
+          if (ar.succeeded() && ar.result()) {
+            h.phase = Phase.CONSUMING;
+            listener.consume(slot, epoch);
+            announce.run();
+          } else {
+            // the lease moved while loading, or the database failed: forget it; the next read decides again
+            held.remove(slot);
+            listener.lost(slot, epoch);
+            if (ar.failed()) log.warn("slot {}: cannot load its derived state ({}); will retry", slot, ar.cause().getMessage());
           }
         });
   }
 
-  /** Renews and reconciles: the rows returned are exactly what this worker holds. */
-  public Future<Void> renew() {
-    return pool.preparedQuery(RENEW).execute(Tuple.of(workerId, settings.leaseTtlMs())).map(rows -> {
-      lastRenewOk = System.currentTimeMillis();
-      Map<Integer, Long> now = new HashMap<>();
-      for (Row r : rows) now.put((int) r.getShort(0), r.getLong(1));
-      reconcile(now);
-      return null;
+  private void release(int slot, Held h) {
+    h.phase = Phase.RELEASING;
+    listener.release(slot, h.epoch).onComplete(ar -> {
+      if (held.get(slot) == h) held.remove(slot);
+      released(slot, h.epoch);
     });
   }
 
-  private void reconcile(Map<Integer, Long> now) {
-    for (Map.Entry<Integer, Long> e : Map.copyOf(held).entrySet()) {
-      Long epoch = now.get(e.getKey());
-      if (epoch == null || !epoch.equals(e.getValue())) {
-        held.remove(e.getKey());
-        listener.lost(e.getKey(), e.getValue());
-      }
-    }
-    for (Map.Entry<Integer, Long> e : now.entrySet()) {
-      if (!held.containsKey(e.getKey())) {
-        held.put(e.getKey(), e.getValue());
-        listener.gained(e.getKey(), e.getValue());
-      }
-    }
+  /** The old owner's half of a move: everything it held is committed and acked; the leader may hand the slot on. */
+  private Future<Void> released(int slot, long epoch) {
+    return pool.preparedQuery(RELEASED).execute(Tuple.of(slot, workerId, epoch)).map(r -> {
+      if (r.rowCount() == 1) announce.run();
+      return (Void) null;
+    }).onFailure(e -> log.warn("slot {}: cannot mark it released ({}); the leader will fence it after its move timeout", slot, e.getMessage()));
   }
 
-  /** A batch found the lease gone: forget the slot now, without waiting for the next renewal. */
+  /** A batch found the lease gone: forget the slot now, without waiting for the next read. */
   public void forget(int slot, long epoch) {
-    if (held.get(slot) != null && held.get(slot) == epoch) {
+    Held h = held.get(slot);
+    if (h != null && h.epoch == epoch) {
       held.remove(slot);
       listener.lost(slot, epoch);
     }
   }
 
   private void dropAll(String why) {
-    for (Map.Entry<Integer, Long> e : Map.copyOf(held).entrySet()) {
+    for (Map.Entry<Integer, Held> e : new ArrayList<>(held.entrySet())) {
       held.remove(e.getKey());
-      listener.lost(e.getKey(), e.getValue());
+      listener.lost(e.getKey(), e.getValue().epoch);
     }
   }
 
-  /** Claims free or expired slots up to a fair share of the live workers. */
-  public void claim() {
-    if (!claiming) return;
-    if (busy) {
-      claimAgain = true; // a notification during a round must not be lost
-      return;
+  // ---- graceful stop (D6)
+
+  /** SIGTERM: this worker is DRAINING; the leader moves its slots out (this class keeps following). */
+  public Future<Boolean> beginDrain() {
+    stopping = true;
+    return selfState(WorkerState.DRAINING, "SIGTERM: graceful stop",
+        WorkerState.REGISTERED, WorkerState.WARMING, WorkerState.ACTIVE, WorkerState.SUSPECTED, WorkerState.QUARANTINE);
+  }
+
+  /** Whatever the leader did not move in time: release it here (commit, ack, DRAINING_OLD) within the deadline. */
+  public Future<Void> releaseRemaining(long deadlineMs) {
+    List<Future<Void>> all = new ArrayList<>();
+    for (Map.Entry<Integer, Held> e : new ArrayList<>(held.entrySet())) {
+      int slot = e.getKey();
+      Held h = e.getValue();
+      if (h.phase == Phase.CONSUMING) {
+        h.phase = Phase.RELEASING;
+        all.add(listener.release(slot, h.epoch).eventually(() -> {
+          held.remove(slot);
+          return released(slot, h.epoch);
+        }));
+      } else if (h.phase == Phase.LOADING) {
+        held.remove(slot);
+        listener.lost(slot, h.epoch);
+        all.add(released(slot, h.epoch));
+      }
     }
-    busy = true;
-    claimAgain = false;
-    pool.preparedQuery(LIVE_WORKERS).execute(Tuple.of(settings.leaseTtlMs()))
-        .compose(rows -> {
-          long live = Math.max(1, rows.iterator().next().getLong(0));
-          int share = (int) ((settings.totalSlots() + live - 1) / live);
-          if (settings.maxSlots() > 0) share = Math.min(share, settings.maxSlots());
-          int want = share - held.size();
-          if (want <= 0) return Future.succeededFuture(0);
-          return pool.withTransaction(conn -> conn.query("SET LOCAL lock_timeout = '2s'").execute()
-              .compose(v -> conn.preparedQuery(CLAIM).execute(Tuple.of(workerId, want, settings.leaseTtlMs()))))
-              .map(claimed -> {
-                for (Row r : claimed) {
-                  int slot = r.getShort(0);
-                  long epoch = r.getLong(1);
-                  held.put(slot, epoch);
-                  listener.gained(slot, epoch);
-                }
-                if (claimed.size() > 0) announce.run();
-                return claimed.size();
-              });
-        })
-        .onComplete(ar -> {
-          busy = false;
-          if (claimAgain) vertx.runOnContext(v -> claim());
-          if (ar.failed()) log.debug("claim round failed: {}", ar.cause().getMessage());
-          else if (ar.result() > 0) log.info("worker {} claimed {} slot(s); holds {}", workerId, ar.result(), held.size());
+    long left = Math.max(1, deadlineMs - System.currentTimeMillis());
+    return Future.join(all).timeout(left, java.util.concurrent.TimeUnit.MILLISECONDS).<Void>mapEmpty().recover(e -> {
+      log.warn("worker {}: {} slot(s) did not finish releasing in time; their unacked messages go back to the queue", workerId, held.size());
+      dropAll("grace period over");
+      return Future.succeededFuture();
+    });
+  }
+
+  /** Last step of a stop: OFFLINE, then the liveness session closes (an OFFLINE worker is not declared dead). */
+  public Future<Void> offline() {
+    stopping = true;
+    vertx.cancelTimer(heartbeatTimer);
+    vertx.cancelTimer(pollTimer);
+    return selfState(WorkerState.OFFLINE, "stopped",
+        WorkerState.REGISTERED, WorkerState.WARMING, WorkerState.ACTIVE, WorkerState.DRAINING, WorkerState.SUSPECTED, WorkerState.QUARANTINE)
+        .<Void>mapEmpty()
+        .eventually(() -> {
+          PgConnection c = liveness;
+          liveness = null;
+          return c == null ? Future.succeededFuture() : c.close();
         });
   }
 
-  /** Hands every lease back (D6: no waiting for expiry) and marks the worker OFFLINE. */
-  public Future<Integer> releaseAll() {
-    claiming = false;
-    held.clear();
-    vertx.cancelTimer(heartbeatTimer);
-    vertx.cancelTimer(claimTimer);
-    // OFFLINE before the announcement: the others size their fair share by the live workers
-    return pool.preparedQuery(RELEASE).execute(Tuple.of(workerId))
-        .map(rows -> rows.iterator().next().getLong(0).intValue())
-        .compose(n -> pool.preparedQuery(OFFLINE).execute(Tuple.of(workerId)).map(n))
-        .onSuccess(n -> { if (n > 0) announce.run(); });
+  private Future<Boolean> selfState(WorkerState to, String why, WorkerState... from) {
+    String[] names = java.util.Arrays.stream(from).map(Enum::name).toArray(String[]::new);
+    WorkerState was = state;
+    return pool.withTransaction(c -> c.preparedQuery(SELF_STATE).execute(Tuple.of(workerId, to.name()).addArrayOfString(names)).compose(r -> {
+      if (r.rowCount() == 0) return Future.succeededFuture(false);
+      return c.preparedQuery(HISTORY).execute(Tuple.of(workerId, was.name(), to.name(), why)).map(true);
+    })).onSuccess(ok -> {
+      if (ok) {
+        state = to;
+        announce.run();
+      }
+    }).recover(e -> {
+      log.warn("worker {}: cannot record state {} ({})", workerId, to, e.getMessage());
+      return Future.succeededFuture(false);
+    });
   }
 
-  public void stopClaiming() {
-    claiming = false;
+  /** Completes when every held slot is gone, or when nothing moved for {@code stallMs} (no leader?), or at the deadline. */
+  public Future<Void> awaitHandover(long deadlineMs, long stallMs) {
+    Promise<Void> done = Promise.promise();
+    long[] lastChange = {System.currentTimeMillis()};
+    int[] lastCount = {held.size()};
+    long[] timer = {-1};
+    timer[0] = vertx.setPeriodic(50, t -> {
+      long now = System.currentTimeMillis();
+      if (held.size() != lastCount[0]) {
+        lastCount[0] = held.size();
+        lastChange[0] = now;
+      }
+      if (held.isEmpty() || now >= deadlineMs || now - lastChange[0] >= stallMs) {
+        vertx.cancelTimer(timer[0]);
+        done.tryComplete();
+      }
+    });
+    return done.future();
   }
 }

@@ -67,13 +67,23 @@ public final class SlotProcessor {
   private final ArrayDeque<Delivery> normal = new ArrayDeque<>();
   private boolean draining;
   private volatile boolean stopped;
+  /** Graceful close in progress: deliveries still arriving before the broker's cancel-ok are kept and committed. */
+  private volatile boolean closing;
+  private final Map<Priority, Promise<Void>> cancelled = new java.util.concurrent.ConcurrentHashMap<>();
+  private Future<Void> lastAck = Future.succeededFuture();
+  private long committedTotal;
+  private long batchNanosTotal;
+  private long batches;
+  private final SnapshotLoader.Snapshot snapshot;
   private volatile boolean paused;
   private boolean opening;
   private long lingerTimer = -1;
   private Promise<Void> idle;
 
   public SlotProcessor(Vertx vertx, int slot, long epoch, String workerId, Topology topology, CommitGroup store,
-      DeadLetterPublisher deadLetters, DbGate gate, Metrics metrics, Clock clock, Settings settings, Listener listener) {
+      DeadLetterPublisher deadLetters, DbGate gate, Metrics metrics, Clock clock, Settings settings, Listener listener,
+      SnapshotLoader.Snapshot snapshot) {
+    this.snapshot = snapshot;
     this.vertx = vertx;
     this.context = vertx.getOrCreateContext();
     this.slot = slot;
@@ -95,6 +105,21 @@ public final class SlotProcessor {
 
   public long epoch() {
     return epoch;
+  }
+
+  /** The derived state loaded when this worker took the slot over (INV-10). */
+  public SnapshotLoader.Snapshot snapshot() {
+    return snapshot;
+  }
+
+  /** Messages committed and acked on this slot since it was taken over. */
+  public long committedTotal() {
+    return committedTotal;
+  }
+
+  /** Average batch transaction time in ms, for the slot weight. */
+  public double averageBatchMs() {
+    return batches == 0 ? 0 : batchNanosTotal / 1e6 / batches;
   }
 
   public int mailboxSize() {
@@ -124,6 +149,13 @@ public final class SlotProcessor {
             public void handleDelivery(String tag, Envelope env, AMQP.BasicProperties props, byte[] body) {
               Delivery d = new Delivery(ch, env.getDeliveryTag(), body, clock.millis(), p, env.getRoutingKey());
               context.runOnContext(v -> onDelivery(d));
+            }
+
+            @Override
+            public void handleCancelOk(String tag) {
+              // dispatched after every delivery of this consumer: from here on the mailbox holds all of them
+              Promise<Void> pr = cancelled.get(p);
+              if (pr != null) context.runOnContext(v -> pr.tryComplete());
             }
           });
         }
@@ -161,7 +193,7 @@ public final class SlotProcessor {
 
   private void maybeDrain() {
     if (draining || paused) return;
-    if (mailboxSize() >= settings.batchMax() || (stopped && mailboxSize() > 0)) {
+    if (mailboxSize() >= settings.batchMax() || ((stopped || closing) && mailboxSize() > 0)) {
       drain();
     } else if (mailboxSize() > 0 && lingerTimer < 0) {
       lingerTimer = vertx.setTimer(settings.lingerMs(), t -> {
@@ -169,7 +201,8 @@ public final class SlotProcessor {
         if (!draining && mailboxSize() > 0) drain();
       });
     } else if (mailboxSize() == 0 && idle != null) {
-      idle.tryComplete();
+      if (closing) closeWhenIdle();
+      else idle.tryComplete();
     }
   }
 
@@ -248,9 +281,14 @@ public final class SlotProcessor {
       }
       if (!valid.isEmpty()) {
         long now = clock.millis();
-        metrics.batch(valid.size(), System.nanoTime() - start);
+        long nanos = System.nanoTime() - start;
+        metrics.batch(valid.size(), nanos);
+        committedTotal += valid.size();
+        batchNanosTotal += nanos;
+        batches++;
         for (dev.inspection.messaging.Envelope e : valid) metrics.lagMillis(now - e.collectedAt().toEpochMilli());
-        ack(validDeliveries).onSuccess(v -> metrics.committed(slot, valid.size()));
+        Future<Void> acked = ack(validDeliveries).onSuccess(v -> metrics.committed(slot, valid.size()));
+        lastAck = Future.join(lastAck, acked).<Void>mapEmpty();
       }
       maybeDrain();
     });
@@ -273,7 +311,7 @@ public final class SlotProcessor {
     log.warn("slot {}: batch failed on a database error ({}); requeued, waiting for PostgreSQL", slot, cause.getMessage());
     paused = true;
     closeChannels();
-    if (stopped && idle != null) idle.tryComplete();
+    if ((stopped || closing) && idle != null) idle.tryComplete();
     gate.failed(cause).onSuccess(v -> {
       paused = false;
       if (!stopped) reopen.run();
@@ -295,32 +333,50 @@ public final class SlotProcessor {
   }
 
   /**
-   * Graceful stop (D6): cancel the consumers, finish the batch in progress, commit and ack what the
-   * mailbox holds, then close the channels.
+   * Graceful stop (D6, and the old owner's half of a move): cancel the consumers, keep what the broker
+   * sent before its cancel-ok, commit and ack all of it, then close the channels. Nothing is left unacked,
+   * so a move causes no redelivery.
    */
   public Future<Void> close() {
-    if (stopped) return Future.succeededFuture();
-    stopped = true;
-    List<Channel> chs = new ArrayList<>(channels.values());
-    Future<Void> cancelled = vertx.executeBlocking(() -> {
-      for (Channel ch : chs) {
+    if (stopped || closing) return idle == null ? Future.succeededFuture() : idle.future();
+    closing = true;
+    idle = Promise.promise();
+    List<Future<Void>> cancels = new ArrayList<>();
+    Map<Priority, Channel> chs = new java.util.HashMap<>(channels);
+    for (Priority p : chs.keySet()) {
+      Promise<Void> pr = Promise.promise();
+      cancelled.put(p, pr);
+      cancels.add(pr.future());
+    }
+    vertx.executeBlocking(() -> {
+      for (Map.Entry<Priority, Channel> e : chs.entrySet()) {
         try {
-          for (String tag : consumerTags(ch)) ch.basicCancel(tag);
-        } catch (Exception ignored) {
-          // closing anyway
+          e.getValue().basicCancel(consumerTag(e.getKey()));
+        } catch (Exception ex) {
+          cancelled.get(e.getKey()).tryComplete(); // channel gone: its deliveries are back in the queue already
         }
       }
       return null;
-    }, false).mapEmpty();
-    return cancelled.compose(v -> {
-      idle = Promise.promise();
+    }, false);
+    Future.join(cancels).timeout(5, java.util.concurrent.TimeUnit.SECONDS).onComplete(ar -> {
+      // every delivery is in the mailbox now: commit it all
+      closeWhenIdle();
       maybeDrain();
-      if (!draining && mailboxSize() == 0) idle.tryComplete();
-      return idle.future();
-    }).eventually(() -> {
+    });
+    return idle.future().eventually(() -> lastAck.recover(e -> Future.succeededFuture())).eventually(() -> {
+      stopped = true;
       closeChannels();
       return Future.<Void>succeededFuture();
     }).mapEmpty();
+  }
+
+  private boolean cancelDone() {
+    for (Promise<Void> p : cancelled.values()) if (!p.future().isComplete()) return false;
+    return true;
+  }
+
+  private void closeWhenIdle() {
+    if (idle != null && closing && cancelDone() && !draining && mailboxSize() == 0) idle.tryComplete();
   }
 
   private List<String> consumerTags(Channel ch) {

@@ -34,22 +34,27 @@ public final class WorkerVerticle extends VerticleBase {
   private final Clock clock;
   private final Topology topology;
   private final String workerId;
+  private final Runnable drained;
   private final Map<Integer, SlotProcessor> processors = new HashMap<>();
+  private final Map<Integer, SnapshotLoader.Snapshot> loaded = new HashMap<>();
+  private final Map<Integer, long[]> rateMarks = new HashMap<>();
   private Pool pool;
   private DbGate gate;
   private RabbitConnector connector;
   private DeadLetterPublisher deadLetters;
   private LeaseKeeper leases;
   private CommitGroup store;
+  private SnapshotLoader snapshots;
   private SlotProcessor.Settings settings;
   private Notifier notifier;
 
-  public WorkerVerticle(Config config, Metrics metrics, Clock clock, Topology topology) {
+  public WorkerVerticle(Config config, Metrics metrics, Clock clock, Topology topology, Runnable drained) {
     this.config = config;
     this.metrics = metrics;
     this.clock = clock;
     this.topology = topology;
     this.workerId = config.nodeId();
+    this.drained = drained;
   }
 
   public String workerId() {
@@ -62,7 +67,14 @@ public final class WorkerVerticle extends VerticleBase {
 
   /** Slots this worker holds and consumes, for the API and tests. */
   public Map<Integer, Long> heldSlots() {
-    return leases == null ? Map.of() : leases.held();
+    Map<Integer, Long> out = new HashMap<>();
+    processors.forEach((s, p) -> out.put(s, p.epoch()));
+    return out;
+  }
+
+  /** The lease follower, for tests (state, fault switch). */
+  public LeaseKeeper leases() {
+    return leases;
   }
 
   @Override
@@ -71,23 +83,51 @@ public final class WorkerVerticle extends VerticleBase {
     gate = new DbGate(vertx, pool, new Backoff(config.getLong(Keys.BACKOFF_INITIAL_MS), config.getLong(Keys.BACKOFF_MAX_MS)));
     int poolSize = config.getInt(Keys.PG_POOL_SIZE);
     store = new CommitGroup(new BatchStore(pool, workerId), Math.max(1, poolSize / 2), 4 * config.getInt(Keys.WORKER_BATCH_MAX));
+    snapshots = new SnapshotLoader(pool, config.getInt(Keys.WORKER_SNAPSHOT_PAGE));
     deadLetters = new DeadLetterPublisher(vertx, topology, workerId);
     settings = new SlotProcessor.Settings(config.getInt(Keys.WORKER_PREFETCH_HIGH), config.getInt(Keys.WORKER_PREFETCH_NORMAL),
         config.getInt(Keys.WORKER_BATCH_MAX), config.getLong(Keys.WORKER_BATCH_LINGER_MS), config.getInt(Keys.WORKER_MAX_MESSAGE_BYTES));
-    metrics.gauge("worker_slots_held", "slots this worker holds a lease on", () -> processors.size());
+    metrics.gauge("worker_slots_held", "slots this worker consumes", () -> processors.size());
     metrics.gauge("worker_mailbox_messages", "deliveries waiting in this worker's slot mailboxes",
         () -> processors.values().stream().mapToInt(SlotProcessor::mailboxSize).sum());
+    metrics.gauge("worker_lease_cache_age_ms", "age of the newest lease read from PostgreSQL (INV-15; batches also check the lease in their transaction)",
+        () -> leases == null ? -1 : leases.leaseCacheAgeMs());
     connector = new RabbitConnector(vertx, config, "worker-" + workerId, this::connected, this::connectionLost);
-    leases = new LeaseKeeper(vertx, pool, workerId, new LeaseKeeper.Settings(topology.totalSlots(), config.getLong(Keys.WORKER_LEASE_TTL_MS),
-        config.getLong(Keys.WORKER_HEARTBEAT_MS), config.getLong(Keys.WORKER_CLAIM_INTERVAL_MS), config.getInt(Keys.WORKER_MAX_SLOTS)),
+    leases = new LeaseKeeper(vertx, pool, Db.connectOptions(config), Db.schema(config), workerId,
+        new LeaseKeeper.Settings(config.getLong(Keys.WORKER_LEASE_TTL_MS), config.getLong(Keys.WORKER_HEARTBEAT_MS),
+            config.getLong(Keys.WORKER_LEASE_POLL_MS), config.getLong(Keys.WORKER_FAULT_FREEZE_HEARTBEAT_AFTER_MS)),
         new LeaseKeeper.Listener() {
           @Override
-          public void gained(int slot, long epoch) {
-            startSlot(slot, epoch);
+          public Future<Void> load(int slot, long epoch) {
+            return snapshots.load(slot).map(snap -> {
+              loaded.put(slot, snap);
+              metrics.time("worker_snapshot_load", "time to load a slot's derived state before consuming it (INV-10)", snap.millis());
+              log.debug("slot {}: loaded {} device(s) in {} ms", slot, snap.devices().size(), snap.millis());
+              return null;
+            });
+          }
+
+          @Override
+          public void consume(int slot, long epoch) {
+            startSlot(slot, epoch, loaded.remove(slot));
+          }
+
+          @Override
+          public Future<Void> release(int slot, long epoch) {
+            SlotProcessor p = processors.get(slot);
+            if (p == null || p.epoch() != epoch) return Future.succeededFuture();
+            long start = System.nanoTime();
+            return p.close().onComplete(ar -> {
+              if (processors.get(slot) == p) processors.remove(slot);
+              metrics.leaseChange("released");
+              metrics.time("worker_slot_release", "time for the old owner to stop, commit and ack a moving slot", (System.nanoTime() - start) / 1_000_000);
+              log.debug("worker {} released slot {} (epoch {})", workerId, slot, epoch);
+            });
           }
 
           @Override
           public void lost(int slot, long epoch) {
+            loaded.remove(slot);
             SlotProcessor p = processors.get(slot);
             if (p != null && p.epoch() == epoch) {
               processors.remove(slot);
@@ -96,11 +136,11 @@ public final class WorkerVerticle extends VerticleBase {
               log.info("worker {} lost slot {} (epoch {})", workerId, slot, epoch);
             }
           }
-        }, this::backlog);
+        }, this::backlog, new Backoff(config.getLong(Keys.BACKOFF_INITIAL_MS), config.getLong(Keys.BACKOFF_MAX_MS)), drained);
     notifier = new Notifier(vertx, config.get(Keys.REDIS_URL), config.get(Keys.REDIS_CHANNEL_PREFIX),
         new Backoff(config.getLong(Keys.BACKOFF_INITIAL_MS), config.getLong(Keys.BACKOFF_MAX_MS)), msg -> {
-          // another worker released or took slots: look at the database now rather than at the next poll
-          if (!msg.startsWith(workerId + " ")) leases.claim();
+          // the leader or another worker changed leases: read ours now rather than at the next poll
+          if (!msg.startsWith(workerId + " ")) leases.poll();
         });
     leases.onChange(() -> notifier.publish(workerId + " leases-changed"));
     notifier.start();
@@ -108,17 +148,29 @@ public final class WorkerVerticle extends VerticleBase {
     return leases.start();
   }
 
+  /** Heartbeat payload: totals and, per slot, the terms of the slot weight (seed 000 §4.3). */
   private JsonObject backlog() {
     int mailbox = 0;
-    for (SlotProcessor p : processors.values()) mailbox += p.mailboxSize();
-    return new JsonObject().put("slots", processors.size()).put("mailbox", mailbox);
+    long now = System.nanoTime();
+    JsonObject perSlot = new JsonObject();
+    for (SlotProcessor p : processors.values()) {
+      mailbox += p.mailboxSize();
+      long[] mark = rateMarks.get(p.slot());
+      double rate = 0;
+      if (mark != null && now > mark[1]) rate = (p.committedTotal() - mark[0]) * 1e9 / (now - mark[1]);
+      rateMarks.put(p.slot(), new long[] {p.committedTotal(), now});
+      perSlot.put(Integer.toString(p.slot()), new JsonObject().put("rate", Math.max(0, Math.round(rate * 10) / 10.0))
+          .put("backlog", p.mailboxSize()).put("ms", Math.round(p.averageBatchMs() * 10) / 10.0));
+    }
+    rateMarks.keySet().retainAll(processors.keySet());
+    return new JsonObject().put("slots_held", processors.size()).put("mailbox", mailbox).put("slots", perSlot);
   }
 
-  private void startSlot(int slot, long epoch) {
+  private void startSlot(int slot, long epoch, SnapshotLoader.Snapshot snap) {
     SlotProcessor old = processors.remove(slot);
     if (old != null) old.abort();
     SlotProcessor p = new SlotProcessor(vertx, slot, epoch, workerId, topology, store, deadLetters, gate, metrics, clock, settings,
-        (s, e, f) -> leases.forget(s, e));
+        (s, e, f) -> leases.forget(s, e), snap);
     p.onResume(() -> open(p));
     processors.put(slot, p);
     metrics.leaseChange("gained");
@@ -152,16 +204,27 @@ public final class WorkerVerticle extends VerticleBase {
     processors.values().forEach(SlotProcessor::connectionLost);
   }
 
-  /** D6: stop claiming, let every slot finish and ack what it holds, hand the leases back, go OFFLINE. */
+  /**
+   * D6, SIGTERM: this worker becomes DRAINING and the leader moves its slots to others (each one: stop,
+   * commit, ack, hand over — no lease expiry, no redelivery). Whatever is not moved in time (no leader,
+   * or the grace period is short) is released here the same way. Then OFFLINE.
+   */
   @Override
   public Future<?> stop() {
-    leases.stopClaiming();
-    List<Future<Void>> closing = new ArrayList<>();
-    for (SlotProcessor p : processors.values()) closing.add(p.close());
-    long grace = Math.max(1000, config.getLong(Keys.SHUTDOWN_GRACE_MS) - 5000);
-    // a slot that cannot finish in time leaves its messages unacked: the broker redelivers them to the next owner
-    return Future.join(closing).timeout(grace, java.util.concurrent.TimeUnit.MILLISECONDS)
-        .eventually(() -> leases.releaseAll().onSuccess(n -> log.info("worker {} handed back {} lease(s) and is OFFLINE", workerId, n)))
+    long grace = Math.max(2000, config.getLong(Keys.SHUTDOWN_GRACE_MS) - 3000);
+    long deadline = System.currentTimeMillis() + grace;
+    int before = processors.size();
+    long start = System.nanoTime();
+    return leases.beginDrain()
+        .compose(v -> leases.awaitHandover(deadline - grace / 4, 3000))
+        .compose(v -> {
+          int left = leases.heldCount();
+          if (left > 0) log.info("worker {}: the leader moved {} of {} slot(s); releasing the other {} here", workerId, before - left, before, left);
+          return leases.releaseRemaining(deadline);
+        })
+        .eventually(() -> leases.offline())
+        .onComplete(ar -> log.info("worker {} handed over {} slot(s) in {} ms and is OFFLINE", workerId, before,
+            (System.nanoTime() - start) / 1_000_000))
         .eventually(() -> notifier.stop())
         .eventually(() -> connector.stop())
         .eventually(() -> {

@@ -18,9 +18,8 @@ class HandoverIT {
       String probeId = env.name + "-probe";
       Node a = env.start(Map.of("role", "worker", "node.id", env.name + "-a"));
       env.awaitConsuming();
-      // b polls for free slots only every 10 minutes: only the Redis notification can make it take over quickly
-      Node b = env.start(Map.of("role", "worker", "node.id", env.name + "-b", "worker.claim.interval.ms", "600000"));
-      assertEquals(0, b.worker().heldSlots().size());
+      // b reads its leases only every 10 minutes: only the Redis notification can make it take over quickly
+      Node b = env.start(Map.of("role", "worker", "node.id", env.name + "-b", "worker.lease.poll.ms", "600000"));
       Node probe = env.start(Map.of("role", "probe", "node.id", probeId, "probe.sim.devices", "200", "probe.interval.ms", "300"));
       awaitTrue(Duration.ofSeconds(30), "results flowing", () -> env.queryLong("SELECT count(*) FROM $S.device_status_history") > 400);
 

@@ -49,7 +49,16 @@ public final class TestEnv implements AutoCloseable {
     base.put("probe.sim.devices", "0");
     base.put("backoff.initial.ms", "100");
     base.put("backoff.max.ms", "1000");
-    base.put("worker.claim.interval.ms", "300");
+    base.put("worker.lease.poll.ms", "300");
+    base.put("worker.heartbeat.ms", "500");
+    base.put("worker.warmup.ms", "500");
+    base.put("worker.quarantine.ms", "1000");
+    base.put("scheduler.tick.ms", "200");
+    base.put("scheduler.election.ms", "300");
+    base.put("scheduler.leader.grace.ms", "1000");
+    base.put("scheduler.rebalance.interval.ms", "1000");
+    base.put("scheduler.cooldown.slot.ms", "0");
+    base.put("scheduler.cooldown.source.ms", "0");
     base.put("worker.batch.linger.ms", "50");
     base.put("outbox.replay.interval.ms", "500");
     base.put("outbox.replay.min.age.ms", "500");
@@ -65,8 +74,32 @@ public final class TestEnv implements AutoCloseable {
     return Node.topology(config(Map.of()));
   }
 
+  private Node scheduler;
+  private boolean autoScheduler = true;
+
+  /** Tests that play the leader themselves (manual epoch bumps) start workers without a scheduler. */
+  public TestEnv withoutScheduler() {
+    autoScheduler = false;
+    return this;
+  }
+
+  /** The scheduler started for this test (the first worker start brings one up unless told otherwise). */
+  public Node scheduler() {
+    return scheduler;
+  }
+
   /** Starts a node in this JVM and waits until it is up. */
   public Node start(Map<String, String> overrides) throws Exception {
+    String role = overrides.getOrDefault("role", "all");
+    if (autoScheduler && scheduler == null && role.equals("worker")) {
+      scheduler = startNode(Map.of("role", "scheduler", "node.id", name + "-sched"));
+    }
+    Node n = startNode(overrides);
+    if (scheduler == null && (role.equals("scheduler") || role.equals("all"))) scheduler = n;
+    return n;
+  }
+
+  private Node startNode(Map<String, String> overrides) throws Exception {
     Node n = new Node(config(overrides), Clock.systemUTC());
     n.start().toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
     nodes.add(n);
@@ -75,6 +108,7 @@ public final class TestEnv implements AutoCloseable {
 
   public void stop(Node n) throws Exception {
     nodes.remove(n);
+    if (n == scheduler) scheduler = null;
     n.stop().toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
   }
 

@@ -86,9 +86,11 @@ class WorkerIT {
     try (TestEnv env = new TestEnv(2); Channel ch = env.channel()) {
       // long heartbeat: the batch itself, not a renewal, must be what notices the lost lease
       Node worker = env.start(Map.of("role", "worker", "node.id", env.name + "-old", "worker.heartbeat.ms", "60000",
-          "worker.lease.ttl.ms", "600000", "worker.claim.interval.ms", "60000"));
+          "worker.lease.ttl.ms", "600000", "worker.lease.poll.ms", "60000"));
       Topology t = env.topology();
       env.awaitConsuming();
+      // from here the test plays the leader itself
+      env.stop(env.scheduler());
       ch.confirmSelect();
       List<String> known = devicesIn(0, 2, 5, "known");
       for (String d : known) publish(ch, t, envelope(d, 2, 10, 1, "UP"));

@@ -1,0 +1,180 @@
+package dev.inspection.scheduler;
+
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.pgclient.PgConnectOptions;
+import io.vertx.pgclient.PgConnection;
+import io.vertx.sqlclient.Pool;
+import io.vertx.sqlclient.SqlConnection;
+import io.vertx.sqlclient.Tuple;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Leader election (D2). The leader holds {@code pg_try_advisory_lock} on one dedicated, unpooled
+ * connection; the lock lives exactly as long as that database session. The session has an
+ * {@code idle_session_timeout}, and the leader pings it: a leader that pauses (SIGSTOP, a long GC) goes
+ * silent, PostgreSQL ends the session and the lock passes on. Losing the connection for any reason
+ * means stepping down at once.
+ *
+ * <p>Each new leader increments {@code scheduler_term}. Every leader write runs through
+ * {@link #fenced}: the transaction first reads the term row {@code FOR SHARE} and gives up unless it is
+ * still this leader's term. A new leader's increment waits for such a transaction and every later one
+ * sees the new term, so a deposed leader that wakes up late changes nothing.
+ */
+public final class Leadership {
+  private static final Logger log = LoggerFactory.getLogger(Leadership.class);
+
+  static final String TRY_LOCK = "SELECT pg_try_advisory_lock(hashtext($1))";
+  static final String NEW_TERM = """
+      UPDATE scheduler_term SET term = term + 1, leader_id = $1, leader_url = $2, elected_at = now() WHERE id = 1 RETURNING term""";
+  static final String CHECK_TERM = "SELECT term FROM scheduler_term WHERE id = 1 FOR SHARE";
+
+  /** A leader write found that a newer leader exists: nothing was written. */
+  public static final class Deposed extends RuntimeException {
+    public Deposed(long mine, long current) {
+      super("leader term " + mine + " is over (current term " + current + "): this node no longer leads");
+    }
+  }
+
+  /** What the scheduler learns about its own leadership. */
+  public interface Listener {
+    void elected(long term);
+
+    void deposed(String why);
+  }
+
+  private final Vertx vertx;
+  private final PgConnectOptions options;
+  private final Pool pool;
+  private final String nodeId;
+  private final String lockName;
+  private final Supplier<String> apiUrl;
+  private final long intervalMs;
+  private final Listener listener;
+  private PgConnection conn;
+  private boolean connecting;
+  private volatile long term = -1;
+  private boolean stopped;
+  private long timer = -1;
+
+  public Leadership(Vertx vertx, PgConnectOptions base, long sessionTimeoutMs, Pool pool, String nodeId, String schema,
+      Supplier<String> apiUrl, long intervalMs, Listener listener) {
+    this.vertx = vertx;
+    Map<String, String> props = new HashMap<>(base.getProperties());
+    props.put("idle_session_timeout", Long.toString(sessionTimeoutMs));
+    props.put("application_name", "inspection-leader-lock");
+    this.options = new PgConnectOptions(base).setProperties(props);
+    this.pool = pool;
+    this.nodeId = nodeId;
+    this.lockName = "inspection.leader." + schema;
+    this.apiUrl = apiUrl;
+    this.intervalMs = intervalMs;
+    this.listener = listener;
+  }
+
+  public boolean leading() {
+    return term > 0;
+  }
+
+  public long term() {
+    return term;
+  }
+
+  public void start() {
+    timer = vertx.setPeriodic(200, intervalMs, t -> tick());
+  }
+
+  private void tick() {
+    if (stopped) return;
+    if (conn == null) {
+      connect();
+    } else if (term > 0) {
+      // the ping keeps the session from idling out and finds a dead connection within one interval
+      conn.query("SELECT 1").execute().timeout(intervalMs * 3, java.util.concurrent.TimeUnit.MILLISECONDS)
+          .onFailure(e -> lost("the lock connection does not answer (" + e.getMessage() + ")"));
+    } else {
+      campaign();
+    }
+  }
+
+  private void connect() {
+    if (connecting) return;
+    connecting = true;
+    PgConnection.connect(vertx, options).onComplete(ar -> {
+      connecting = false;
+      if (ar.failed()) {
+        log.debug("leader election: cannot connect ({})", ar.cause().getMessage());
+        return;
+      }
+      if (stopped) {
+        ar.result().close();
+        return;
+      }
+      PgConnection c = ar.result();
+      conn = c;
+      c.closeHandler(v -> {
+        if (conn == c) lost("the lock connection closed");
+      });
+      campaign();
+    });
+  }
+
+  private void campaign() {
+    PgConnection c = conn;
+    if (c == null || term > 0) return;
+    c.preparedQuery(TRY_LOCK).execute(Tuple.of(lockName)).compose(rows -> {
+      if (!rows.iterator().next().getBoolean(0)) return Future.succeededFuture(-1L);
+      // the term is raised on the lock's own session: if that session is gone, so is the claim
+      return c.preparedQuery(NEW_TERM).execute(Tuple.of(nodeId, apiUrl.get())).map(r -> r.iterator().next().getLong(0));
+    }).onSuccess(t -> {
+      if (t > 0 && conn == c && !stopped) {
+        term = t;
+        log.info("node {} is the scheduler leader (term {})", nodeId, t);
+        listener.elected(t);
+      }
+    }).onFailure(e -> log.debug("leader election attempt failed: {}", e.getMessage()));
+  }
+
+  private void lost(String why) {
+    PgConnection c = conn;
+    conn = null;
+    if (c != null) c.close();
+    if (term > 0) {
+      long was = term;
+      term = -1;
+      log.warn("node {} steps down as scheduler leader (term {}): {}", nodeId, was, why);
+      listener.deposed(why);
+    }
+  }
+
+  /** Runs a leader write in a transaction that commits only while this node's term is current. */
+  public <T> Future<T> fenced(Function<SqlConnection, Future<T>> work) {
+    long mine = term;
+    if (mine <= 0) return Future.failedFuture(new Deposed(mine, -1));
+    return pool.withTransaction(c -> c.query(CHECK_TERM).execute().compose(rows -> {
+      long current = rows.iterator().next().getLong(0);
+      if (current != mine) return Future.failedFuture(new Deposed(mine, current));
+      return work.apply(c);
+    })).onFailure(e -> {
+      if (e instanceof Deposed && term == mine) lost(e.getMessage());
+    });
+  }
+
+  /** Steps down (closing the session releases the lock) and stops campaigning. */
+  public Future<Void> stop() {
+    stopped = true;
+    vertx.cancelTimer(timer);
+    PgConnection c = conn;
+    conn = null;
+    if (term > 0) {
+      term = -1;
+      listener.deposed("node stopping");
+    }
+    return c == null ? Future.succeededFuture() : c.close();
+  }
+}
