@@ -99,6 +99,10 @@ public final class Metrics {
     counter("worker_consumed_total", "deliveries received per slot", "slot", Integer.toString(slot)).increment(n);
   }
 
+  public void redelivered(int slot) {
+    counter("worker_redelivered_total", "deliveries the broker marked as redelivered (a crash, a fence or a requeue; a graceful move causes none)").increment();
+  }
+
   public void committed(int slot, int n) {
     counter("worker_committed_total", "messages committed and acked per slot", "slot", Integer.toString(slot)).increment(n);
   }

@@ -27,6 +27,7 @@ public final class Keys {
   public static final ConfigKey PG_PASSWORD = k("pg.password", "", STRING, "PostgreSQL password (prefer the environment variable INSPECT_PG_PASSWORD)");
   public static final ConfigKey PG_SCHEMA = k("pg.schema", "inspection", STRING, "schema holding every table; created and migrated at start");
   public static final ConfigKey PG_POOL_SIZE = k("pg.pool.size", "8", INT, "connections in each role's pool");
+  public static final ConfigKey PG_IDLE_TX_TIMEOUT_MS = k("pg.idle.tx.timeout.ms", "10000", LONG, "PostgreSQL ends a session idle inside a transaction this long (a paused process must not hold a lease lock or the term lock)");
   public static final ConfigKey PG_SSL = k("pg.ssl", "false", BOOL, "require TLS to PostgreSQL");
 
   public static final ConfigKey RABBIT_HOST = k("rabbit.host", "127.0.0.1", STRING, "RabbitMQ host");
@@ -82,6 +83,7 @@ public final class Keys {
   public static final ConfigKey SCHEDULER_LEADER_GRACE_MS = k("scheduler.leader.grace.ms", "15000", LONG, "a new leader declares no worker dead and no lease expired for this long (after an outage every heartbeat looks old)");
   public static final ConfigKey SCHEDULER_LEASE_EXPIRY_GRACE_MS = k("scheduler.lease.expiry.grace.ms", "5000", LONG, "a lease this far past lease_until is taken over with an epoch bump");
   public static final ConfigKey SCHEDULER_MOVE_TIMEOUT_MS = k("scheduler.move.timeout.ms", "10000", LONG, "an old owner that has not released a MOVING slot in this time is fenced: the slot moves with an epoch bump");
+  public static final ConfigKey SCHEDULER_LOCK_TIMEOUT_MS = k("scheduler.lock.timeout.ms", "2000", LONG, "longest wait of a leader write for a row lock (e.g. an epoch bump behind a batch); the round is retried");
   public static final ConfigKey SCHEDULER_DRAIN_BATCH = k("scheduler.drain.batch", "32", INT, "slots of a draining worker that move at the same time");
   public static final ConfigKey SCHEDULER_REBALANCE_INTERVAL_MS = k("scheduler.rebalance.interval.ms", "60000", LONG, "periodic rebalance check (a join, drain or death triggers one at once)");
   public static final ConfigKey SCHEDULER_REBALANCE_THRESHOLD = k("scheduler.rebalance.threshold", "0.25", DOUBLE, "rebalance only when (heaviest - lightest) / mean load exceeds this");
@@ -100,7 +102,7 @@ public final class Keys {
 
   public static final List<ConfigKey> ALL = List.of(
       ROLE, NODE_ID, DATA_DIR, HTTP_HOST, HTTP_PORT,
-      PG_HOST, PG_PORT, PG_DATABASE, PG_USER, PG_PASSWORD, PG_SCHEMA, PG_POOL_SIZE, PG_SSL,
+      PG_HOST, PG_PORT, PG_DATABASE, PG_USER, PG_PASSWORD, PG_SCHEMA, PG_POOL_SIZE, PG_IDLE_TX_TIMEOUT_MS, PG_SSL,
       RABBIT_HOST, RABBIT_PORT, RABBIT_USER, RABBIT_PASSWORD, RABBIT_VHOST, RABBIT_SSL,
       REDIS_URL, REDIS_CHANNEL_PREFIX,
       SLOTS_TOTAL, TOPOLOGY_PREFIX, QUEUE_MAX_BYTES, QUEUE_DELIVERY_LIMIT,
@@ -111,7 +113,7 @@ public final class Keys {
       WORKER_LEASE_TTL_MS, WORKER_HEARTBEAT_MS, WORKER_LEASE_POLL_MS, WORKER_SUSPECT_AFTER_MS, WORKER_DEAD_AFTER_MS, WORKER_WARMUP_MS,
       WORKER_QUARANTINE_MS, WORKER_SNAPSHOT_PAGE, WORKER_FAULT_FREEZE_HEARTBEAT_AFTER_MS,
       SCHEDULER_TICK_MS, SCHEDULER_ELECTION_MS, SCHEDULER_LEADER_SESSION_TIMEOUT_MS, SCHEDULER_LEADER_GRACE_MS, SCHEDULER_LEASE_EXPIRY_GRACE_MS,
-      SCHEDULER_MOVE_TIMEOUT_MS, SCHEDULER_DRAIN_BATCH, SCHEDULER_REBALANCE_INTERVAL_MS, SCHEDULER_REBALANCE_THRESHOLD,
+      SCHEDULER_MOVE_TIMEOUT_MS, SCHEDULER_LOCK_TIMEOUT_MS, SCHEDULER_DRAIN_BATCH, SCHEDULER_REBALANCE_INTERVAL_MS, SCHEDULER_REBALANCE_THRESHOLD,
       SCHEDULER_REBALANCE_MAX_MOVES, SCHEDULER_COOLDOWN_SLOT_MS, SCHEDULER_COOLDOWN_SOURCE_MS, SCHEDULER_WEIGHT_DEVICES, SCHEDULER_WEIGHT_RATE,
       SCHEDULER_WEIGHT_BACKLOG, SCHEDULER_WEIGHT_PROCESS_MS, SCHEDULER_WEIGHT_CRITICAL, SCHEDULER_MIN_WORKERS,
       SHUTDOWN_GRACE_MS, BACKOFF_INITIAL_MS, BACKOFF_MAX_MS);

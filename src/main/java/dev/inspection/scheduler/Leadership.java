@@ -55,6 +55,7 @@ public final class Leadership {
   private final String lockName;
   private final Supplier<String> apiUrl;
   private final long intervalMs;
+  private final long lockTimeoutMs;
   private final Listener listener;
   private PgConnection conn;
   private boolean connecting;
@@ -63,7 +64,8 @@ public final class Leadership {
   private long timer = -1;
 
   public Leadership(Vertx vertx, PgConnectOptions base, long sessionTimeoutMs, Pool pool, String nodeId, String schema,
-      Supplier<String> apiUrl, long intervalMs, Listener listener) {
+      Supplier<String> apiUrl, long intervalMs, long lockTimeoutMs, Listener listener) {
+    this.lockTimeoutMs = lockTimeoutMs;
     this.vertx = vertx;
     Map<String, String> props = new HashMap<>(base.getProperties());
     props.put("idle_session_timeout", Long.toString(sessionTimeoutMs));
@@ -156,7 +158,9 @@ public final class Leadership {
   public <T> Future<T> fenced(Function<SqlConnection, Future<T>> work) {
     long mine = term;
     if (mine <= 0) return Future.failedFuture(new Deposed(mine, -1));
-    return pool.withTransaction(c -> c.query(CHECK_TERM).execute().compose(rows -> {
+    // a write waits at most lockTimeoutMs for a row lock (a batch of a paused worker): the round fails and is retried
+    return pool.withTransaction(c -> c.query("SET LOCAL lock_timeout = " + lockTimeoutMs).execute()
+        .compose(v -> c.query(CHECK_TERM).execute()).compose(rows -> {
       long current = rows.iterator().next().getLong(0);
       if (current != mine) return Future.failedFuture(new Deposed(mine, current));
       return work.apply(c);

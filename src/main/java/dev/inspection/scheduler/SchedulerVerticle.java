@@ -85,7 +85,8 @@ public final class SchedulerVerticle extends VerticleBase {
           if (loop != null && !msg.startsWith("leader ")) loop.kick();
         });
     leadership = new Leadership(vertx, Db.connectOptions(config), config.getLong(Keys.SCHEDULER_LEADER_SESSION_TIMEOUT_MS), pool,
-        config.nodeId(), schema, apiUrl, config.getLong(Keys.SCHEDULER_ELECTION_MS), new Leadership.Listener() {
+        config.nodeId(), schema, apiUrl, config.getLong(Keys.SCHEDULER_ELECTION_MS),
+        config.getLong(Keys.SCHEDULER_LOCK_TIMEOUT_MS), new Leadership.Listener() {
           @Override
           public void elected(long term) {
             metrics.leaderElected();

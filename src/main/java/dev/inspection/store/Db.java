@@ -34,7 +34,8 @@ public final class Db {
         .setUser(config.get(Keys.PG_USER))
         .setPassword(config.get(Keys.PG_PASSWORD))
         .setReconnectAttempts(0)
-        .setProperties(Map.of("search_path", schema(config), "application_name", "inspection-" + config.role().name().toLowerCase()));
+        .setProperties(Map.of("search_path", schema(config), "application_name", "inspection-" + config.role().name().toLowerCase(),
+            "idle_in_transaction_session_timeout", Long.toString(config.getLong(Keys.PG_IDLE_TX_TIMEOUT_MS))));
     if (config.getBool(Keys.PG_SSL)) o.setSslMode(SslMode.REQUIRE);
     return o;
   }

@@ -442,11 +442,18 @@ public final class LeaseKeeper {
 
   // ---- graceful stop (D6)
 
-  /** SIGTERM: this worker is DRAINING; the leader moves its slots out (this class keeps following). */
+  static final String OTHERS_ACTIVE = "SELECT count(*) FROM worker_heartbeat WHERE state = 'ACTIVE' AND worker_id <> $1";
+
+  /**
+   * SIGTERM: this worker is DRAINING; the leader moves its slots out (this class keeps following).
+   * Completes with whether another ACTIVE worker exists to take them (if not, waiting is pointless).
+   */
   public Future<Boolean> beginDrain() {
     stopping = true;
     return selfState(WorkerState.DRAINING, "SIGTERM: graceful stop",
-        WorkerState.REGISTERED, WorkerState.WARMING, WorkerState.ACTIVE, WorkerState.SUSPECTED, WorkerState.QUARANTINE);
+        WorkerState.REGISTERED, WorkerState.WARMING, WorkerState.ACTIVE, WorkerState.SUSPECTED, WorkerState.QUARANTINE)
+        .compose(v -> pool.preparedQuery(OTHERS_ACTIVE).execute(Tuple.of(workerId)).map(r -> r.iterator().next().getLong(0) > 0))
+        .recover(e -> Future.succeededFuture(false));
   }
 
   /** Whatever the leader did not move in time: release it here (commit, ack, DRAINING_OLD) within the deadline. */

@@ -148,6 +148,7 @@ public final class SlotProcessor {
             @Override
             public void handleDelivery(String tag, Envelope env, AMQP.BasicProperties props, byte[] body) {
               Delivery d = new Delivery(ch, env.getDeliveryTag(), body, clock.millis(), p, env.getRoutingKey());
+              if (env.isRedeliver()) metrics.redelivered(slot);
               context.runOnContext(v -> onDelivery(d));
             }
 

@@ -216,7 +216,7 @@ public final class WorkerVerticle extends VerticleBase {
     int before = processors.size();
     long start = System.nanoTime();
     return leases.beginDrain()
-        .compose(v -> leases.awaitHandover(deadline - grace / 4, 3000))
+        .compose(others -> others && leases.heldCount() > 0 ? leases.awaitHandover(deadline - grace / 4, 3000) : Future.<Void>succeededFuture())
         .compose(v -> {
           int left = leases.heldCount();
           if (left > 0) log.info("worker {}: the leader moved {} of {} slot(s); releasing the other {} here", workerId, before - left, before, left);
