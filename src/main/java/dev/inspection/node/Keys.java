@@ -53,6 +53,7 @@ public final class Keys {
   public static final ConfigKey PROBE_INVENTORY_FILE = k("probe.inventory.file", "", STRING, "JSON-lines file of devices to inspect (one device object per line); empty for none");
   public static final ConfigKey PROBE_INVENTORY_URL = k("probe.inventory.url", "", STRING, "scheduler base URL to pull this group's inventory from (cached in data.dir); empty for none");
   public static final ConfigKey PROBE_INVENTORY_REFRESH_MS = k("probe.inventory.refresh.ms", "30000", LONG, "how often the inventory is pulled from probe.inventory.url");
+  public static final ConfigKey PROBE_PACING_REFRESH_MS = k("probe.pacing.refresh.ms", "5000", LONG, "how often a probe with probe.inventory.url reads the cold-start pace (scheduler.min.workers)");
   public static final ConfigKey PROBE_CHECK_TIMEOUT_MS = k("probe.check.timeout.ms", "2000", LONG, "timeout of one tcp/http check");
 
   public static final ConfigKey OUTBOX_COMMIT_MAX_ROWS = k("outbox.commit.max.rows", "500", INT, "most results written in one SQLite transaction (group commit under synchronous=FULL)");
@@ -107,7 +108,7 @@ public final class Keys {
       REDIS_URL, REDIS_CHANNEL_PREFIX,
       SLOTS_TOTAL, TOPOLOGY_PREFIX, QUEUE_MAX_BYTES, QUEUE_DELIVERY_LIMIT,
       PROBE_GROUP, PROBE_SIM_DEVICES, PROBE_SIM_FAIL_RATE, PROBE_INTERVAL_MS, PROBE_JITTER_PCT,
-      PROBE_INVENTORY_FILE, PROBE_INVENTORY_URL, PROBE_INVENTORY_REFRESH_MS, PROBE_CHECK_TIMEOUT_MS,
+      PROBE_INVENTORY_FILE, PROBE_INVENTORY_URL, PROBE_INVENTORY_REFRESH_MS, PROBE_PACING_REFRESH_MS, PROBE_CHECK_TIMEOUT_MS,
       OUTBOX_COMMIT_MAX_ROWS, OUTBOX_PUBLISH_CHANNELS, OUTBOX_MAX_INFLIGHT, OUTBOX_REPLAY_INTERVAL_MS, OUTBOX_REPLAY_MIN_AGE_MS, OUTBOX_RETENTION_MS,
       WORKER_PREFETCH_HIGH, WORKER_PREFETCH_NORMAL, WORKER_BATCH_MAX, WORKER_BATCH_LINGER_MS, WORKER_MAX_MESSAGE_BYTES,
       WORKER_LEASE_TTL_MS, WORKER_HEARTBEAT_MS, WORKER_LEASE_POLL_MS, WORKER_SUSPECT_AFTER_MS, WORKER_DEAD_AFTER_MS, WORKER_WARMUP_MS,

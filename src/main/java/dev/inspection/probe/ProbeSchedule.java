@@ -20,6 +20,7 @@ public final class ProbeSchedule {
   private final Map<String, Long> generation = new HashMap<>();
   private final int jitterPct;
   private final Random random;
+  private double pace = 1.0;
 
   public ProbeSchedule(int jitterPct, Random random) {
     this.jitterPct = jitterPct;
@@ -32,6 +33,18 @@ public final class ProbeSchedule {
     long gen = generation.merge(d.deviceId(), 1L, Long::sum);
     long first = old != null && old.intervalMs() == d.intervalMs() ? nowMs + jittered(d.intervalMs()) : nowMs + (long) (random.nextDouble() * d.intervalMs());
     queue.add(new Entry(first, d.deviceId(), gen));
+  }
+
+  /**
+   * Cold-start pacing (seed 000 §4.4 A): from the next check on, non-critical devices are inspected at
+   * {@code factor} of their rate; critical ones keep theirs. 1.0 is full speed.
+   */
+  public void pace(double factor) {
+    this.pace = factor;
+  }
+
+  public double pace() {
+    return pace;
   }
 
   public void remove(String deviceId) {
@@ -59,8 +72,9 @@ public final class ProbeSchedule {
       Device d = devices.get(e.deviceId);
       if (d == null || generation.get(e.deviceId) != e.generation) continue;
       due.add(d);
-      long next = e.dueAt + jittered(d.intervalMs());
-      if (next <= nowMs) next = nowMs + jittered(d.intervalMs()); // fell behind: do not fire a burst of catch-ups
+      long interval = dev.inspection.scheduler.Pacing.intervalMs(d.intervalMs(), d.priority(), pace);
+      long next = e.dueAt + jittered(interval);
+      if (next <= nowMs) next = nowMs + jittered(interval); // fell behind: do not fire a burst of catch-ups
       queue.add(new Entry(next, e.deviceId, e.generation));
     }
     return due;

@@ -103,7 +103,10 @@ public final class ProbeVerticle extends VerticleBase {
           vertx.setPeriodic(60_000, t -> outbox.clean(config.getLong(Keys.OUTBOX_RETENTION_MS))
               .onSuccess(c -> { if (c > 0) log.debug("outbox cleaner removed {} confirmed rows", c); }));
           long refresh = config.getLong(Keys.PROBE_INVENTORY_REFRESH_MS);
-          if (!config.get(Keys.PROBE_INVENTORY_URL).isBlank()) vertx.setPeriodic(refresh, t -> pullInventory());
+          if (!config.get(Keys.PROBE_INVENTORY_URL).isBlank()) {
+            vertx.setPeriodic(refresh, t -> pullInventory());
+            vertx.setPeriodic(0, config.getLong(Keys.PROBE_PACING_REFRESH_MS), t -> pullPacing());
+          }
         });
   }
 
@@ -156,6 +159,24 @@ public final class ProbeVerticle extends VerticleBase {
       for (Device d : got) sb.append(d.toJson().encode()).append('\n');
       return vertx.fileSystem().writeFile(inventoryCache().toString(), io.vertx.core.buffer.Buffer.buffer(sb.toString()));
     }).onFailure(e -> log.warn("cannot pull the inventory from {} ({}); inspecting from the cached list", base, e.getMessage()));
+  }
+
+  /** Cold-start pacing from the scheduler; unreachable → keep the last factor. */
+  private void pullPacing() {
+    String base = config.get(Keys.PROBE_INVENTORY_URL).replaceAll("/+$", "");
+    web.getAbs(base + "/api/v1/probe/pacing").timeout(5_000).send().onSuccess(resp -> {
+      if (resp.statusCode() != 200) return;
+      double f = resp.bodyAsJsonObject().getDouble("factor", 1.0);
+      if (f > 0 && f != schedule.pace()) {
+        log.info("probe {}: inspection pace of non-critical devices now {}% ({} ACTIVE worker(s), full speed from {})", isNode,
+            Math.round(f * 100), resp.bodyAsJsonObject().getInteger("active_workers"), resp.bodyAsJsonObject().getInteger("min_workers"));
+        schedule.pace(f);
+      }
+    }).onFailure(e -> log.debug("cannot read the pacing: {}", e.getMessage()));
+  }
+
+  public double pace() {
+    return schedule.pace();
   }
 
   private Future<Void> pullPage(String base, String group, String after, List<Device> got) {

@@ -111,6 +111,13 @@ public final class LeaseKeeper {
   private final Backoff backoff;
   private final Runnable drained;
   private final Map<Integer, Held> held = new HashMap<>();
+  /**
+   * Reads and local changes are numbered: a read answered after a local change of a slot, but sent
+   * before it, says nothing about that slot any more (a late heartbeat renewal must not stop a slot
+   * this worker has just started loading, nor restart one it has just released).
+   */
+  private long seq;
+  private final Map<Integer, Long> touched = new HashMap<>();
   private Runnable announce = () -> { };
   private PgConnection liveness;
   private boolean registered;
@@ -239,7 +246,7 @@ public final class LeaseKeeper {
         before = "DEAD";
       }
       String from = before;
-      return f.compose(v -> c.preparedQuery(REGISTER).execute(Tuple.of(workerId, meta.encode())))
+      return f.compose(v -> c.preparedQuery(REGISTER).execute(Tuple.of(workerId, meta)))
           .compose(v -> c.preparedQuery(HISTORY).execute(Tuple.of(workerId, from, "REGISTERED", "process started")))
           .compose(v -> c.preparedQuery(RELEASE_LEFTOVERS).execute(Tuple.of(workerId)));
     })).onSuccess(r -> {
@@ -258,7 +265,7 @@ public final class LeaseKeeper {
   private void heartbeat() {
     if (!registered || frozenNow()) return;
     if (liveness != null) liveness.query("SELECT 1").execute(); // a dead session shows up as a close
-    pool.preparedQuery(HEARTBEAT).execute(Tuple.of(workerId, backlog.get().encode())).compose(rows -> {
+    pool.preparedQuery(HEARTBEAT).execute(Tuple.of(workerId, backlog.get())).compose(rows -> {
       if (rows.size() == 0) {
         registered = false;
         register();
@@ -278,10 +285,11 @@ public final class LeaseKeeper {
         drained.run();
         return Future.succeededFuture();
       }
+      long issued = ++seq;
       return pool.preparedQuery(RENEW).execute(Tuple.of(workerId, settings.leaseTtlMs())).map(r -> {
         List<Lease> leases = new ArrayList<>();
         for (Row row : r) leases.add(new Lease(row.getShort(0), row.getLong(1), SlotState.parse(row.getString(2))));
-        reconcile(leases);
+        reconcile(leases, issued);
         return null;
       });
     }).onFailure(e -> {
@@ -309,6 +317,7 @@ public final class LeaseKeeper {
     }
     polling = true;
     pollAgain = false;
+    long issued = ++seq;
     pool.preparedQuery(MY_LEASES).execute(Tuple.of(workerId)).onComplete(ar -> {
       polling = false;
       if (ar.succeeded()) {
@@ -328,7 +337,7 @@ public final class LeaseKeeper {
             drained.run();
           }
         }
-        reconcile(leases);
+        reconcile(leases, issued);
       } else {
         overdue();
       }
@@ -336,12 +345,21 @@ public final class LeaseKeeper {
     });
   }
 
-  private void reconcile(List<Lease> rows) {
+  private void touch(int slot) {
+    touched.put(slot, ++seq);
+  }
+
+  private boolean stale(int slot, long issued) {
+    return touched.getOrDefault(slot, 0L) > issued;
+  }
+
+  private void reconcile(List<Lease> rows, long issued) {
     lastLeaseRead = System.currentTimeMillis();
     if (frozen) return;
     Map<Integer, long[]> now = new HashMap<>();
     Map<Integer, SlotState> states = new HashMap<>();
     for (Lease r : rows) {
+      if (stale(r.slot(), issued)) continue;
       now.put(r.slot(), new long[] {r.epoch()});
       states.put(r.slot(), r.state());
     }
@@ -349,13 +367,16 @@ public final class LeaseKeeper {
     for (Map.Entry<Integer, Held> e : new ArrayList<>(held.entrySet())) {
       int slot = e.getKey();
       Held h = e.getValue();
+      if (stale(slot, issued)) continue;
       long[] row = now.get(slot);
       boolean sameEpoch = row != null && row[0] == h.epoch;
       if (!sameEpoch || !mayConsume) {
         held.remove(slot);
+        touch(slot);
         listener.lost(slot, h.epoch);
       } else if (states.get(slot) == SlotState.DRAINING_OLD && h.phase != Phase.RELEASING) {
         held.remove(slot);
+        touch(slot);
         listener.lost(slot, h.epoch);
       }
     }
@@ -372,6 +393,7 @@ public final class LeaseKeeper {
         case ACTIVE -> {
           if (h == null) {
             held.put(slot, new Held(epoch, Phase.CONSUMING));
+            touch(slot);
             listener.consume(slot, epoch);
           }
         }
@@ -390,6 +412,7 @@ public final class LeaseKeeper {
   private void load(int slot, long epoch) {
     Held h = new Held(epoch, Phase.LOADING);
     held.put(slot, h);
+    touch(slot);
     listener.load(slot, epoch)
         .compose(v -> held.get(slot) == h ? pool.preparedQuery(ACTIVATE).execute(Tuple.of(slot, workerId, epoch)).map(r -> r.rowCount() == 1)
             : Future.succeededFuture(false))
@@ -397,11 +420,13 @@ public final class LeaseKeeper {
           if (held.get(slot) != h) return; // lost meanwhile
           if (ar.succeeded() && ar.result()) {
             h.phase = Phase.CONSUMING;
+            touch(slot);
             listener.consume(slot, epoch);
             announce.run();
           } else {
             // the lease moved while loading, or the database failed: forget it; the next read decides again
             held.remove(slot);
+        touch(slot);
             listener.lost(slot, epoch);
             if (ar.failed()) log.warn("slot {}: cannot load its derived state ({}); will retry", slot, ar.cause().getMessage());
           }
@@ -410,8 +435,10 @@ public final class LeaseKeeper {
 
   private void release(int slot, Held h) {
     h.phase = Phase.RELEASING;
+    touch(slot);
     listener.release(slot, h.epoch).onComplete(ar -> {
       if (held.get(slot) == h) held.remove(slot);
+        touch(slot);
       released(slot, h.epoch);
     });
   }
@@ -429,6 +456,7 @@ public final class LeaseKeeper {
     Held h = held.get(slot);
     if (h != null && h.epoch == epoch) {
       held.remove(slot);
+        touch(slot);
       listener.lost(slot, epoch);
     }
   }
@@ -436,6 +464,7 @@ public final class LeaseKeeper {
   private void dropAll(String why) {
     for (Map.Entry<Integer, Held> e : new ArrayList<>(held.entrySet())) {
       held.remove(e.getKey());
+      touch(e.getKey());
       listener.lost(e.getKey(), e.getValue().epoch);
     }
   }
@@ -466,10 +495,12 @@ public final class LeaseKeeper {
         h.phase = Phase.RELEASING;
         all.add(listener.release(slot, h.epoch).eventually(() -> {
           held.remove(slot);
+        touch(slot);
           return released(slot, h.epoch);
         }));
       } else if (h.phase == Phase.LOADING) {
         held.remove(slot);
+        touch(slot);
         listener.lost(slot, h.epoch);
         all.add(released(slot, h.epoch));
       }

@@ -22,11 +22,7 @@ public final class ChildNode implements AutoCloseable {
     String jar = System.getProperty("node.jar", "target/node.jar");
     if (!new File(jar).exists()) throw new IllegalStateException(jar + " is missing: run `mvn package` (the ITs run after it in `mvn verify`)");
     List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m", "-jar", jar));
-    Map<String, String> all = new java.util.HashMap<>();
-    for (String k : List.of("pg.schema", "topology.prefix", "redis.channel.prefix", "slots.total", "data.dir", "backoff.initial.ms",
-        "backoff.max.ms", "outbox.replay.interval.ms", "outbox.replay.min.age.ms", "probe.sim.devices")) {
-      all.put(k, env.config(Map.of()).get(dev.inspection.node.Keys.BY_NAME.get(k)));
-    }
+    Map<String, String> all = new java.util.HashMap<>(env.baseFlags());
     all.put("http.port", "0");
     all.putAll(flags);
     all.forEach((k, v) -> cmd.add("--" + k + "=" + v));
@@ -40,6 +36,25 @@ public final class ChildNode implements AutoCloseable {
 
   public long pid() {
     return process.pid();
+  }
+
+  /** SIGSTOP: the whole process pauses; its sockets stay open, so nobody notices but by silence. */
+  public void pause() throws Exception {
+    signal("STOP");
+  }
+
+  /** SIGCONT. */
+  public void resume() throws Exception {
+    signal("CONT");
+  }
+
+  private void signal(String sig) throws Exception {
+    int rc = new ProcessBuilder("kill", "-" + sig, Long.toString(process.pid())).inheritIO().start().waitFor();
+    if (rc != 0) throw new IllegalStateException("kill -" + sig + " " + process.pid() + " failed with " + rc);
+  }
+
+  public boolean alive() {
+    return process.isAlive();
   }
 
   /** kill -9: no shutdown hook, no flush, no goodbye. */

@@ -64,6 +64,13 @@ public final class TestEnv implements AutoCloseable {
     base.put("outbox.replay.min.age.ms", "500");
   }
 
+  /** The per-test settings (schema, names, short timings) as flags for a child process. */
+  public Map<String, String> baseFlags() {
+    Map<String, String> m = new HashMap<>(base);
+    m.remove("http.port");
+    return m;
+  }
+
   public Config config(Map<String, String> overrides) {
     Map<String, String> m = new HashMap<>(base);
     m.putAll(overrides);
@@ -255,6 +262,73 @@ public final class TestEnv implements AutoCloseable {
     org.junit.jupiter.api.Assertions.assertTrue(r.clean(), r.toString());
     org.junit.jupiter.api.Assertions.assertEquals(r.produced(), r.stored(), "history holds every result exactly once: " + r);
     return r;
+  }
+
+  /** Slot → owner, for slots in state ACTIVE. */
+  public Map<Integer, String> activeOwners() throws Exception {
+    Map<Integer, String> out = new HashMap<>();
+    for (Object[] r : query("SELECT slot_id, owner_worker_id FROM $S.slot_lease WHERE state = 'ACTIVE'")) out.put(((Number) r[0]).intValue(), (String) r[1]);
+    return out;
+  }
+
+  public String workerState(String id) throws Exception {
+    List<Object[]> r = query("SELECT state FROM $S.worker_heartbeat WHERE worker_id = '" + id + "'");
+    return r.isEmpty() ? null : (String) r.get(0)[0];
+  }
+
+  /**
+   * Waits until every slot is ACTIVE with exactly one owner among {@code owners} and each slot queue has
+   * exactly one consumer: the state every scenario must end in.
+   */
+  public void awaitSettled(java.util.Collection<String> owners, Duration within) {
+    awaitTrue(within, "every slot ACTIVE on one of " + owners + " with one consumer per queue", () -> {
+      Map<Integer, String> o = activeOwners();
+      if (o.size() != slots) return false;
+      for (String w : o.values()) if (!owners.contains(w)) return false;
+      for (int s = 0; s < slots; s++) for (Priority p : Priority.values()) if (consumers(s, p) != 1) return false;
+      return true;
+    });
+  }
+
+  /** A request to a node's HTTP API: status and body. */
+  public static Map.Entry<Integer, String> http(int port, String method, String path) throws Exception {
+    java.net.http.HttpClient c = java.net.http.HttpClient.newHttpClient();
+    java.net.http.HttpRequest.Builder b = java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + port + path))
+        .timeout(Duration.ofSeconds(10));
+    b = method.equals("POST") ? b.POST(java.net.http.HttpRequest.BodyPublishers.noBody()) : b.GET();
+    java.net.http.HttpResponse<String> r = c.send(b.build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+    return Map.entry(r.statusCode(), r.body());
+  }
+
+  /** Deliveries the broker marked redelivered, summed over in-process worker nodes. */
+  public static double redelivered(Node... workers) {
+    double n = 0;
+    for (Node w : workers) n += w.metrics().count("worker_redelivered_total");
+    return n;
+  }
+
+  /** History rows written by one of the given (slot, epoch) owners after a moment: commits by a deposed owner. */
+  public long writesByDeposed(Map<Integer, Long> slotEpochs, String after) throws Exception {
+    long n = 0;
+    for (Map.Entry<Integer, Long> e : slotEpochs.entrySet()) {
+      n += queryLong("SELECT count(*) FROM $S.device_status_history WHERE slot_id = " + e.getKey() + " AND writer_epoch = " + e.getValue()
+          + " AND received_at > '" + after + "'");
+    }
+    return n;
+  }
+
+  /** Slot → epoch of every slot a worker owns. */
+  public Map<Integer, Long> epochsOf(String worker) throws Exception {
+    Map<Integer, Long> out = new HashMap<>();
+    for (Object[] r : query("SELECT slot_id, lease_epoch FROM $S.slot_lease WHERE owner_worker_id = '" + worker + "'")) {
+      out.put(((Number) r[0]).intValue(), ((Number) r[1]).longValue());
+    }
+    return out;
+  }
+
+  /** PostgreSQL's clock, as text for a later comparison in SQL. */
+  public String dbNow() throws Exception {
+    return (String) query("SELECT now()::text").get(0)[0];
   }
 
   public static void awaitTrue(Duration within, String what, java.util.concurrent.Callable<Boolean> condition) {
