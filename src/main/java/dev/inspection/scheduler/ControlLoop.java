@@ -140,7 +140,7 @@ public final class ControlLoop {
   private Future<Boolean> round() {
     return store.workers().compose(workers -> store.slots(settings.expiryGraceMs()).compose(slots -> {
       List<String> probe = new ArrayList<>();
-      if (pastGrace()) for (WorkerRow w : workers) if (w.state().live()) probe.add(w.id());
+      if (pastGrace()) for (WorkerRow w : workers) if (w.state().live() || w.state() == WorkerState.DEAD) probe.add(w.id());
       return store.crashed(probe).compose(crashed -> decide(workers, slots, crashed));
     }));
   }
@@ -273,7 +273,8 @@ public final class ControlLoop {
         if (hb <= s.suspectMs()) return change(w, WorkerState.ACTIVE, "heartbeat is back");
         break;
       case DEAD:
-        if (hb <= s.suspectMs() && !lockFree) return change(w, WorkerState.QUARANTINE, "a worker declared dead is heartbeating again");
+        // back only if it heartbeat after it was declared dead and its process still holds the liveness lock
+        if (hb < w.stateAgeMs() && hb <= s.suspectMs() && !lockFree) return change(w, WorkerState.QUARANTINE, "a worker declared dead is heartbeating again");
         break;
       case QUARANTINE:
         if (w.stateAgeMs() >= s.quarantineMs()) return change(w, WorkerState.WARMING, "quarantine over");
