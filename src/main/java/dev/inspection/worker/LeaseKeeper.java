@@ -62,12 +62,21 @@ public final class LeaseKeeper {
       LEFT JOIN slot_lease s ON s.owner_worker_id = w.worker_id WHERE w.worker_id = $1""";
 
   record Lease(int slot, long epoch, SlotState state) {}
+  /** The new owner's last step of a move (history rows make per-slot handover times measurable). */
   static final String ACTIVATE = """
-      UPDATE slot_lease SET state = 'ACTIVE', state_since = now(), updated_at = now()
-      WHERE slot_id = $1 AND owner_worker_id = $2 AND lease_epoch = $3 AND state = 'LOADING_NEW'""";
+      WITH upd AS (
+        UPDATE slot_lease SET state = 'ACTIVE', state_since = now(), updated_at = now()
+        WHERE slot_id = $1 AND owner_worker_id = $2 AND lease_epoch = $3 AND state = 'LOADING_NEW' RETURNING slot_id)
+      INSERT INTO slot_lease_history (slot_id, old_owner, new_owner, old_epoch, new_epoch, reason, old_state, new_state)
+      SELECT slot_id, $2, $2, $3, $3, $4, 'LOADING_NEW', 'ACTIVE' FROM upd""";
   static final String RELEASED = """
-      UPDATE slot_lease SET state = 'DRAINING_OLD', state_since = now(), updated_at = now()
-      WHERE slot_id = $1 AND owner_worker_id = $2 AND lease_epoch = $3 AND state IN ('ACTIVE', 'MOVING', 'LOADING_NEW')""";
+      WITH old AS (SELECT slot_id, state FROM slot_lease
+                   WHERE slot_id = $1 AND owner_worker_id = $2 AND lease_epoch = $3 AND state IN ('ACTIVE', 'MOVING', 'LOADING_NEW')),
+      upd AS (
+        UPDATE slot_lease s SET state = 'DRAINING_OLD', state_since = now(), updated_at = now()
+        FROM old WHERE s.slot_id = old.slot_id AND s.lease_epoch = $3 AND s.state = old.state RETURNING s.slot_id, old.state)
+      INSERT INTO slot_lease_history (slot_id, old_owner, new_owner, old_epoch, new_epoch, reason, old_state, new_state)
+      SELECT slot_id, $2, $2, $3, $3, 'released', state, 'DRAINING_OLD' FROM upd""";
   static final String SELF_STATE = """
       UPDATE worker_heartbeat SET state = $2, state_since = now() WHERE worker_id = $1 AND state = ANY($3::varchar[]) RETURNING worker_id""";
 
@@ -413,8 +422,10 @@ public final class LeaseKeeper {
     Held h = new Held(epoch, Phase.LOADING);
     held.put(slot, h);
     touch(slot);
+    long start = System.nanoTime();
     listener.load(slot, epoch)
-        .compose(v -> held.get(slot) == h ? pool.preparedQuery(ACTIVATE).execute(Tuple.of(slot, workerId, epoch)).map(r -> r.rowCount() == 1)
+        .compose(v -> held.get(slot) == h ? pool.preparedQuery(ACTIVATE).execute(Tuple.of(slot, workerId, epoch,
+            "loaded in " + (System.nanoTime() - start) / 1_000_000 + " ms")).map(r -> r.rowCount() == 1)
             : Future.succeededFuture(false))
         .onComplete(ar -> {
           if (held.get(slot) != h) return; // lost meanwhile
