@@ -44,7 +44,7 @@ public final class ControlLoop {
   private static final Logger log = LoggerFactory.getLogger(ControlLoop.class);
 
   /** Thresholds; all from configuration. */
-  public record Settings(long tickMs, long suspectMs, long deadMs, long warmupMs, long quarantineMs, long leaseTtlMs, long expiryGraceMs,
+  public record Settings(long tickMs, long heartbeatMs, long suspectMs, long deadMs, long warmupMs, long quarantineMs, long leaseTtlMs, long expiryGraceMs,
       long moveTimeoutMs, long leaderGraceMs, int drainBatch, long rebalanceIntervalMs, RebalancePlanner.Settings planner,
       SlotWeight.Coefficients weights, int totalSlots) {}
 
@@ -170,7 +170,10 @@ public final class ControlLoop {
 
     Map<String, WorkerState> state = new HashMap<>();
     for (WorkerRow w : workers) state.put(w.id(), w.state());
-    List<String> active = workers.stream().filter(w -> w.state() == WorkerState.ACTIVE).map(WorkerRow::id).sorted().toList();
+    // slots go only to ACTIVE workers whose heartbeat is fresh: a worker that stopped renewing would never load them
+    long fresh = 2 * settings.heartbeatMs() + 1000;
+    List<String> active = workers.stream().filter(w -> w.state() == WorkerState.ACTIVE && w.heartbeatAgeMs() <= fresh)
+        .map(WorkerRow::id).sorted().toList();
     activeWorkers = active.size();
 
     // 2. slots whose owner is dead or gone, and leases nobody renewed

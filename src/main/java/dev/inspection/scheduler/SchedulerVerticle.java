@@ -74,7 +74,8 @@ public final class SchedulerVerticle extends VerticleBase {
         config.getInt(Keys.SCHEDULER_REBALANCE_MAX_MOVES), config.getLong(Keys.SCHEDULER_COOLDOWN_SLOT_MS), config.getLong(Keys.SCHEDULER_COOLDOWN_SOURCE_MS));
     SlotWeight.Coefficients weights = new SlotWeight.Coefficients(config.getDouble(Keys.SCHEDULER_WEIGHT_DEVICES), config.getDouble(Keys.SCHEDULER_WEIGHT_RATE),
         config.getDouble(Keys.SCHEDULER_WEIGHT_BACKLOG), config.getDouble(Keys.SCHEDULER_WEIGHT_PROCESS_MS), config.getDouble(Keys.SCHEDULER_WEIGHT_CRITICAL));
-    ControlLoop.Settings settings = new ControlLoop.Settings(config.getLong(Keys.SCHEDULER_TICK_MS), config.getLong(Keys.WORKER_SUSPECT_AFTER_MS),
+    ControlLoop.Settings settings = new ControlLoop.Settings(config.getLong(Keys.SCHEDULER_TICK_MS), config.getLong(Keys.WORKER_HEARTBEAT_MS),
+        config.getLong(Keys.WORKER_SUSPECT_AFTER_MS),
         config.getLong(Keys.WORKER_DEAD_AFTER_MS), config.getLong(Keys.WORKER_WARMUP_MS), config.getLong(Keys.WORKER_QUARANTINE_MS),
         config.getLong(Keys.WORKER_LEASE_TTL_MS), config.getLong(Keys.SCHEDULER_LEASE_EXPIRY_GRACE_MS), config.getLong(Keys.SCHEDULER_MOVE_TIMEOUT_MS),
         config.getLong(Keys.SCHEDULER_LEADER_GRACE_MS), config.getInt(Keys.SCHEDULER_DRAIN_BATCH), config.getLong(Keys.SCHEDULER_REBALANCE_INTERVAL_MS),

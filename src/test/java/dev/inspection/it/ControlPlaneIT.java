@@ -129,4 +129,54 @@ class ControlPlaneIT {
       assertEquals(0, env.writesByDeposed(zombieEpochs, moved), "no commit by the deposed owner after its slots moved");
     }
   }
+
+  @Test
+  void aLeaseNobodyRenewsIsTakenOverWithAnEpochBumpEvenBeforeItsOwnerIsDeclaredDead() throws Exception {
+    try (TestEnv env = new TestEnv(4)) {
+      // the dead timeout is out of reach: only lease expiry can move the slots
+      env.start(Map.of("role", "scheduler", "node.id", env.name + "-sched", "worker.suspect.after.ms", "600000",
+          "worker.dead.after.ms", "600000", "scheduler.lease.expiry.grace.ms", "500", "worker.lease.ttl.ms", "2000"));
+      String w1 = env.name + "-stuck";
+      String w2 = env.name + "-w2";
+      Node stuck = env.start(Map.of("role", "worker", "node.id", w1, "worker.lease.ttl.ms", "2000"));
+      env.awaitSettled(Set.of(w1), Duration.ofSeconds(20));
+      env.start(Map.of("role", "worker", "node.id", w2, "worker.lease.ttl.ms", "2000", "worker.warmup.ms", "0"));
+      awaitTrue(Duration.ofSeconds(20), "w2 ACTIVE", () -> "ACTIVE".equals(env.workerState(w2)));
+      String probeId = env.name + "-probe";
+      Node probe = env.start(Map.of("role", "probe", "node.id", probeId, "probe.sim.devices", "100", "probe.interval.ms", "300"));
+      Map<Integer, Long> before = env.epochsOf(w1);
+      stuck.worker().leases().freezeHeartbeat();
+      // the stuck worker keeps its consumers until a batch of it is fenced: traffic is what makes it let go
+      env.awaitSettled(Set.of(w2), Duration.ofSeconds(30));
+      assertTrue(env.queryLong("SELECT count(*) FROM $S.slot_lease_history WHERE reason = 'lease expired' AND old_owner = '" + w1 + "'") > 0,
+          "taken over because the lease expired");
+      for (Map.Entry<Integer, Long> e : env.epochsOf(w2).entrySet()) {
+        if (before.containsKey(e.getKey())) assertTrue(e.getValue() > before.get(e.getKey()), "slot " + e.getKey() + " moved with an epoch bump");
+      }
+      assertEquals("ACTIVE", env.workerState(w1), "its owner was never declared dead: expiry alone moved the slots");
+      env.drainAndBalance(probe, probeId, Map.of());
+    }
+  }
+
+  @Test
+  void withoutRedisMovesStillCompleteThroughDatabasePolling() throws Exception {
+    try (TestEnv env = new TestEnv(8)) {
+      // nothing listens on port 1: every notification is lost; the lease poll is the only signal
+      Map<String, String> noRedis = Map.of("redis.url", "redis://127.0.0.1:1");
+      env.start(with(noRedis, "role", "scheduler", "node.id", env.name + "-sched"));
+      String w1 = env.name + "-w1";
+      String w2 = env.name + "-w2";
+      Node n1 = env.start(with(noRedis, "role", "worker", "node.id", w1));
+      Node n2 = env.start(with(noRedis, "role", "worker", "node.id", w2));
+      String probeId = env.name + "-probe";
+      Node probe = env.start(Map.of("role", "probe", "node.id", probeId, "probe.sim.devices", "200", "probe.interval.ms", "300"));
+      awaitTrue(Duration.ofSeconds(30), "both hold slots", () -> env.activeOwners().containsValue(w1) && env.activeOwners().containsValue(w2));
+      env.awaitSettled(Set.of(w1, w2), Duration.ofSeconds(30));
+      assertEquals(202, http(env.scheduler().httpPort(), "POST", "/api/v1/workers/" + w1 + "/drain").getKey());
+      awaitTrue(Duration.ofSeconds(30), "w1 OFFLINE", () -> "OFFLINE".equals(env.workerState(w1)));
+      env.awaitSettled(Set.of(w2), Duration.ofSeconds(30));
+      assertEquals(0.0, TestEnv.redelivered(n1, n2));
+      env.drainAndBalance(probe, probeId, Map.of());
+    }
+  }
 }

@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 
 /** The leader's per-worker decision, with ages injected (no clock, no database). */
 class ControlLoopTest {
-  private static final ControlLoop.Settings S = new ControlLoop.Settings(500, 15_000, 30_000, 60_000, 30_000, 30_000, 5_000, 10_000, 15_000,
+  private static final ControlLoop.Settings S = new ControlLoop.Settings(500, 3_000, 15_000, 30_000, 60_000, 30_000, 30_000, 5_000, 10_000, 15_000,
       32, 60_000, RebalancePlanner.Settings.defaults(), SlotWeight.Coefficients.defaults(), 256);
 
   private static WorkerRow w(WorkerState st, long heartbeatAge, long stateAge) {
