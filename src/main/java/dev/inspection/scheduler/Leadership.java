@@ -62,6 +62,7 @@ public final class Leadership {
   private volatile long term = -1;
   private boolean stopped;
   private long timer = -1;
+  private String writtenUrl;
 
   public Leadership(Vertx vertx, PgConnectOptions base, long sessionTimeoutMs, Pool pool, String nodeId, String schema,
       Supplier<String> apiUrl, long intervalMs, long lockTimeoutMs, Listener listener) {
@@ -99,6 +100,12 @@ public final class Leadership {
       // the ping keeps the session from idling out and finds a dead connection within one interval
       conn.query("SELECT 1").execute().timeout(intervalMs * 3, java.util.concurrent.TimeUnit.MILLISECONDS)
           .onFailure(e -> lost("the lock connection does not answer (" + e.getMessage() + ")"));
+      String url = apiUrl.get();
+      if (!url.equals(writtenUrl)) {
+        // elected before the HTTP server listened: publish where followers should send mutations
+        fenced(c -> c.preparedQuery("UPDATE scheduler_term SET leader_url = $1 WHERE id = 1").execute(Tuple.of(url)))
+            .onSuccess(r -> writtenUrl = url);
+      }
     } else {
       campaign();
     }
@@ -136,6 +143,7 @@ public final class Leadership {
     }).onSuccess(t -> {
       if (t > 0 && conn == c && !stopped) {
         term = t;
+        writtenUrl = apiUrl.get();
         log.info("node {} is the scheduler leader (term {})", nodeId, t);
         listener.elected(t);
       }
