@@ -1,0 +1,34 @@
+package dev.inspection.state;
+
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+/** The built-in payload profiles, by the name stored in {@code device_resource.payload_profile}. */
+public final class PayloadProfiles {
+  /** Full-state payloads: each field an update carries replaces the stored one (seed 000's "newest wins"). */
+  public static final PayloadProfile DEFAULT = new PayloadProfile("default", Map.of(), MergeRule.REPLACE);
+
+  /**
+   * Hotel room control (seed 004), for payloads built by {@link HotelRoomPayload#normalize}: loops merge by
+   * their 9-digit key, the fault list is replaced whole, the lock status is only overwritten by a value and the
+   * timestamp only moves forward.
+   */
+  public static final PayloadProfile HOTEL_ROOM = new PayloadProfile("hotel_room", Map.of(
+      HotelRoomPayload.DEV_LOOPS, MergeRule.MERGE,
+      HotelRoomPayload.FAULTS, MergeRule.REPLACE,
+      HotelRoomPayload.SYS_LOCK_STATUS, MergeRule.COALESCE,
+      HotelRoomPayload.TS_MS, MergeRule.MAX), MergeRule.REPLACE);
+
+  private static final List<PayloadProfile> ALL = List.of(DEFAULT, HOTEL_ROOM);
+
+  private PayloadProfiles() {}
+
+  public static PayloadProfile byName(String name) {
+    for (PayloadProfile p : ALL) {
+      if (p.name().equals(name)) return p;
+    }
+    throw new IllegalArgumentException("unknown payload profile " + (name == null ? "null" : "'" + name + "'") + "; known profiles: "
+        + ALL.stream().map(PayloadProfile::name).collect(Collectors.joining(", ")));
+  }
+}

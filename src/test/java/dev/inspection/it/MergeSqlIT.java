@@ -1,0 +1,274 @@
+package dev.inspection.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.inspection.state.HotelRoomPayload;
+import dev.inspection.state.PayloadProfile;
+import dev.inspection.state.PayloadProfiles;
+import dev.inspection.state.RandomPayloads;
+import io.vertx.core.json.JsonObject;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code merge_payload} of V003 against {@link PayloadProfile#merge} on the real PostgreSQL (DESIGN.md D5): both
+ * must give the same JSON for every input, compared parsed, never as text. Runs in a schema of its own.
+ */
+class MergeSqlIT {
+  private static final PayloadProfile HOTEL = PayloadProfiles.HOTEL_ROOM;
+  private static Connection db;
+  private static String schema;
+  private static PreparedStatement merge;
+
+  @BeforeAll
+  static void loadTheFunctionIntoAScratchSchema() throws Exception {
+    schema = "merge_it_" + UUID.randomUUID().toString().replace("-", "").substring(0, 10);
+    db = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:5432/test", "postgres", "");
+    try (Statement st = db.createStatement()) {
+      st.execute("CREATE SCHEMA " + schema);
+      st.execute("SET search_path TO " + schema);
+      st.execute(migration("V003__merge_payload.sql"));
+    }
+    merge = db.prepareStatement("SELECT merge_payload(?::jsonb, ?::jsonb, ?::jsonb, ?)");
+  }
+
+  @AfterAll
+  static void dropTheSchema() throws Exception {
+    if (db == null) return;
+    try (Statement st = db.createStatement()) {
+      st.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
+    } finally {
+      db.close();
+    }
+  }
+
+  private static String migration(String file) throws Exception {
+    try (InputStream in = MergeSqlIT.class.getResourceAsStream("/db/migration/" + file)) {
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    }
+  }
+
+  private static JsonObject sql(JsonObject old, JsonObject upd, PayloadProfile p) throws SQLException {
+    return sql(old == null ? null : old.encode(), upd.encode(), p.rulesJson().encode(), p.defaultRule().sqlName());
+  }
+
+  private static JsonObject sql(String old, String upd, String rules, String defaultRule) throws SQLException {
+    merge.setString(1, old);
+    merge.setString(2, upd);
+    merge.setString(3, rules);
+    merge.setString(4, defaultRule);
+    try (ResultSet rs = merge.executeQuery()) {
+      rs.next();
+      String json = rs.getString(1);
+      return json == null ? null : new JsonObject(json);
+    }
+  }
+
+  /** Parsed from text on both sides, so what is compared is JSON, not Java number types. */
+  private static JsonObject parsed(JsonObject j) {
+    return new JsonObject(j.encode());
+  }
+
+  @Test
+  void theFunctionIsImmutableAndParallelSafe() throws Exception {
+    try (Statement st = db.createStatement();
+        ResultSet rs = st.executeQuery("SELECT provolatile, proparallel FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace "
+            + "WHERE n.nspname = '" + schema + "' AND p.proname = 'merge_payload'")) {
+      assertTrue(rs.next());
+      assertEquals("i", rs.getString(1));
+      assertEquals("s", rs.getString(2));
+    }
+  }
+
+  @Test
+  void hotelFramesMergedOneByOneInSqlEqualTheInMemoryFoldAtEveryStep() throws Exception {
+    Random rnd = new Random(20260425L);
+    int steps = 0;
+    for (int round = 0; round < 300; round++) {
+      List<JsonObject> frames = RandomPayloads.hotelFrames(rnd, 1 + rnd.nextInt(20));
+      List<JsonObject> updates = frames.stream().map(HotelRoomPayload::normalize).toList();
+      JsonObject inSql = null;
+      for (int i = 0; i < updates.size(); i++) {
+        inSql = sql(inSql, updates.get(i), HOTEL);
+        assertEquals(parsed(HOTEL.fold(updates.subList(0, i + 1))), inSql, "round " + round + " step " + i + ": " + frames.subList(0, i + 1));
+        steps++;
+      }
+    }
+    assertTrue(steps > 2000, "steps " + steps);
+  }
+
+  @Test
+  void aBatchFoldedInMemoryAndMergedOntoTheStoredRowEqualsTheFramesOneByOne() throws Exception {
+    Random rnd = new Random(41);
+    for (int round = 0; round < 300; round++) {
+      List<JsonObject> updates = RandomPayloads.hotelFrames(rnd, 1 + rnd.nextInt(20)).stream().map(HotelRoomPayload::normalize).toList();
+      JsonObject stored = null;
+      int i = 0;
+      while (i < updates.size()) {
+        int end = Math.min(updates.size(), i + 1 + rnd.nextInt(6));
+        stored = sql(stored, HOTEL.fold(updates.subList(i, end)), HOTEL);
+        assertEquals(parsed(HOTEL.fold(updates.subList(0, end))), stored, "round " + round + " after " + end + " updates");
+        i = end;
+      }
+    }
+  }
+
+  @Test
+  void arbitraryUpdatesUnderEveryRuleAgreeWithTheInMemoryMerge() throws Exception {
+    Random rnd = new Random(7);
+    for (PayloadProfile p : List.of(RandomPayloads.EVERY_RULE, RandomPayloads.OTHER_DEFAULT, PayloadProfiles.DEFAULT, HOTEL)) {
+      for (int round = 0; round < 200; round++) {
+        List<JsonObject> updates = new ArrayList<>();
+        JsonObject inSql = null;
+        for (int i = rnd.nextInt(12); i >= 0; i--) {
+          JsonObject u = RandomPayloads.anyUpdate(rnd);
+          if (p == HOTEL && rnd.nextBoolean()) u.put(List.of("dev_loops", "ts_ms", "sys_lock_status", "faulty_device_count").get(rnd.nextInt(4)),
+              RandomPayloads.anyValue(rnd, 2));
+          updates.add(u);
+          inSql = sql(inSql, u, p);
+          assertEquals(parsed(p.fold(updates)), inSql, p.name() + " round " + round + ": " + updates);
+        }
+      }
+    }
+  }
+
+  @Test
+  void everyEdgeCaseOfTheRuleTableAgrees() throws Exception {
+    PayloadProfile p = RandomPayloads.EVERY_RULE; // m merge, c coalesce, x max, r and the rest replace
+    Map<String, String> cases = new LinkedHashMap<>();
+    cases.put("{\"r\":1}", "{\"r\":null}");
+    cases.put("{\"m\":{\"a\":1,\"b\":{\"d\":1}}}", "{\"m\":{\"b\":{\"e\":2},\"c\":null}}");
+    cases.put("{\"m\":[1]}", "{\"m\":[2]}");
+    cases.put("{\"m\":\"a\"}", "{\"m\":\"b\"}");
+    cases.put("{\"m\":{\"a\":1}}", "{\"m\":null}");
+    cases.put("{\"m\":null}", "{\"m\":{\"a\":1}}");
+    cases.put("{\"m\":[1]}", "{\"m\":{\"a\":1}}");
+    cases.put("{}", "{\"m\":{\"a\":1}}");
+    cases.put("{\"c\":1}", "{\"c\":null}");
+    cases.put("{\"c\":null}", "{\"c\":null}");
+    cases.put("{\"z\":1}", "{\"c\":null}");
+    cases.put("{\"c\":true}", "{\"c\":false}");
+    cases.put("{\"x\":5}", "{\"x\":4}");
+    cases.put("{\"x\":5}", "{\"x\":5.0}");
+    cases.put("{\"x\":1745000000001}", "{\"x\":1745000000000.5}");
+    cases.put("{\"x\":9}", "{\"x\":\"late\"}");
+    cases.put("{\"x\":\"9\"}", "{\"x\":1}");
+    cases.put("{\"x\":9}", "{\"x\":null}");
+    cases.put("{\"x\":true}", "{\"x\":1}");
+    cases.put("{\"keep\":[1],\"x\":1}", "{}");
+    for (Map.Entry<String, String> c : cases.entrySet()) {
+      JsonObject old = new JsonObject(c.getKey());
+      JsonObject upd = new JsonObject(c.getValue());
+      assertEquals(parsed(p.merge(old, upd)), sql(old, upd, p), c.getKey() + " then " + c.getValue());
+    }
+    assertEquals(new JsonObject("{\"m\":[2]}"), sql(new JsonObject("{\"m\":[1]}"), new JsonObject("{\"m\":[2]}"), p), "no array concatenation");
+    assertFalse(sql(new JsonObject(), new JsonObject("{\"c\":null}"), p).containsKey("c"), "an absent coalesce field stays absent");
+  }
+
+  @Test
+  void noStoredPayloadIsAFirstWriteWhetherSqlNullOrJsonNull() throws Exception {
+    JsonObject upd = new JsonObject("{\"ts_ms\":5,\"sys_lock_status\":null,\"dev_loops\":{\"001001001\":{}}}");
+    JsonObject expected = parsed(HOTEL.merge(null, upd));
+    assertEquals(expected, sql(null, upd, HOTEL));
+    assertEquals(expected, sql("null", upd.encode(), HOTEL.rulesJson().encode(), "replace"));
+    assertEquals(new JsonObject("{\"a\":1}"), sql("{\"a\":1}", "{}", null, "replace"), "SQL NULL rules: no per-field rules");
+  }
+
+  @Test
+  void ruleNamesAreCaseInsensitiveInSqlAsInJava() throws Exception {
+    assertEquals(new JsonObject("{\"t\":5,\"l\":{\"a\":1,\"b\":2}}"),
+        sql("{\"t\":5,\"l\":{\"a\":1}}", "{\"t\":4,\"l\":{\"b\":2}}", "{\"t\":\"MAX\",\"l\":\"Merge\"}", "REPLACE"));
+  }
+
+  @Test
+  void whatJavaRefusesSqlRefusesWithAnInvalidParameterError() {
+    assertRefused("unknown merge rule(s): ts_ms \"greatest\"", "{}", "{\"ts_ms\":1}", "{\"ts_ms\":\"greatest\"}", "replace");
+    assertRefused("unknown merge rule(s): default NULL", "{}", "{\"a\":1}", "{}", null);
+    assertRefused("unknown merge rule(s): default 'newest'", "{}", "{\"a\":1}", "{}", "newest");
+    assertRefused("unknown merge rule(s): a 1", "{}", "{\"a\":1}", "{\"a\":1}", "replace");
+    assertRefused("the update must be a JSON object, got SQL NULL", "{}", null, "{}", "replace");
+    assertRefused("the update must be a JSON object, got array", "{}", "[1]", "{}", "replace");
+    assertRefused("the stored payload must be a JSON object or null, got string", "\"x\"", "{}", "{}", "replace");
+    assertRefused("rules must be a JSON object, got array", "{}", "{}", "[]", "replace");
+  }
+
+  private static void assertRefused(String message, String old, String upd, String rules, String defaultRule) {
+    SQLException e = assertThrows(SQLException.class, () -> sql(old, upd, rules, defaultRule));
+    assertEquals("22023", e.getSQLState(), e.getMessage());
+    assertTrue(e.getMessage().contains(message), e.getMessage());
+  }
+
+  @Test
+  void anUpsertOfFoldedBatchesKeepsEachDeviceEqualToItsFold() throws Exception {
+    // The shape the worker's upsert of device_status_current takes: one row per device, each with its profile.
+    try (Statement st = db.createStatement()) {
+      st.execute("CREATE TABLE status_current (device_id TEXT PRIMARY KEY, status_payload JSONB NOT NULL)");
+    }
+    // merge_payload(NULL, …) on insert as well: a no-op for a folded batch, and it would keep a raw update's
+    // COALESCE nulls out of a first write, as the fold does.
+    String upsert = """
+        WITH batch AS (SELECT * FROM unnest(?::text[], ?::text[], ?::text[], ?::text[]) AS t(device_id, payload, rules, default_rule))
+        INSERT INTO status_current AS c (device_id, status_payload)
+        SELECT device_id, merge_payload(NULL, payload::jsonb, rules::jsonb, default_rule) FROM batch
+        ON CONFLICT (device_id) DO UPDATE SET status_payload = merge_payload(c.status_payload, EXCLUDED.status_payload,
+          (SELECT b.rules::jsonb FROM batch b WHERE b.device_id = EXCLUDED.device_id),
+          (SELECT b.default_rule FROM batch b WHERE b.device_id = EXCLUDED.device_id))""";
+    Random rnd = new Random(99);
+    Map<String, PayloadProfile> profiles = Map.of("room-1", HOTEL, "room-2", HOTEL, "router-1", PayloadProfiles.DEFAULT);
+    Map<String, List<JsonObject>> all = new LinkedHashMap<>();
+    try (PreparedStatement ps = db.prepareStatement(upsert)) {
+      for (int batch = 0; batch < 40; batch++) {
+        List<String> ids = new ArrayList<>();
+        List<String> payloads = new ArrayList<>();
+        List<String> rules = new ArrayList<>();
+        List<String> defaults = new ArrayList<>();
+        for (Map.Entry<String, PayloadProfile> device : profiles.entrySet()) {
+          List<JsonObject> updates = new ArrayList<>();
+          for (int i = rnd.nextInt(4); i > 0; i--) {
+            updates.add(device.getValue() == HOTEL ? HotelRoomPayload.normalize(RandomPayloads.hotelFrame(rnd, 1_745_000_000_000L + batch * 5_000L))
+                : new JsonObject().put("status", rnd.nextBoolean() ? "UP" : "DOWN").put("latency_ms", rnd.nextInt(50)));
+          }
+          if (updates.isEmpty()) continue;
+          all.computeIfAbsent(device.getKey(), k -> new ArrayList<>()).addAll(updates);
+          ids.add(device.getKey());
+          payloads.add(device.getValue().fold(updates).encode());
+          rules.add(device.getValue().rulesJson().encode());
+          defaults.add(device.getValue().defaultRule().sqlName());
+        }
+        if (ids.isEmpty()) continue;
+        ps.setArray(1, db.createArrayOf("text", ids.toArray()));
+        ps.setArray(2, db.createArrayOf("text", payloads.toArray()));
+        ps.setArray(3, db.createArrayOf("text", rules.toArray()));
+        ps.setArray(4, db.createArrayOf("text", defaults.toArray()));
+        ps.executeUpdate();
+      }
+    }
+    try (Statement st = db.createStatement(); ResultSet rs = st.executeQuery("SELECT device_id, status_payload FROM status_current ORDER BY device_id")) {
+      int rows = 0;
+      while (rs.next()) {
+        String id = rs.getString(1);
+        assertEquals(parsed(profiles.get(id).fold(all.get(id))), new JsonObject(rs.getString(2)), id);
+        rows++;
+      }
+      assertEquals(all.size(), rows);
+    }
+  }
+}
