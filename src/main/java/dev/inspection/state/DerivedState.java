@@ -1,0 +1,245 @@
+package dev.inspection.state;
+
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.SortedMap;
+import java.util.TreeMap;
+
+/**
+ * Everything a worker derives for one device from the results folded so far (seed 000 §3.2). It is what
+ * {@code device_status_current.derived_snapshot} holds: the worker writes {@link #toJson()} in every batch
+ * transaction (INV-9) and a new owner reads it back with {@link #fromJson(JsonObject)} before consuming
+ * (INV-10), so no derived value lives only in memory (INV-8, DESIGN D7). The round trip is exact: the value
+ * read back equals the value written, which is what lets a new owner continue where the old one stopped.
+ *
+ * @param consecFailures consecutive DOWN results up to the newest one (0 after an UP)
+ * @param ring the last results, oldest first, at most {@link AlertRules#flapWindow()} of them (flap detection)
+ * @param lastHeartbeatAt collected_at of the newest UP result; null if none was seen
+ * @param rateWindow results counted in the current rate window; null before the first result
+ * @param offlinePhase the offline rule's HARD/SOFT state machine
+ * @param debouncePending set while SOFT_DOWN: when the failures started and at how many they confirm
+ * @param downSince collected_at of the first result of the current run of failures; null while UP
+ * @param flapping whether the device is flapping (then "device.offline" is firing-suppressed)
+ * @param position (cycle_id, seq) of the newest result folded in; null before the first
+ * @param firing alert keys currently firing, with their severity (0..4)
+ */
+public record DerivedState(
+    int consecFailures,
+    List<CheckStatus> ring,
+    Instant lastHeartbeatAt,
+    RateWindow rateWindow,
+    OfflinePhase offlinePhase,
+    Debounce debouncePending,
+    Instant downSince,
+    boolean flapping,
+    Position position,
+    SortedMap<String, Integer> firing) {
+
+  /** Version of the JSON layout below; a reader refuses layouts it does not know. */
+  public static final int SNAPSHOT_VERSION = 1;
+  /** The largest ring a snapshot may carry (a sanity bound; the rules use 21). */
+  public static final int MAX_RING = 256;
+
+  /**
+   * Where a result stands in its device's order (INV-5: (cycle_id, seq) only grows). Compared by cycle
+   * first, then seq.
+   */
+  public record Position(long cycleId, long seq) implements Comparable<Position> {
+    @Override
+    public int compareTo(Position o) {
+      int c = Long.compare(cycleId, o.cycleId);
+      return c != 0 ? c : Long.compare(seq, o.seq);
+    }
+
+    JsonObject toJson() {
+      return new JsonObject().put("cycle_id", cycleId).put("seq", seq);
+    }
+
+    static Position fromJson(JsonObject j) {
+      return new Position(requireLong(j, "cycle_id"), requireLong(j, "seq"));
+    }
+  }
+
+  /**
+   * Results counted in a tumbling window aligned to the epoch (a window of 5 minutes starts at :00, :05, …),
+   * so the window a result falls in depends on its collected_at only, not on which result came first.
+   */
+  public record RateWindow(Instant windowStart, long eventsCount, Instant lastEventAt) {
+    public RateWindow {
+      Objects.requireNonNull(windowStart, "windowStart");
+      Objects.requireNonNull(lastEventAt, "lastEventAt");
+      if (eventsCount < 1) throw new IllegalArgumentException("a rate window counts at least one event, got " + eventsCount);
+    }
+
+    JsonObject toJson() {
+      return new JsonObject().put("window_start", windowStart.toString()).put("events_count", eventsCount)
+          .put("last_event_at", lastEventAt.toString());
+    }
+
+    static RateWindow fromJson(JsonObject j) {
+      return new RateWindow(requireInstant(j, "window_start"), requireLong(j, "events_count"), requireInstant(j, "last_event_at"));
+    }
+  }
+
+  /** A failure not confirmed yet: failing since {@code since}, confirmed at {@code triggerThreshold} failures. */
+  public record Debounce(Instant since, int triggerThreshold) {
+    public Debounce {
+      Objects.requireNonNull(since, "since");
+      if (triggerThreshold < 1) throw new IllegalArgumentException("trigger threshold must be >= 1, got " + triggerThreshold);
+    }
+
+    JsonObject toJson() {
+      return new JsonObject().put("since", since.toString()).put("trigger_threshold", triggerThreshold);
+    }
+
+    static Debounce fromJson(JsonObject j) {
+      return new Debounce(requireInstant(j, "since"), (int) requireLong(j, "trigger_threshold"));
+    }
+  }
+
+  public DerivedState {
+    if (consecFailures < 0) throw new IllegalArgumentException("consecutive failures cannot be negative: " + consecFailures);
+    Objects.requireNonNull(ring, "ring");
+    ring = List.copyOf(ring);
+    if (ring.size() > MAX_RING) throw new IllegalArgumentException("ring holds " + ring.size() + " results, at most " + MAX_RING);
+    Objects.requireNonNull(offlinePhase, "offlinePhase");
+    Objects.requireNonNull(firing, "firing");
+    TreeMap<String, Integer> f = new TreeMap<>();
+    firing.forEach((k, v) -> {
+      Objects.requireNonNull(k, "alert key");
+      if (v == null || v < 0 || v > 4) throw new IllegalArgumentException("severity of " + k + " must be 0..4, got " + v);
+      f.put(k, v);
+    });
+    firing = Collections.unmodifiableSortedMap(f);
+    // The machine's invariants, checked here so that a corrupt snapshot is refused when it is loaded
+    // rather than producing a wrong alert later.
+    if (offlinePhase == OfflinePhase.UP) {
+      if (consecFailures != 0 || downSince != null || debouncePending != null) {
+        throw new IllegalArgumentException("an UP device has no failures, down_since or debounce (failures "
+            + consecFailures + ", down_since " + downSince + ", debounce " + debouncePending + ")");
+      }
+    } else {
+      if (consecFailures < 1 || downSince == null) {
+        throw new IllegalArgumentException(offlinePhase + " needs at least one failure and a down_since (failures "
+            + consecFailures + ", down_since " + downSince + ")");
+      }
+      if ((offlinePhase == OfflinePhase.SOFT_DOWN) != (debouncePending != null)) {
+        throw new IllegalArgumentException("debounce_pending is set exactly while SOFT_DOWN (state " + offlinePhase + ")");
+      }
+    }
+    if (firing.containsKey(DeviceFold.OFFLINE) && offlinePhase != OfflinePhase.HARD_DOWN) {
+      throw new IllegalArgumentException(DeviceFold.OFFLINE + " fires only while HARD_DOWN (state " + offlinePhase + ")");
+    }
+    if (flapping != firing.containsKey(DeviceFold.FLAPPING)) {
+      throw new IllegalArgumentException("flapping (" + flapping + ") disagrees with the firing set " + firing);
+    }
+  }
+
+  /** A device nothing is known about yet: up, no results, nothing firing. */
+  public static DerivedState initial() {
+    return new DerivedState(0, List.of(), null, null, OfflinePhase.UP, null, null, false, null, new TreeMap<>());
+  }
+
+  /** Nagios' state type of the offline rule: SOFT while a failure is unconfirmed, HARD otherwise. */
+  public String stateType() {
+    return offlinePhase.stateType();
+  }
+
+  /** Whether {@code alertKey} is firing now. */
+  public boolean isFiring(String alertKey) {
+    return firing.containsKey(alertKey);
+  }
+
+  /**
+   * The snapshot as stored in {@code derived_snapshot}. Absent values are left out rather than written as
+   * null. The ring is written oldest first as a plain array (no ring_pos: the list is already in order).
+   */
+  public JsonObject toJson() {
+    JsonArray r = new JsonArray();
+    ring.forEach(s -> r.add(s.name()));
+    JsonObject f = new JsonObject();
+    firing.forEach(f::put);
+    JsonObject j = new JsonObject()
+        .put("v", SNAPSHOT_VERSION)
+        .put("consec_failure_count", consecFailures)
+        .put("last_n_states_ring", r)
+        .put("offline_state", offlinePhase.name())
+        .put("state_type", offlinePhase.stateType())
+        .put("flapping", flapping)
+        .put("firing", f);
+    if (lastHeartbeatAt != null) j.put("last_heartbeat_at", lastHeartbeatAt.toString());
+    if (rateWindow != null) j.put("rate_window", rateWindow.toJson());
+    if (debouncePending != null) j.put("debounce_pending", debouncePending.toJson());
+    if (downSince != null) j.put("down_since", downSince.toString());
+    if (position != null) j.put("position", position.toJson());
+    return j;
+  }
+
+  /**
+   * Reads a snapshot written by {@link #toJson()}. {@code null} (a device whose row has no snapshot yet)
+   * gives {@link #initial()}. A snapshot that is malformed or breaks the state's invariants is refused with
+   * an {@link IllegalArgumentException} that says which field is wrong; "state_type" is derived and ignored.
+   */
+  public static DerivedState fromJson(JsonObject j) {
+    if (j == null) return initial();
+    try {
+      Object v = j.getValue("v");
+      if (!(v instanceof Number n) || n.intValue() != SNAPSHOT_VERSION) {
+        throw new IllegalArgumentException("unknown snapshot version " + v + " (this build reads " + SNAPSHOT_VERSION + ")");
+      }
+      JsonArray r = j.getJsonArray("last_n_states_ring");
+      if (r == null) throw new IllegalArgumentException("missing last_n_states_ring");
+      List<CheckStatus> ring = new ArrayList<>(r.size());
+      for (int i = 0; i < r.size(); i++) ring.add(CheckStatus.parse(r.getString(i)));
+      JsonObject f = j.getJsonObject("firing");
+      if (f == null) throw new IllegalArgumentException("missing firing");
+      TreeMap<String, Integer> firing = new TreeMap<>();
+      for (Map.Entry<String, Object> e : f) {
+        if (!(e.getValue() instanceof Number sev)) throw new IllegalArgumentException("severity of " + e.getKey() + " is not a number");
+        firing.put(e.getKey(), sev.intValue());
+      }
+      Boolean flapping = j.getBoolean("flapping");
+      if (flapping == null) throw new IllegalArgumentException("missing flapping");
+      JsonObject rw = j.getJsonObject("rate_window");
+      JsonObject db = j.getJsonObject("debounce_pending");
+      JsonObject pos = j.getJsonObject("position");
+      return new DerivedState(
+          (int) requireLong(j, "consec_failure_count"),
+          ring,
+          optionalInstant(j, "last_heartbeat_at"),
+          rw == null ? null : RateWindow.fromJson(rw),
+          OfflinePhase.parse(j.getString("offline_state")),
+          db == null ? null : Debounce.fromJson(db),
+          optionalInstant(j, "down_since"),
+          flapping,
+          pos == null ? null : Position.fromJson(pos),
+          firing);
+    } catch (ClassCastException | DateTimeParseException | NullPointerException e) {
+      throw new IllegalArgumentException("malformed derived_snapshot: " + e.getMessage(), e);
+    }
+  }
+
+  private static long requireLong(JsonObject j, String key) {
+    Object v = j.getValue(key);
+    if (!(v instanceof Number n)) throw new IllegalArgumentException("missing or non-numeric " + key);
+    return n.longValue();
+  }
+
+  private static Instant requireInstant(JsonObject j, String key) {
+    Instant t = optionalInstant(j, key);
+    if (t == null) throw new IllegalArgumentException("missing " + key);
+    return t;
+  }
+
+  private static Instant optionalInstant(JsonObject j, String key) {
+    String s = j.getString(key);
+    return s == null ? null : Instant.parse(s);
+  }
+}
