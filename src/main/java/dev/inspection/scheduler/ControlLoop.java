@@ -49,6 +49,8 @@ public final class ControlLoop {
       SlotWeight.Coefficients weights, int totalSlots) {}
 
   private final Vertx vertx;
+  /** Every round runs on this context: kicks from the HTTP API or Redis hop here first. */
+  private final io.vertx.core.Context context;
   private final ControlStore store;
   private final Leadership leadership;
   private final Consumer<String> announce;
@@ -72,6 +74,7 @@ public final class ControlLoop {
   public ControlLoop(Vertx vertx, ControlStore store, Leadership leadership, Consumer<String> announce, Metrics metrics, Clock clock,
       Settings settings) {
     this.vertx = vertx;
+    this.context = vertx.getOrCreateContext();
     this.store = store;
     this.leadership = leadership;
     this.announce = announce;
@@ -107,6 +110,10 @@ public final class ControlLoop {
 
   /** Runs a round now (a notification arrived), or right after the one in progress. */
   public void kick() {
+    if (io.vertx.core.Vertx.currentContext() != context) {
+      context.runOnContext(v -> kick());
+      return;
+    }
     if (!leadership.leading()) return;
     if (busy) {
       again = true;
@@ -128,8 +135,10 @@ public final class ControlLoop {
 
   /** Request a rebalance at the next round where nothing is moving. */
   public void rebalanceSoon() {
-    rebalanceDue = true;
-    kick();
+    context.runOnContext(v -> {
+      rebalanceDue = true;
+      kick();
+    });
   }
 
   private boolean pastGrace() {
@@ -201,6 +210,8 @@ public final class ControlLoop {
       if (!released && !overdue) continue;
       String to = s.target() != null && active.contains(s.target()) && !s.target().equals(s.owner()) ? s.target()
           : lightest(load, s.owner());
+      // nobody else can take it: a released slot goes back to its old owner if that one is still ACTIVE
+      if (to == null && released && active.contains(s.owner())) to = s.owner();
       if (to == null) continue; // nobody to take it yet: it stays released and unconsumed until a worker is ACTIVE
       load.merge(to, weights.getOrDefault(s.slot(), 1.0), Double::sum);
       handover.add(new Bump(s.slot(), s.epoch(), to, SlotState.LOADING_NEW, released ? "handover" : "move timeout"));
