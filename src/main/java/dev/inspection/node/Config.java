@@ -159,6 +159,34 @@ public final class Config {
     double rate = c.getDouble(Keys.PROBE_SIM_FAIL_RATE);
     if (rate < 0 || rate > 1) throw new ConfigException("probe.sim.fail.rate must be between 0 and 1 (got " + rate + ")");
     if (c.getInt(Keys.HTTP_PORT) < 0 || c.getInt(Keys.HTTP_PORT) > 65535) throw new ConfigException("http.port must be 0..65535");
+    if (c.getLong(Keys.WORKER_SUSPECT_AFTER_MS) >= c.getLong(Keys.WORKER_DEAD_AFTER_MS)) {
+      throw new ConfigException("worker.suspect.after.ms (" + c.get(Keys.WORKER_SUSPECT_AFTER_MS) + ") must be below worker.dead.after.ms ("
+          + c.get(Keys.WORKER_DEAD_AFTER_MS) + ")");
+    }
+    for (ConfigKey k : java.util.List.of(Keys.RETENTION_HISTORY_DAYS_HIGH, Keys.RETENTION_HISTORY_DAYS_NORMAL)) {
+      if (c.getInt(k) < 7) {
+        throw new ConfigException(k.name() + " must be at least 7 (got " + c.get(k) + "): history is also the dedup ledger, and redeliveries"
+            + " or outbox replays within a week must still be recognised");
+      }
+    }
+    for (ConfigKey k : java.util.List.of(Keys.RETENTION_ALERT_DAYS, Keys.RETENTION_ROLLUP_DAYS, Keys.RETENTION_AHEAD_DAYS)) {
+      if (c.getInt(k) < 1) throw new ConfigException(k.name() + " must be at least 1 (got " + c.get(k) + ")");
+    }
+    for (int p = 1; p <= 3; p++) {
+      try {
+        alertRules(c, p);
+      } catch (IllegalArgumentException e) {
+        throw new ConfigException("alert rules: " + e.getMessage());
+      }
+    }
+  }
+
+  /** The alert rules of a device priority from the alert.* keys. */
+  public static dev.inspection.state.AlertRules alertRules(Config c, int priority) {
+    return dev.inspection.state.AlertRules.fromConfig(priority, key -> {
+      ConfigKey k = Keys.BY_NAME.get(key);
+      return k == null ? null : c.get(k);
+    });
   }
 
   public String get(ConfigKey k) {

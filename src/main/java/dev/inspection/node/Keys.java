@@ -97,6 +97,22 @@ public final class Keys {
   public static final ConfigKey SCHEDULER_WEIGHT_PROCESS_MS = k("scheduler.weight.process.ms", "2", DOUBLE, "slot weight per ms of average batch time (δ)");
   public static final ConfigKey SCHEDULER_WEIGHT_CRITICAL = k("scheduler.weight.critical", "3", DOUBLE, "slot weight per critical (priority 1) device (ε)");
   public static final ConfigKey SCHEDULER_MIN_WORKERS = k("scheduler.min.workers", "3", INT, "cold start: probes inspect non-critical devices at 25% rate, +25% per ACTIVE worker, until this many are ACTIVE");
+  public static final ConfigKey ALERT_OFFLINE_FAILURES_P1 = k("alert.offline.failures.p1", "3", INT, "critical devices: consecutive failed checks before device.offline fires (the HARD state, like Nagios max_check_attempts)");
+  public static final ConfigKey ALERT_OFFLINE_FAILURES_P2 = k("alert.offline.failures.p2", "5", INT, "normal devices: consecutive failed checks before device.offline fires");
+  public static final ConfigKey ALERT_OFFLINE_FAILURES_P3 = k("alert.offline.failures.p3", "10", INT, "low-priority devices: consecutive failed checks before device.offline fires");
+  public static final ConfigKey ALERT_OFFLINE_SEVERITY_P1 = k("alert.offline.severity.p1", "4", INT, "severity of device.offline for critical devices (0 INFO .. 4 CRITICAL)");
+  public static final ConfigKey ALERT_OFFLINE_SEVERITY_P2 = k("alert.offline.severity.p2", "3", INT, "severity of device.offline for normal devices");
+  public static final ConfigKey ALERT_OFFLINE_SEVERITY_P3 = k("alert.offline.severity.p3", "2", INT, "severity of device.offline for low-priority devices");
+  public static final ConfigKey ALERT_FLAP_LOW_PCT = k("alert.flap.low.pct", "25", DOUBLE, "flapping stops below this weighted percentage of state changes (Icinga default)");
+  public static final ConfigKey ALERT_FLAP_HIGH_PCT = k("alert.flap.high.pct", "30", DOUBLE, "flapping starts above this weighted percentage of state changes; 100 turns flap detection off");
+  public static final ConfigKey ALERT_FLAP_WINDOW = k("alert.flap.window", "21", INT, "results over which flapping is measured");
+
+  public static final ConfigKey RETENTION_HISTORY_DAYS_HIGH = k("retention.history.days.high", "30", INT, "days of history kept for critical devices (priority 1, high queue); at least 7 (history is the dedup ledger)");
+  public static final ConfigKey RETENTION_HISTORY_DAYS_NORMAL = k("retention.history.days.normal", "14", INT, "days of history kept for the other devices; at least 7");
+  public static final ConfigKey RETENTION_ALERT_DAYS = k("retention.alert.days", "90", INT, "days of alert events kept");
+  public static final ConfigKey RETENTION_ROLLUP_DAYS = k("retention.rollup.days", "90", INT, "days of per-minute rollups kept");
+  public static final ConfigKey RETENTION_AHEAD_DAYS = k("retention.ahead.days", "3", INT, "day partitions created this far ahead");
+  public static final ConfigKey RETENTION_CHECK_MS = k("retention.check.ms", "3600000", LONG, "how often the leader creates partitions ahead and drops expired ones (also at election)");
   public static final ConfigKey SHUTDOWN_GRACE_MS = k("shutdown.grace.ms", "25000", LONG, "on SIGTERM, how long the node may take to finish batches, flush the outbox and hand back leases");
   public static final ConfigKey BACKOFF_INITIAL_MS = k("backoff.initial.ms", "200", LONG, "first reconnect / retry delay after a failure");
   public static final ConfigKey BACKOFF_MAX_MS = k("backoff.max.ms", "10000", LONG, "cap of the reconnect / retry delay (jittered)");
@@ -117,6 +133,9 @@ public final class Keys {
       SCHEDULER_MOVE_TIMEOUT_MS, SCHEDULER_LOCK_TIMEOUT_MS, SCHEDULER_DRAIN_BATCH, SCHEDULER_REBALANCE_INTERVAL_MS, SCHEDULER_REBALANCE_THRESHOLD,
       SCHEDULER_REBALANCE_MAX_MOVES, SCHEDULER_COOLDOWN_SLOT_MS, SCHEDULER_COOLDOWN_SOURCE_MS, SCHEDULER_WEIGHT_DEVICES, SCHEDULER_WEIGHT_RATE,
       SCHEDULER_WEIGHT_BACKLOG, SCHEDULER_WEIGHT_PROCESS_MS, SCHEDULER_WEIGHT_CRITICAL, SCHEDULER_MIN_WORKERS,
+      ALERT_OFFLINE_FAILURES_P1, ALERT_OFFLINE_FAILURES_P2, ALERT_OFFLINE_FAILURES_P3, ALERT_OFFLINE_SEVERITY_P1, ALERT_OFFLINE_SEVERITY_P2,
+      ALERT_OFFLINE_SEVERITY_P3, ALERT_FLAP_LOW_PCT, ALERT_FLAP_HIGH_PCT, ALERT_FLAP_WINDOW,
+      RETENTION_HISTORY_DAYS_HIGH, RETENTION_HISTORY_DAYS_NORMAL, RETENTION_ALERT_DAYS, RETENTION_ROLLUP_DAYS, RETENTION_AHEAD_DAYS, RETENTION_CHECK_MS,
       SHUTDOWN_GRACE_MS, BACKOFF_INITIAL_MS, BACKOFF_MAX_MS);
 
   public static final Map<String, ConfigKey> BY_NAME;

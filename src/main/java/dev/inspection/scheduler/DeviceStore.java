@@ -160,7 +160,9 @@ public final class DeviceStore {
       Object item = items.get(i);
       try {
         if (!(item instanceof JsonObject j)) throw new IllegalArgumentException("entry is not a JSON object");
-        out.add(Device.fromJson(j, defaultGroup, defaultInterval));
+        Device d = Device.fromJson(j, defaultGroup, defaultInterval);
+        dev.inspection.state.PayloadProfiles.byName(d.payloadProfile()); // an unknown profile is refused here, naming the known ones
+        out.add(d);
       } catch (IllegalArgumentException | ClassCastException e) {
         rejected.add(new JsonObject().put("index", i).put("error", e.getMessage()));
       }

@@ -24,6 +24,10 @@ public final class PayloadProfiles {
 
   private PayloadProfiles() {}
 
+  public static List<PayloadProfile> all() {
+    return ALL;
+  }
+
   public static PayloadProfile byName(String name) {
     for (PayloadProfile p : ALL) {
       if (p.name().equals(name)) return p;

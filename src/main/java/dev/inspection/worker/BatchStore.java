@@ -14,17 +14,27 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import dev.inspection.state.AlertCurrent;
+import dev.inspection.state.AlertEvent;
+import dev.inspection.state.AlertFold;
 
 /**
- * One transaction for the batches of one or more slots (seed 000 §3.1 as corrected by DESIGN.md D1 and D4):
+ * One transaction for the batches of one or more slots (seed 000 §3.1 as corrected by DESIGN.md D1, D4,
+ * D5, D7):
  * <ol>
  *   <li>each slot's lease row is read {@code FOR KEY SHARE}: a slot's rows are written only if this worker
  *       owns it at the epoch it consumes under; an epoch bump ({@code SELECT … FOR UPDATE}) waits for the
  *       transaction, and a transaction after the bump sees the new epoch — so a deposed owner commits
  *       nothing for that slot, not even devices the new owner has never written;</li>
- *   <li>the newest result per device is upserted into {@code device_status_current} in one statement,
- *       guarded by {@code (cycle_id, seq)} so an older message never overwrites a newer one;</li>
- *   <li>every result is appended to {@code device_status_history}; a redelivery hits the key and is ignored.</li>
+ *   <li>one row per device is upserted into {@code device_status_current}, guarded by
+ *       {@code (cycle_id, seq)} so an older result never overwrites a newer one; its payload is merged with
+ *       the device's profile ({@code merge_payload}, the SQL twin of the in-memory fold) and its derived
+ *       state (counters, ring, debounce, rate window) is written in the same statement;</li>
+ *   <li>every result is inserted into {@code device_status_history}; a redelivery hits the key and is
+ *       ignored, and the rows really inserted — the genuinely new results — are what the per-minute
+ *       rollups count, in the same statement (D4);</li>
+ *   <li>alert events are inserted (idempotent by their unique key) and {@code alert_current} of every
+ *       touched (device, alert) is derived again from its events, never written on its own.</li>
  * </ol>
  * Rows are sorted by device id so concurrent transactions take row locks in the same order.
  */
@@ -34,25 +44,90 @@ public final class BatchStore {
 
   static final String UPSERT_CURRENT = """
       INSERT INTO device_status_current AS c
-        (device_id, slot_id, current_slot, seq, cycle_id, collected_at, writer_epoch, message_id, status_payload, updated_at)
-      SELECT d, sl, sl, s, cy, ca, ep, m, p::jsonb, now()
-      FROM unnest($1::smallint[], $2::bigint[], $3::varchar[], $4::bigint[], $5::bigint[], $6::timestamptz[], $7::varchar[], $8::text[])
-        AS t(sl, ep, d, s, cy, ca, m, p)
+        (device_id, slot_id, current_slot, seq, cycle_id, collected_at, writer_epoch, message_id, status_payload, derived_snapshot,
+         payload_profile, updated_at)
+      SELECT d, sl, sl, s, cy, ca, ep, m, p::jsonb, ds::jsonb, pr, now()
+      FROM unnest($1::smallint[], $2::bigint[], $3::varchar[], $4::bigint[], $5::bigint[], $6::timestamptz[], $7::varchar[], $8::text[],
+                  $9::text[], $10::varchar[])
+        AS t(sl, ep, d, s, cy, ca, m, p, ds, pr)
       ON CONFLICT (device_id) DO UPDATE SET
         seq = EXCLUDED.seq, cycle_id = EXCLUDED.cycle_id, collected_at = EXCLUDED.collected_at,
         writer_epoch = EXCLUDED.writer_epoch, message_id = EXCLUDED.message_id, slot_id = EXCLUDED.slot_id,
-        status_payload = EXCLUDED.status_payload, updated_at = now()
+        current_slot = EXCLUDED.current_slot, payload_profile = EXCLUDED.payload_profile,
+        status_payload = merge_payload(c.status_payload, EXCLUDED.status_payload,
+          (SELECT rules FROM payload_profile WHERE name = EXCLUDED.payload_profile),
+          coalesce((SELECT default_rule FROM payload_profile WHERE name = EXCLUDED.payload_profile), 'replace')),
+        derived_snapshot = coalesce(EXCLUDED.derived_snapshot, c.derived_snapshot),
+        updated_at = now()
       WHERE (c.cycle_id, c.seq) < (EXCLUDED.cycle_id, EXCLUDED.seq)""";
 
+  /** History, and the per-minute rollups of exactly the rows this insert added. */
   static final String INSERT_HISTORY = """
-      INSERT INTO device_status_history (device_id, cycle_id, seq, slot_id, collected_at, writer_epoch, message_id, status_payload)
-      SELECT d, cy, s, sl, ca, ep, m, p::jsonb
-      FROM unnest($1::smallint[], $2::bigint[], $3::varchar[], $4::bigint[], $5::bigint[], $6::timestamptz[], $7::varchar[], $8::text[])
-        AS t(sl, ep, d, s, cy, ca, m, p)
+      WITH ins AS (
+        INSERT INTO device_status_history (device_id, cycle_id, seq, retention_class, slot_id, collected_at, writer_epoch, message_id, status_payload)
+        SELECT d, cy, s, rc, sl, ca, ep, m, p::jsonb
+        FROM unnest($1::smallint[], $2::bigint[], $3::varchar[], $4::bigint[], $5::bigint[], $6::timestamptz[], $7::varchar[], $8::text[],
+                    $9::smallint[])
+          AS t(sl, ep, d, s, cy, ca, m, p, rc)
+        ON CONFLICT DO NOTHING
+        RETURNING device_id, cycle_id, seq, collected_at, status_payload),
+      ord AS (
+        SELECT device_id, cycle_id, seq, status_payload, status_payload->>'status' AS st, date_trunc('minute', collected_at) AS m,
+               lag(status_payload->>'status') OVER w AS prev, row_number() OVER w AS rn_first,
+               row_number() OVER (PARTITION BY device_id, date_trunc('minute', collected_at) ORDER BY cycle_id DESC, seq DESC) AS rn_last
+        FROM ins WINDOW w AS (PARTITION BY device_id, date_trunc('minute', collected_at) ORDER BY cycle_id, seq)),
+      agg AS (
+        SELECT m, device_id, count(*)::int AS n, (count(*) FILTER (WHERE st = 'DOWN'))::int AS down,
+               (count(*) FILTER (WHERE rn_first > 1 AND prev IS DISTINCT FROM st))::int AS changes,
+               max(st) FILTER (WHERE rn_first = 1) AS first_st, max(st) FILTER (WHERE rn_last = 1) AS last_st,
+               (array_agg(status_payload) FILTER (WHERE rn_last = 1))[1] AS last_p,
+               max(cycle_id) FILTER (WHERE rn_last = 1) AS last_c, max(seq) FILTER (WHERE rn_last = 1) AS last_s
+        FROM ord GROUP BY m, device_id),
+      roll AS (
+        INSERT INTO device_status_rollup_1m AS r
+          (minute_bucket, device_id, sample_count, down_count, state_changes, last_state, last_payload, last_cycle_id, last_seq)
+        SELECT a.m, a.device_id, a.n, a.down,
+               a.changes + CASE WHEN x.last_state IS NOT NULL AND x.last_state IS DISTINCT FROM a.first_st THEN 1 ELSE 0 END,
+               a.last_st, a.last_p, a.last_c, a.last_s
+        FROM agg a LEFT JOIN device_status_rollup_1m x ON x.minute_bucket = a.m AND x.device_id = a.device_id
+        ON CONFLICT (minute_bucket, device_id) DO UPDATE SET
+          sample_count = r.sample_count + EXCLUDED.sample_count,
+          down_count = r.down_count + EXCLUDED.down_count,
+          state_changes = r.state_changes + EXCLUDED.state_changes,
+          last_state = CASE WHEN r.last_cycle_id IS NULL OR (EXCLUDED.last_cycle_id, EXCLUDED.last_seq) > (r.last_cycle_id, r.last_seq)
+                            THEN EXCLUDED.last_state ELSE r.last_state END,
+          last_payload = CASE WHEN r.last_cycle_id IS NULL OR (EXCLUDED.last_cycle_id, EXCLUDED.last_seq) > (r.last_cycle_id, r.last_seq)
+                              THEN EXCLUDED.last_payload ELSE r.last_payload END,
+          last_seq = CASE WHEN r.last_cycle_id IS NULL OR (EXCLUDED.last_cycle_id, EXCLUDED.last_seq) > (r.last_cycle_id, r.last_seq)
+                          THEN EXCLUDED.last_seq ELSE r.last_seq END,
+          last_cycle_id = greatest(r.last_cycle_id, EXCLUDED.last_cycle_id)
+        RETURNING 1)
+      SELECT (SELECT count(*) FROM ins), (SELECT count(*) FROM roll)""";
+
+  static final String INSERT_EVENTS = """
+      INSERT INTO alert_event (device_id, alert_key, event_type, severity, event_time, cycle_id, seq, payload, ingest_writer_epoch)
+      SELECT d, k, t, sv, et, cy, s, p::jsonb, ep
+      FROM unnest($1::varchar[], $2::varchar[], $3::varchar[], $4::smallint[], $5::timestamptz[], $6::bigint[], $7::bigint[], $8::text[], $9::bigint[])
+        AS u(d, k, t, sv, et, cy, s, p, ep)
       ON CONFLICT DO NOTHING""";
+  /** The recent events of the touched alerts (seed 000 §3.3 bounds the look-back to 7 days). */
+  static final String READ_EVENTS = """
+      SELECT e.event_id, e.device_id, e.alert_key, e.event_type, e.severity, e.event_time, e.cycle_id, e.seq, e.payload
+      FROM alert_event e JOIN unnest($1::varchar[], $2::varchar[]) AS k(d, a) ON e.device_id = k.d AND e.alert_key = k.a
+      WHERE e.event_time > now() - interval '7 days'""";
+  static final String UPSERT_ALERT = """
+      INSERT INTO alert_current (device_id, alert_key, state, severity, first_fired_at, last_event_at, last_event_id, payload)
+      SELECT * FROM unnest($1::varchar[], $2::varchar[], $3::varchar[], $4::smallint[], $5::timestamptz[], $6::timestamptz[], $7::bigint[], $8::text[]::jsonb[])
+      ON CONFLICT (device_id, alert_key) DO UPDATE SET state = EXCLUDED.state, severity = EXCLUDED.severity,
+        first_fired_at = EXCLUDED.first_fired_at, last_event_at = EXCLUDED.last_event_at, last_event_id = EXCLUDED.last_event_id,
+        payload = EXCLUDED.payload""";
 
   /** One slot's share of a transaction. */
-  public record Part(int slot, long epoch, List<Envelope> batch) {}
+  public record Part(int slot, long epoch, StatePlanner.Plan plan) {
+    int size() {
+      return plan.history().size();
+    }
+  }
 
   /** Outcome of one slot's batch. */
   public sealed interface Outcome permits Committed, Fenced {}
@@ -69,10 +144,6 @@ public final class BatchStore {
   public BatchStore(Pool pool, String workerId) {
     this.pool = pool;
     this.workerId = workerId;
-  }
-
-  public Future<Outcome> commit(int slot, long epoch, List<Envelope> batch) {
-    return commit(List.of(new Part(slot, epoch, batch))).map(m -> m.get(slot));
   }
 
   /** Commits several slots' batches in one transaction; the map holds each slot's outcome. */
@@ -98,21 +169,108 @@ public final class BatchStore {
     }));
   }
 
-  private record Item(int slot, long epoch, Envelope e) {}
+  private record Cur(int slot, long epoch, StatePlanner.CurrentRow row) {}
+
+  private record Hist(int slot, long epoch, StatePlanner.HistoryRow row) {}
 
   private static Future<Committed> write(SqlConnection conn, List<Part> parts) {
-    List<Item> all = new ArrayList<>();
-    for (Part p : parts) for (Envelope e : p.batch()) all.add(new Item(p.slot(), p.epoch(), e));
-    all.sort(Comparator.comparing((Item i) -> i.e().deviceId()).thenComparingLong(i -> i.e().cycleId()).thenComparingLong(i -> i.e().seq()));
-    // one row per device for the upsert: ON CONFLICT cannot touch the same row twice in one statement
-    Map<String, Item> newest = new LinkedHashMap<>();
-    for (Item i : all) newest.put(i.e().deviceId(), i);
-    return conn.preparedQuery(UPSERT_CURRENT).execute(arrays(new ArrayList<>(newest.values())))
-        .compose(up -> conn.preparedQuery(INSERT_HISTORY).execute(arrays(all))
-            .map(hist -> new Committed(up.rowCount(), hist.rowCount())));
+    List<Cur> current = new ArrayList<>();
+    List<Hist> history = new ArrayList<>();
+    List<AlertEvent> events = new ArrayList<>();
+    List<Long> eventEpochs = new ArrayList<>();
+    for (Part p : parts) {
+      for (StatePlanner.CurrentRow c : p.plan().current()) current.add(new Cur(p.slot(), p.epoch(), c));
+      for (StatePlanner.HistoryRow h : p.plan().history()) history.add(new Hist(p.slot(), p.epoch(), h));
+      for (AlertEvent e : p.plan().events()) {
+        events.add(e);
+        eventEpochs.add(p.epoch());
+      }
+    }
+    current.sort(Comparator.comparing((Cur c) -> c.row().newest().deviceId()));
+    history.sort(Comparator.comparing((Hist h) -> h.row().envelope().deviceId()).thenComparingLong(h -> h.row().envelope().cycleId())
+        .thenComparingLong(h -> h.row().envelope().seq()));
+    return conn.preparedQuery(UPSERT_CURRENT).execute(currentArrays(current))
+        .compose(up -> conn.preparedQuery(INSERT_HISTORY).execute(historyArrays(history))
+            .compose(hist -> alerts(conn, events, eventEpochs).map(v -> new Committed(up.rowCount(), hist.iterator().next().getLong(0).intValue()))));
   }
 
-  private static Tuple arrays(List<Item> list) {
+  private static Future<Void> alerts(SqlConnection conn, List<AlertEvent> events, List<Long> epochs) {
+    if (events.isEmpty()) return Future.succeededFuture();
+    int n = events.size();
+    String[] dev = new String[n];
+    String[] key = new String[n];
+    String[] type = new String[n];
+    Short[] sev = new Short[n];
+    OffsetDateTime[] at = new OffsetDateTime[n];
+    Long[] cyc = new Long[n];
+    Long[] seq = new Long[n];
+    String[] payload = new String[n];
+    Long[] ep = new Long[n];
+    Map<String, String[]> touched = new LinkedHashMap<>();
+    for (int i = 0; i < n; i++) {
+      AlertEvent e = events.get(i);
+      dev[i] = e.deviceId();
+      key[i] = e.alertKey();
+      type[i] = e.type();
+      sev[i] = (short) e.severity();
+      at[i] = e.eventTime().atOffset(ZoneOffset.UTC);
+      cyc[i] = e.cycleId();
+      seq[i] = e.seq();
+      payload[i] = e.payload().encode();
+      ep[i] = epochs.get(i);
+      touched.put(e.deviceId() + "\u0000" + e.alertKey(), new String[] {e.deviceId(), e.alertKey()});
+    }
+    String[] td = touched.values().stream().map(a -> a[0]).toArray(String[]::new);
+    String[] tk = touched.values().stream().map(a -> a[1]).toArray(String[]::new);
+    return conn.preparedQuery(INSERT_EVENTS).execute(Tuple.tuple().addArrayOfString(dev).addArrayOfString(key).addArrayOfString(type)
+            .addArrayOfShort(sev).addArrayOfOffsetDateTime(at).addArrayOfLong(cyc).addArrayOfLong(seq).addArrayOfString(payload).addArrayOfLong(ep))
+        .compose(v -> conn.preparedQuery(READ_EVENTS).execute(Tuple.tuple().addArrayOfString(td).addArrayOfString(tk)))
+        .compose(rows -> {
+          Map<String, List<AlertEvent>> byKey = new LinkedHashMap<>();
+          Map<String, Map<AlertEvent.Key, Long>> ids = new HashMap<>();
+          for (Row r : rows) {
+            AlertEvent e = new AlertEvent(r.getString(1), r.getString(2), r.getString(3), r.getShort(4), r.getOffsetDateTime(5).toInstant(),
+                r.getLong(6), r.getLong(7), r.getJsonObject(8));
+            String k = e.deviceId() + "\u0000" + e.alertKey();
+            byKey.computeIfAbsent(k, x -> new ArrayList<>()).add(e);
+            ids.computeIfAbsent(k, x -> new HashMap<>()).put(e.uniqueKey(), r.getLong(0));
+          }
+          List<AlertCurrent> cur = new ArrayList<>();
+          List<Long> lastIds = new ArrayList<>();
+          for (Map.Entry<String, List<AlertEvent>> e : byKey.entrySet()) {
+            AlertFold.current(e.getValue()).ifPresent(c -> {
+              cur.add(c);
+              AlertEvent last = e.getValue().stream().max(AlertFold.ORDER).orElseThrow();
+              lastIds.add(ids.get(e.getKey()).get(last.uniqueKey()));
+            });
+          }
+          if (cur.isEmpty()) return Future.succeededFuture();
+          int m = cur.size();
+          String[] cd = new String[m];
+          String[] ck = new String[m];
+          String[] cs = new String[m];
+          Short[] csev = new Short[m];
+          OffsetDateTime[] first = new OffsetDateTime[m];
+          OffsetDateTime[] last = new OffsetDateTime[m];
+          Long[] lid = new Long[m];
+          String[] cp = new String[m];
+          for (int i = 0; i < m; i++) {
+            AlertCurrent c = cur.get(i);
+            cd[i] = c.deviceId();
+            ck[i] = c.alertKey();
+            cs[i] = c.state();
+            csev[i] = (short) c.severity();
+            first[i] = c.firstFiredAt().atOffset(ZoneOffset.UTC);
+            last[i] = c.lastEventAt().atOffset(ZoneOffset.UTC);
+            lid[i] = lastIds.get(i);
+            cp[i] = c.payload().encode();
+          }
+          return conn.preparedQuery(UPSERT_ALERT).execute(Tuple.tuple().addArrayOfString(cd).addArrayOfString(ck).addArrayOfString(cs)
+              .addArrayOfShort(csev).addArrayOfOffsetDateTime(first).addArrayOfOffsetDateTime(last).addArrayOfLong(lid).addArrayOfString(cp)).mapEmpty();
+        });
+  }
+
+  private static Tuple currentArrays(List<Cur> list) {
     int n = list.size();
     Short[] slot = new Short[n];
     Long[] epoch = new Long[n];
@@ -122,19 +280,51 @@ public final class BatchStore {
     OffsetDateTime[] at = new OffsetDateTime[n];
     String[] mid = new String[n];
     String[] payload = new String[n];
+    String[] derived = new String[n];
+    String[] profile = new String[n];
     for (int i = 0; i < n; i++) {
-      Item it = list.get(i);
-      Envelope e = it.e();
-      slot[i] = (short) it.slot();
-      epoch[i] = it.epoch();
+      Cur c = list.get(i);
+      Envelope e = c.row().newest();
+      slot[i] = (short) c.slot();
+      epoch[i] = c.epoch();
       dev[i] = e.deviceId();
       seq[i] = e.seq();
       cyc[i] = e.cycleId();
       at[i] = e.collectedAt().atOffset(ZoneOffset.UTC);
       mid[i] = e.messageId();
-      payload[i] = e.payload().encode();
+      payload[i] = c.row().payload().encode();
+      derived[i] = c.row().derived() == null ? null : c.row().derived().encode();
+      profile[i] = c.row().profile().name();
     }
     return Tuple.tuple().addArrayOfShort(slot).addArrayOfLong(epoch).addArrayOfString(dev).addArrayOfLong(seq).addArrayOfLong(cyc)
-        .addArrayOfOffsetDateTime(at).addArrayOfString(mid).addArrayOfString(payload);
+        .addArrayOfOffsetDateTime(at).addArrayOfString(mid).addArrayOfString(payload).addArrayOfString(derived).addArrayOfString(profile);
+  }
+
+  private static Tuple historyArrays(List<Hist> list) {
+    int n = list.size();
+    Short[] slot = new Short[n];
+    Long[] epoch = new Long[n];
+    String[] dev = new String[n];
+    Long[] seq = new Long[n];
+    Long[] cyc = new Long[n];
+    OffsetDateTime[] at = new OffsetDateTime[n];
+    String[] mid = new String[n];
+    String[] payload = new String[n];
+    Short[] rc = new Short[n];
+    for (int i = 0; i < n; i++) {
+      Hist h = list.get(i);
+      Envelope e = h.row().envelope();
+      slot[i] = (short) h.slot();
+      epoch[i] = h.epoch();
+      dev[i] = e.deviceId();
+      seq[i] = e.seq();
+      cyc[i] = e.cycleId();
+      at[i] = e.collectedAt().atOffset(ZoneOffset.UTC);
+      mid[i] = e.messageId();
+      payload[i] = h.row().payload().encode();
+      rc[i] = (short) h.row().retentionClass();
+    }
+    return Tuple.tuple().addArrayOfShort(slot).addArrayOfLong(epoch).addArrayOfString(dev).addArrayOfLong(seq).addArrayOfLong(cyc)
+        .addArrayOfOffsetDateTime(at).addArrayOfString(mid).addArrayOfString(payload).addArrayOfShort(rc);
   }
 }

@@ -1,6 +1,5 @@
 package dev.inspection.worker;
 
-import dev.inspection.messaging.Envelope;
 import dev.inspection.worker.BatchStore.Outcome;
 import dev.inspection.worker.BatchStore.Part;
 import io.vertx.core.Future;
@@ -31,9 +30,9 @@ public final class CommitGroup {
     this.maxRows = maxRows;
   }
 
-  public Future<Outcome> submit(int slot, long epoch, List<Envelope> batch) {
+  public Future<Outcome> submit(int slot, long epoch, StatePlanner.Plan plan) {
     Promise<Outcome> p = Promise.promise();
-    waiting.add(new Waiting(new Part(slot, epoch, batch), p));
+    waiting.add(new Waiting(new Part(slot, epoch, plan), p));
     flush();
     return p.future();
   }
@@ -42,9 +41,9 @@ public final class CommitGroup {
     while (inFlight < maxConcurrent && !waiting.isEmpty()) {
       List<Waiting> group = new ArrayList<>();
       int rows = 0;
-      while (!waiting.isEmpty() && (group.isEmpty() || rows + waiting.peek().part().batch().size() <= maxRows)) {
+      while (!waiting.isEmpty() && (group.isEmpty() || rows + waiting.peek().part().size() <= maxRows)) {
         Waiting w = waiting.poll();
-        rows += w.part().batch().size();
+        rows += w.part().size();
         group.add(w);
       }
       inFlight++;

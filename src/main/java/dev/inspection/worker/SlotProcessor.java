@@ -75,6 +75,10 @@ public final class SlotProcessor {
   private long batchNanosTotal;
   private long batches;
   private final SnapshotLoader.Snapshot snapshot;
+  private final DeviceDirectory directory;
+  private final java.util.function.IntFunction<dev.inspection.state.AlertRules> rules;
+  /** The derived state of every device of the slot (D7): loaded at takeover, replaced after each commit. */
+  private final java.util.Map<String, dev.inspection.state.DerivedState> derived = new java.util.HashMap<>();
   private volatile boolean paused;
   private boolean opening;
   private long lingerTimer = -1;
@@ -82,8 +86,20 @@ public final class SlotProcessor {
 
   public SlotProcessor(Vertx vertx, int slot, long epoch, String workerId, Topology topology, CommitGroup store,
       DeadLetterPublisher deadLetters, DbGate gate, Metrics metrics, Clock clock, Settings settings, Listener listener,
-      SnapshotLoader.Snapshot snapshot) {
+      SnapshotLoader.Snapshot snapshot, DeviceDirectory directory, java.util.function.IntFunction<dev.inspection.state.AlertRules> rules) {
     this.snapshot = snapshot;
+    this.directory = directory;
+    this.rules = rules;
+    if (snapshot != null) {
+      for (java.util.Map.Entry<String, SnapshotLoader.DeviceMemory> e : snapshot.devices().entrySet()) {
+        if (e.getValue().derived() == null) continue;
+        try {
+          derived.put(e.getKey(), dev.inspection.state.DerivedState.fromJson(e.getValue().derived()));
+        } catch (RuntimeException bad) {
+          log.warn("slot {}: device {} has an unreadable derived snapshot ({}); its counters start again", slot, e.getKey(), bad.getMessage());
+        }
+      }
+    }
     this.vertx = vertx;
     this.context = vertx.getOrCreateContext();
     this.slot = slot;
@@ -120,6 +136,11 @@ public final class SlotProcessor {
   /** Average batch transaction time in ms, for the slot weight. */
   public double averageBatchMs() {
     return batches == 0 ? 0 : batchNanosTotal / 1e6 / batches;
+  }
+
+  /** A device's derived state as this owner holds it (for tests and the API). */
+  public dev.inspection.state.DerivedState derived(String deviceId) {
+    return derived.get(deviceId);
   }
 
   public int mailboxSize() {
@@ -250,17 +271,56 @@ public final class SlotProcessor {
         invalidDeliveries.add(d);
       }
     }
-    Future<Void> dead = invalid.isEmpty() ? Future.succeededFuture() : deadLetters.publish(invalid)
+    java.util.Map<String, Priority> queueOf = new java.util.HashMap<>();
+    for (int i = 0; i < valid.size(); i++) queueOf.put(valid.get(i).deviceId(), validDeliveries.get(i).priority());
+    long start = System.nanoTime();
+    // the device's profile decides how its payload is normalised and merged; a payload its profile
+    // cannot read is dead-lettered like any other bad input
+    Future<StatePlanner.Plan> planned = valid.isEmpty() ? Future.succeededFuture(null) : directory.lookup(queueOf.keySet(), queueOf).map(infos -> {
+      List<dev.inspection.messaging.Envelope> ready = new ArrayList<>(valid.size());
+      List<Delivery> readyDeliveries = new ArrayList<>(valid.size());
+      for (int i = 0; i < valid.size(); i++) {
+        dev.inspection.messaging.Envelope e = valid.get(i);
+        Delivery d = validDeliveries.get(i);
+        try {
+          ready.add(normalize(e, infos.get(e.deviceId())));
+          readyDeliveries.add(d);
+        } catch (IllegalArgumentException bad) {
+          invalid.add(new DeadLetter(d.body(), "bad_payload", "payload does not fit the device's profile '"
+              + infos.get(e.deviceId()).profile().name() + "': " + bad.getMessage(), d.routingKey(), topology.queue(slot, d.priority())));
+          invalidDeliveries.add(d);
+        }
+      }
+      StatePlanner.Plan plan = ready.isEmpty() ? null : StatePlanner.plan(ready, derived, infos, rules);
+      valid.clear();
+      validDeliveries.clear();
+      for (int i = 0; i < ready.size(); i++) {
+        String why = plan.rejected().get(ready.get(i).deviceId());
+        Delivery d = readyDeliveries.get(i);
+        if (why == null) {
+          valid.add(ready.get(i));
+          validDeliveries.add(d);
+        } else {
+          invalid.add(new DeadLetter(d.body(), "unprocessable", why, d.routingKey(), topology.queue(slot, d.priority())));
+          invalidDeliveries.add(d);
+        }
+      }
+      return plan == null || plan.isEmpty() ? null : plan;
+    });
+    Future<Void> dead = planned.transform(ar -> invalid.isEmpty() ? Future.succeededFuture() : deadLetters.publish(invalid)
         .compose(v -> {
           invalid.forEach(dl -> {
             metrics.deadLettered(dl.reason());
             log.warn("slot {}: dead-lettered a message ({}): {}", slot, dl.reason(), dl.detail());
           });
           return ack(invalidDeliveries);
-        });
-    long start = System.nanoTime();
-    Future<BatchStore.Outcome> commit = valid.isEmpty() ? Future.succeededFuture(new Committed(0, 0))
-        : store.submit(slot, epoch, valid);
+        }));
+    Future<BatchStore.Outcome> commit = planned.compose(plan -> plan == null ? Future.succeededFuture(new Committed(0, 0))
+        : store.submit(slot, epoch, plan).map(out -> {
+          // INV-8: memory follows the database, never the other way round
+          if (out instanceof Committed) derived.putAll(plan.next());
+          return out;
+        }));
     Future.join(dead, commit).onComplete(ar -> {
       draining = false;
       if (dead.failed()) {
@@ -324,6 +384,12 @@ public final class SlotProcessor {
   /** How to consume again after a pause (set by the owner, who holds the connection). */
   public void onResume(Runnable r) {
     this.reopen = r;
+  }
+
+  private static dev.inspection.messaging.Envelope normalize(dev.inspection.messaging.Envelope e, DeviceDirectory.Info info) {
+    if (info.profile() != dev.inspection.state.PayloadProfiles.HOTEL_ROOM) return e;
+    return new dev.inspection.messaging.Envelope(e.messageId(), e.deviceId(), e.slotId(), e.slotMapVersion(), e.resourceVersion(), e.planVersion(),
+        e.isNode(), e.cycleId(), e.seq(), e.collectedAt(), e.priority(), dev.inspection.state.HotelRoomPayload.normalize(e.payload()));
   }
 
   /** Lease lost: stop at once; everything unacked goes back to the queue. */

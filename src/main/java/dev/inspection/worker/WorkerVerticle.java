@@ -45,6 +45,8 @@ public final class WorkerVerticle extends VerticleBase {
   private LeaseKeeper leases;
   private CommitGroup store;
   private SnapshotLoader snapshots;
+  private DeviceDirectory directory;
+  private final Map<Integer, dev.inspection.state.AlertRules> rules = new HashMap<>();
   private SlotProcessor.Settings settings;
   private Notifier notifier;
 
@@ -84,6 +86,8 @@ public final class WorkerVerticle extends VerticleBase {
     int poolSize = config.getInt(Keys.PG_POOL_SIZE);
     store = new CommitGroup(new BatchStore(pool, workerId), Math.max(1, poolSize / 2), 4 * config.getInt(Keys.WORKER_BATCH_MAX));
     snapshots = new SnapshotLoader(pool, config.getInt(Keys.WORKER_SNAPSHOT_PAGE));
+    directory = new DeviceDirectory(pool, 600_000, 1_000_000);
+    for (int p = 1; p <= 3; p++) rules.put(p, Config.alertRules(config, p));
     deadLetters = new DeadLetterPublisher(vertx, topology, workerId);
     settings = new SlotProcessor.Settings(config.getInt(Keys.WORKER_PREFETCH_HIGH), config.getInt(Keys.WORKER_PREFETCH_NORMAL),
         config.getInt(Keys.WORKER_BATCH_MAX), config.getLong(Keys.WORKER_BATCH_LINGER_MS), config.getInt(Keys.WORKER_MAX_MESSAGE_BYTES));
@@ -145,7 +149,18 @@ public final class WorkerVerticle extends VerticleBase {
     leases.onChange(() -> notifier.publish(workerId + " leases-changed"));
     notifier.start();
     connector.onReady(this::consumeAll).start();
+    // the SQL merge reads the profiles' rules from the database; a failure here is retried by the first batch's error path
+    publishProfiles(new Backoff(config.getLong(Keys.BACKOFF_INITIAL_MS), config.getLong(Keys.BACKOFF_MAX_MS)));
     return leases.start();
+  }
+
+  /** The SQL merge reads the profiles' rules from the database: write them, retrying until PostgreSQL answers. */
+  private void publishProfiles(Backoff backoff) {
+    directory.publishProfiles().onFailure(e -> {
+      long d = backoff.next();
+      log.warn("cannot write the payload profiles yet ({}); retrying in {} ms", e.getMessage(), d);
+      vertx.setTimer(d, t -> publishProfiles(backoff));
+    });
   }
 
   /** Heartbeat payload: totals and, per slot, the terms of the slot weight (seed 000 §4.3). */
@@ -170,7 +185,7 @@ public final class WorkerVerticle extends VerticleBase {
     SlotProcessor old = processors.remove(slot);
     if (old != null) old.abort();
     SlotProcessor p = new SlotProcessor(vertx, slot, epoch, workerId, topology, store, deadLetters, gate, metrics, clock, settings,
-        (s, e, f) -> leases.forget(s, e), snap);
+        (s, e, f) -> leases.forget(s, e), snap, directory, rules::get);
     p.onResume(() -> open(p));
     processors.put(slot, p);
     metrics.leaseChange("gained");

@@ -1,0 +1,103 @@
+package dev.inspection.worker;
+
+import dev.inspection.messaging.Envelope;
+import dev.inspection.state.AlertEvent;
+import dev.inspection.state.AlertRules;
+import dev.inspection.state.Check;
+import dev.inspection.state.DerivedState;
+import dev.inspection.state.DeviceFold;
+import dev.inspection.state.PayloadProfile;
+import io.vertx.core.json.JsonObject;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.IntFunction;
+
+/**
+ * What one slot's batch writes, computed before the transaction (pure: no I/O, no clock):
+ * <ul>
+ *   <li>per device, the newest result with its payloads folded by the device's merge profile (D5) and
+ *       its derived state after folding every result in (cycle_id, seq) order (D7, INV-8/9) — the
+ *       database applies the same merge and keeps the row only if it is newer;</li>
+ *   <li>every result for history, with its retention class;</li>
+ *   <li>the alert events the fold produced (idempotent by their unique key, D4).</li>
+ * </ul>
+ * The slot's in-memory derived states change only after the transaction committed ({@link Plan#next}).
+ */
+public final class StatePlanner {
+
+  /** The newest result of a device in this batch, the merged payload and the derived state to store. */
+  public record CurrentRow(Envelope newest, JsonObject payload, JsonObject derived, PayloadProfile profile) {}
+
+  /** A result for history: the (normalised) payload and 1 (critical) or 2 (others). */
+  public record HistoryRow(Envelope envelope, JsonObject payload, int retentionClass) {}
+
+  /** The whole write of a slot's batch. */
+  public record Plan(List<CurrentRow> current, List<HistoryRow> history, List<AlertEvent> events, Map<String, DerivedState> next,
+      Map<String, String> rejected) {
+    public boolean isEmpty() {
+      return history.isEmpty();
+    }
+  }
+
+  private StatePlanner() {}
+
+  /**
+   * @param batch valid envelopes whose payloads are already normalised for their profile
+   * @param memory the slot's derived states (loaded at takeover, updated after every commit)
+   * @param infos priority and profile of every device in the batch
+   * @param rules alert rules by device priority
+   */
+  public static Plan plan(List<Envelope> batch, Map<String, DerivedState> memory, Map<String, DeviceDirectory.Info> infos,
+      IntFunction<AlertRules> rules) {
+    Map<String, List<Envelope>> byDevice = new LinkedHashMap<>();
+    for (Envelope e : batch) byDevice.computeIfAbsent(e.deviceId(), k -> new ArrayList<>()).add(e);
+    List<CurrentRow> current = new ArrayList<>();
+    List<HistoryRow> history = new ArrayList<>();
+    List<AlertEvent> events = new ArrayList<>();
+    Map<String, DerivedState> next = new HashMap<>();
+    Map<String, String> rejected = new HashMap<>();
+    for (Map.Entry<String, List<Envelope>> d : byDevice.entrySet()) {
+      try {
+        planDevice(d.getKey(), d.getValue(), memory, infos, rules, current, history, events, next);
+      } catch (RuntimeException e) {
+        // deterministic: retrying would fail the same way, so the device's messages are set aside with the reason
+        rejected.put(d.getKey(), e.getClass().getSimpleName() + ": " + e.getMessage());
+      }
+    }
+    return new Plan(current, history, events, next, rejected);
+  }
+
+  private static void planDevice(String device, List<Envelope> items, Map<String, DerivedState> memory, Map<String, DeviceDirectory.Info> infos,
+      IntFunction<AlertRules> rules, List<CurrentRow> current, List<HistoryRow> history, List<AlertEvent> events, Map<String, DerivedState> next) {
+    List<HistoryRow> hist = new ArrayList<>();
+    List<AlertEvent> evs = new ArrayList<>();
+    items.sort(Comparator.comparingLong(Envelope::cycleId).thenComparingLong(Envelope::seq));
+    DeviceDirectory.Info info = infos.get(device);
+    DerivedState before = memory.get(device);
+    DerivedState state = before == null ? DerivedState.initial() : before;
+    List<JsonObject> payloads = new ArrayList<>();
+    for (Envelope e : items) {
+      payloads.add(e.payload());
+      hist.add(new HistoryRow(e, e.payload(), info.priority() == 1 ? 1 : 2));
+      // only results that report UP or DOWN feed the derived state and the alerts; others are stored as they are
+      if (e.payload().getValue("status") instanceof String st && (st.equals("UP") || st.equals("DOWN"))) {
+        DeviceFold.Result r = DeviceFold.apply(state, Check.fromPayload(e.deviceId(), e.cycleId(), e.seq(), e.collectedAt(), e.payload()),
+            rules.apply(info.priority()));
+        state = r.next();
+        evs.addAll(r.events());
+      }
+    }
+    boolean changed = !state.equals(before == null ? DerivedState.initial() : before);
+    JsonObject derived = before == null && !changed ? null : state.toJson();
+    CurrentRow row = new CurrentRow(items.get(items.size() - 1), info.profile().fold(payloads), derived, info.profile());
+    // nothing is added before everything of this device was computed
+    if (changed) next.put(device, state);
+    current.add(row);
+    history.addAll(hist);
+    events.addAll(evs);
+  }
+}
