@@ -59,6 +59,10 @@ public final class HttpApi extends VerticleBase {
       r.get("/api/v1/devices/:id").handler(this::device);
       r.get("/api/v1/probe/inventory").handler(this::inventory);
       r.get("/api/v1/slots").handler(ctx -> devices.get().slots().onSuccess(a -> json(ctx, 200, new JsonObject().put("slots", a))).onFailure(ctx::fail));
+      r.get("/api/v1/alerts").handler(this::alerts);
+      r.get("/api/v1/devices/:id/alerts").handler(ctx -> scheduler.get().state().events(ctx.pathParam("id"), 100)
+          .onSuccess(a -> json(ctx, 200, new JsonObject().put("device_id", ctx.pathParam("id")).put("events", a))).onFailure(ctx::fail));
+      r.get("/api/v1/devices/:id/rollups").handler(this::rollups);
       r.get("/api/v1/leader").handler(ctx -> scheduler.get().view().leader()
           .onSuccess(l -> json(ctx, 200, l.put("this_node_leads", scheduler.get().leading()))).onFailure(ctx::fail));
       r.get("/api/v1/workers").handler(ctx -> scheduler.get().view().workers()
@@ -131,6 +135,52 @@ public final class HttpApi extends VerticleBase {
       if (d == null) error(ctx, 404, "unknown device '" + id + "': import it with POST /api/v1/devices/import");
       else json(ctx, 200, d);
     }).onFailure(ctx::fail);
+  }
+
+  private void alerts(RoutingContext ctx) {
+    String state = ctx.queryParams().get("state");
+    if (state == null) state = "ACTIVE";
+    if (state.equalsIgnoreCase("all")) state = null;
+    else if (!state.equals("ACTIVE") && !state.equals("RESOLVED")) {
+      error(ctx, 400, "state must be ACTIVE, RESOLVED or all");
+      return;
+    }
+    int minSeverity;
+    int limit;
+    try {
+      minSeverity = Integer.parseInt(ctx.queryParams().get("min_severity") == null ? "0" : ctx.queryParams().get("min_severity"));
+      limit = Integer.parseInt(ctx.queryParams().get("limit") == null ? "500" : ctx.queryParams().get("limit"));
+    } catch (NumberFormatException e) {
+      error(ctx, 400, "min_severity (0..4) and limit (1..10000) must be whole numbers");
+      return;
+    }
+    if (minSeverity < 0 || minSeverity > 4 || limit < 1 || limit > 10_000) {
+      error(ctx, 400, "min_severity must be 0..4 and limit 1..10000");
+      return;
+    }
+    String st = state;
+    scheduler.get().state().alerts(st, ctx.queryParams().get("device"), minSeverity, ctx.queryParams().get("alert_key"), limit)
+        .onSuccess(a -> json(ctx, 200, new JsonObject().put("alerts", a))).onFailure(ctx::fail);
+  }
+
+  private void rollups(RoutingContext ctx) {
+    java.time.OffsetDateTime to;
+    java.time.OffsetDateTime from;
+    try {
+      to = ctx.queryParams().get("to") == null ? java.time.OffsetDateTime.now(java.time.ZoneOffset.UTC)
+          : java.time.OffsetDateTime.parse(ctx.queryParams().get("to"));
+      from = ctx.queryParams().get("from") == null ? to.minusHours(1) : java.time.OffsetDateTime.parse(ctx.queryParams().get("from"));
+    } catch (java.time.format.DateTimeParseException e) {
+      error(ctx, 400, "from and to must be ISO-8601 instants with an offset, e.g. 2026-11-30T10:00:00Z");
+      return;
+    }
+    if (!from.isBefore(to) || from.plusDays(7).isBefore(to)) {
+      error(ctx, 400, "from must be before to, at most 7 days apart");
+      return;
+    }
+    scheduler.get().state().rollups(ctx.pathParam("id"), from, to)
+        .onSuccess(a -> json(ctx, 200, new JsonObject().put("device_id", ctx.pathParam("id")).put("from", from.toString()).put("to", to.toString())
+            .put("minutes", a))).onFailure(ctx::fail);
   }
 
   private void inventory(RoutingContext ctx) {

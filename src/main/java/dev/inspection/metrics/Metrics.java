@@ -140,6 +140,11 @@ public final class Metrics {
     counter("scheduler_slot_transitions_total", "slot lease state changes", "from", from, "to", to).increment();
   }
 
+  public void retention(int created, int dropped) {
+    counter("retention_partitions_created_total", "day partitions created ahead of time").increment(created);
+    counter("retention_partitions_dropped_total", "day partitions dropped past their retention (never a DELETE)").increment(dropped);
+  }
+
   public void leaderElected() {
     counter("scheduler_leader_elections_total", "times this node became the scheduler leader").increment();
   }

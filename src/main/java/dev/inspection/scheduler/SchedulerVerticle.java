@@ -27,9 +27,11 @@ public final class SchedulerVerticle extends VerticleBase {
   private Pool pool;
   private DeviceStore devices;
   private ClusterView view;
+  private StateView state;
   private Leadership leadership;
   private ControlLoop loop;
   private Notifier notifier;
+  private PartitionKeeper keeper;
   private volatile boolean dbOk;
 
   public SchedulerVerticle(Config config, Metrics metrics, Clock clock, Supplier<String> apiUrl) {
@@ -45,6 +47,10 @@ public final class SchedulerVerticle extends VerticleBase {
 
   public ClusterView view() {
     return view;
+  }
+
+  public StateView state() {
+    return state;
   }
 
   public boolean ready() {
@@ -68,6 +74,7 @@ public final class SchedulerVerticle extends VerticleBase {
     pool = Db.pool(vertx, config, Math.max(2, config.getInt(Keys.PG_POOL_SIZE) / 2));
     devices = new DeviceStore(pool);
     view = new ClusterView(pool);
+    state = new StateView(pool);
     String schema = Db.schema(config);
     ControlStore store = new ControlStore(pool, schema);
     RebalancePlanner.Settings planner = new RebalancePlanner.Settings(config.getDouble(Keys.SCHEDULER_REBALANCE_THRESHOLD),
@@ -92,6 +99,7 @@ public final class SchedulerVerticle extends VerticleBase {
           public void elected(long term) {
             metrics.leaderElected();
             loop.elected();
+            retention();
           }
 
           @Override
@@ -103,10 +111,31 @@ public final class SchedulerVerticle extends VerticleBase {
     loop = new ControlLoop(vertx, store, leadership, notifier::publish, metrics, clock, settings);
     metrics.gauge("scheduler_is_leader", "1 while this node leads the control plane", () -> leading() ? 1 : 0);
     metrics.gauge("scheduler_term", "the leader term this node holds (-1 when following)", this::term);
+    keeper = new PartitionKeeper(new PartitionKeeper.Settings(config.getInt(Keys.RETENTION_HISTORY_DAYS_HIGH),
+        config.getInt(Keys.RETENTION_HISTORY_DAYS_NORMAL), config.getInt(Keys.RETENTION_ALERT_DAYS), config.getInt(Keys.RETENTION_ROLLUP_DAYS),
+        config.getInt(Keys.RETENTION_AHEAD_DAYS)));
+    vertx.setPeriodic(config.getLong(Keys.RETENTION_CHECK_MS), t -> retention());
     notifier.start();
     leadership.start();
     vertx.setPeriodic(0, 2000, t -> pool.query("SELECT 1").execute().onComplete(ar -> dbOk = ar.succeeded()));
     return Future.succeededFuture();
+  }
+
+  /** Leader only: day partitions ahead of time, expired ones dropped (INV-20). */
+  public Future<PartitionKeeper.Plan> retention() {
+    if (!leading()) return Future.succeededFuture(new PartitionKeeper.Plan(java.util.List.of(), java.util.List.of()));
+    java.time.LocalDate today = java.time.LocalDate.now(clock.withZone(java.time.ZoneOffset.UTC));
+    return leadership.fenced(c -> keeper.apply(c, today)).onSuccess(p -> {
+      if (!p.create().isEmpty() || !p.drop().isEmpty()) {
+        org.slf4j.LoggerFactory.getLogger(SchedulerVerticle.class).info("retention: created {} partition(s), dropped {} ({})",
+            p.create().size() - keeper.failed().size(), p.drop().size(), p.drop().stream().map(d -> d.substring("DROP TABLE ".length())).toList());
+      }
+      metrics.retention(p.create().size() - keeper.failed().size(), p.drop().size());
+      for (String f : keeper.failed()) {
+        org.slf4j.LoggerFactory.getLogger(SchedulerVerticle.class).warn("retention: cannot create partition {} — move those rows out of the"
+            + " default partition (they came with a clock far off) and it will be created on the next run", f);
+      }
+    }).onFailure(e -> org.slf4j.LoggerFactory.getLogger(SchedulerVerticle.class).warn("retention run failed: {}", e.getMessage()));
   }
 
   /**

@@ -82,7 +82,8 @@ public final class StatePlanner {
     List<JsonObject> payloads = new ArrayList<>();
     for (Envelope e : items) {
       payloads.add(e.payload());
-      hist.add(new HistoryRow(e, e.payload(), info.priority() == 1 ? 1 : 2));
+      // the class follows the message's own queue, so a redelivery always lands on the same key
+    hist.add(new HistoryRow(e, e.payload(), e.priority() == dev.inspection.messaging.Priority.HIGH ? 1 : 2));
       // only results that report UP or DOWN feed the derived state and the alerts; others are stored as they are
       if (e.payload().getValue("status") instanceof String st && (st.equals("UP") || st.equals("DOWN"))) {
         DeviceFold.Result r = DeviceFold.apply(state, Check.fromPayload(e.deviceId(), e.cycleId(), e.seq(), e.collectedAt(), e.payload()),
