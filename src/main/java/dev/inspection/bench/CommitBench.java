@@ -1,0 +1,216 @@
+package dev.inspection.bench;
+
+import dev.inspection.messaging.Envelope;
+import dev.inspection.messaging.Priority;
+import dev.inspection.messaging.SlotHash;
+import dev.inspection.node.Config;
+import dev.inspection.node.Keys;
+import dev.inspection.state.AlertRules;
+import dev.inspection.state.DerivedState;
+import dev.inspection.state.PayloadProfiles;
+import dev.inspection.store.Db;
+import dev.inspection.store.Migrations;
+import dev.inspection.worker.BatchStore;
+import dev.inspection.worker.DeviceDirectory;
+import dev.inspection.worker.SnapshotLoader;
+import dev.inspection.worker.StatePlanner;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonObject;
+import io.vertx.sqlclient.Pool;
+import io.vertx.sqlclient.Tuple;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Commit cost of the device-state write (issue 4) against the foundation's plain write, measured in
+ * one run on the same database, interleaved so drift hits both alike:
+ * <ul>
+ *   <li><b>plain</b>: lease check, upsert of current (newest per device, replace), insert-or-ignore into
+ *       history — what a batch cost before derived state existed;</li>
+ *   <li><b>full</b>: the production {@link BatchStore}: the same plus merge by profile, derived state,
+ *       alert events and alert_current, rollups of the genuinely new rows.</li>
+ * </ul>
+ * Then the snapshot load of one slot holding {@code --slot-devices} devices (INV-10).
+ *
+ * <pre>java -cp node.jar dev.inspection.bench.CommitBench [--batches 300] [--batch 200] [--devices 20000] [--slot-devices 4000]</pre>
+ * Uses a scratch schema {@code bench_commit_<time>} and drops it at the end.
+ */
+public final class CommitBench {
+  static final String PLAIN_CURRENT = """
+      INSERT INTO device_status_current AS c
+        (device_id, slot_id, current_slot, seq, cycle_id, collected_at, writer_epoch, message_id, status_payload, updated_at)
+      SELECT d, sl, sl, s, cy, ca, ep, m, p::jsonb, now()
+      FROM unnest($1::smallint[], $2::bigint[], $3::varchar[], $4::bigint[], $5::bigint[], $6::timestamptz[], $7::varchar[], $8::text[])
+        AS t(sl, ep, d, s, cy, ca, m, p)
+      ON CONFLICT (device_id) DO UPDATE SET
+        seq = EXCLUDED.seq, cycle_id = EXCLUDED.cycle_id, collected_at = EXCLUDED.collected_at,
+        writer_epoch = EXCLUDED.writer_epoch, message_id = EXCLUDED.message_id, slot_id = EXCLUDED.slot_id,
+        status_payload = EXCLUDED.status_payload, updated_at = now()
+      WHERE (c.cycle_id, c.seq) < (EXCLUDED.cycle_id, EXCLUDED.seq)""";
+  static final String PLAIN_HISTORY = """
+      INSERT INTO device_status_history (device_id, cycle_id, seq, retention_class, slot_id, collected_at, writer_epoch, message_id, status_payload)
+      SELECT d, cy, s, 2, sl, ca, ep, m, p::jsonb
+      FROM unnest($1::smallint[], $2::bigint[], $3::varchar[], $4::bigint[], $5::bigint[], $6::timestamptz[], $7::varchar[], $8::text[])
+        AS t(sl, ep, d, s, cy, ca, m, p)
+      ON CONFLICT DO NOTHING""";
+
+  private CommitBench() {}
+
+  public static void main(String[] args) throws Exception {
+    Map<String, String> opt = new HashMap<>(Map.of("batches", "300", "batch", "200", "devices", "20000", "slot-devices", "4000"));
+    for (String a : args) {
+      if (!a.startsWith("--") || !a.contains("=") || !opt.containsKey(a.substring(2, a.indexOf('=')))) {
+        System.err.println("commit-bench: unknown argument '" + a + "'; known: --batches=N --batch=N --devices=N --slot-devices=N");
+        System.exit(2);
+      }
+      opt.put(a.substring(2, a.indexOf('=')), a.substring(a.indexOf('=') + 1));
+    }
+    int batches = Integer.parseInt(opt.get("batches"));
+    int batchSize = Integer.parseInt(opt.get("batch"));
+    int devices = Integer.parseInt(opt.get("devices"));
+    int slotDevices = Integer.parseInt(opt.get("slot-devices"));
+    String schema = "bench_commit_" + System.currentTimeMillis() / 1000;
+    int slots = 256;
+    Config config = Config.of(Map.of("pg.schema", schema, "slots.total", Integer.toString(slots), "role", "worker"));
+    Vertx vertx = Vertx.vertx();
+    Pool pool = Db.pool(vertx, config, 4);
+    try {
+      await(Migrations.apply(pool, schema, slots));
+      await(pool.query("UPDATE slot_lease SET owner_worker_id = 'bench', lease_epoch = 1, state = 'ACTIVE'").execute());
+      DeviceDirectory directory = new DeviceDirectory(pool, 3_600_000, 1_000_000);
+      await(directory.publishProfiles());
+      BatchStore store = new BatchStore(pool, "bench");
+      Random rnd = new Random(7);
+      Map<String, Long> seq = new HashMap<>();
+      Map<String, DerivedState> memory = new HashMap<>();
+      long[] plain = new long[batches];
+      long[] full = new long[batches];
+      long clock = System.currentTimeMillis() - 3_600_000;
+      System.out.printf("commit bench: schema %s, %d batches of %d results per mode over %d devices (interleaved)%n", schema, batches, batchSize, devices);
+      for (int b = 0; b < 2 * batches; b++) {
+        boolean isFull = b % 2 == 1;
+        List<Envelope> batch = new ArrayList<>(batchSize);
+        for (int i = 0; i < batchSize; i++) {
+          String d = (isFull ? "f-" : "p-") + rnd.nextInt(devices);
+          long s = seq.merge(d, 1L, Long::sum);
+          clock += 1;
+          batch.add(new Envelope(Envelope.messageId("bench", clock, d, s), d, SlotHash.slotOf(d, slots), 1, 1, 1, "bench", clock, s,
+              Instant.ofEpochMilli(clock), Priority.NORMAL, new JsonObject().put("status", rnd.nextDouble() < 0.1 ? "DOWN" : "UP")
+                  .put("latency_ms", rnd.nextInt(500))));
+        }
+        long start = System.nanoTime();
+        if (isFull) {
+          Map<String, DeviceDirectory.Info> infos = new HashMap<>();
+          for (Envelope e : batch) infos.put(e.deviceId(), new DeviceDirectory.Info(2, PayloadProfiles.DEFAULT, false));
+          Map<Integer, List<Envelope>> bySlot = new HashMap<>();
+          for (Envelope e : batch) bySlot.computeIfAbsent(e.slotId(), k -> new ArrayList<>()).add(e);
+          List<BatchStore.Part> parts = new ArrayList<>();
+          List<StatePlanner.Plan> plans = new ArrayList<>();
+          for (Map.Entry<Integer, List<Envelope>> e : bySlot.entrySet()) {
+            StatePlanner.Plan plan = StatePlanner.plan(e.getValue(), memory, infos, AlertRules::forPriority);
+            plans.add(plan);
+            parts.add(new BatchStore.Part(e.getKey(), 1, plan));
+          }
+          await(store.commit(parts));
+          for (StatePlanner.Plan p : plans) memory.putAll(p.next());
+          full[b / 2] = System.nanoTime() - start;
+        } else {
+          await(pool.withTransaction(c -> c.preparedQuery("SELECT slot_id FROM slot_lease WHERE slot_id = ANY($1::int[]) FOR KEY SHARE")
+              .execute(Tuple.of((Object) batch.stream().map(Envelope::slotId).distinct().toArray(Integer[]::new)))
+              .compose(v -> c.preparedQuery(PLAIN_CURRENT).execute(arrays(newest(batch))))
+              .compose(v -> c.preparedQuery(PLAIN_HISTORY).execute(arrays(batch)))));
+          plain[b / 2] = System.nanoTime() - start;
+        }
+      }
+      double p = median(plain);
+      double f = median(full);
+      System.out.printf("plain upsert + history:                 median %.2f ms per batch, mean %.2f ms%n", p / 1e6, mean(plain) / 1e6);
+      System.out.printf("full (merge, derived, alerts, rollups): median %.2f ms per batch, mean %.2f ms%n", f / 1e6, mean(full) / 1e6);
+      System.out.printf("ratio full / plain: %.2f (median), %.2f (mean)%n", f / p, mean(full) / mean(plain));
+      long alerts = await(pool.query("SELECT count(*) FROM alert_event").execute()).iterator().next().getLong(0);
+      System.out.printf("alert events written by the full batches: %d%n", alerts);
+
+      // INV-10: a slot of slotDevices devices with derived state, loaded as a new owner would
+      await(pool.preparedQuery("""
+          INSERT INTO device_status_current (device_id, slot_id, current_slot, seq, cycle_id, collected_at, writer_epoch, message_id, status_payload,
+            derived_snapshot)
+          SELECT 'snap-' || g, 255, 255, 1, 1, now(), 1, 'x', '{"status":"UP"}', $1::jsonb FROM generate_series(1, $2) g""")
+          .execute(Tuple.of(memory.values().stream().findFirst().orElse(DerivedState.initial()).toJson(), slotDevices)));
+      SnapshotLoader loader = new SnapshotLoader(pool, 1000);
+      long[] loads = new long[5];
+      int loaded = 0;
+      for (int i = 0; i < loads.length; i++) {
+        long start = System.nanoTime();
+        SnapshotLoader.Snapshot s = await(loader.load(255));
+        loads[i] = System.nanoTime() - start;
+        loaded = s.devices().size();
+      }
+      System.out.printf("snapshot load of a %d-device slot (pages of 1000): median %.1f ms, max %.1f ms (5 loads)%n", loaded, median(loads) / 1e6,
+          Arrays.stream(loads).max().orElse(0) / 1e6);
+    } finally {
+      try {
+        await(pool.query("DROP SCHEMA IF EXISTS " + schema + " CASCADE").execute());
+      } catch (Exception e) {
+        System.err.println("commit-bench: could not drop schema " + schema + ": " + e.getMessage());
+      }
+      pool.close();
+      vertx.close();
+    }
+  }
+
+  private static List<Envelope> newest(List<Envelope> batch) {
+    Map<String, Envelope> m = new HashMap<>();
+    for (Envelope e : batch) m.merge(e.deviceId(), e, (a, b) -> a.seq() > b.seq() ? a : b);
+    List<Envelope> out = new ArrayList<>(m.values());
+    out.sort((a, b) -> a.deviceId().compareTo(b.deviceId()));
+    return out;
+  }
+
+  private static Tuple arrays(List<Envelope> list) {
+    int n = list.size();
+    Short[] slot = new Short[n];
+    Long[] epoch = new Long[n];
+    String[] dev = new String[n];
+    Long[] seq = new Long[n];
+    Long[] cyc = new Long[n];
+    OffsetDateTime[] at = new OffsetDateTime[n];
+    String[] mid = new String[n];
+    String[] payload = new String[n];
+    for (int i = 0; i < n; i++) {
+      Envelope e = list.get(i);
+      slot[i] = (short) e.slotId();
+      epoch[i] = 1L;
+      dev[i] = e.deviceId();
+      seq[i] = e.seq();
+      cyc[i] = e.cycleId();
+      at[i] = e.collectedAt().atOffset(ZoneOffset.UTC);
+      mid[i] = e.messageId();
+      payload[i] = e.payload().encode();
+    }
+    return Tuple.tuple().addArrayOfShort(slot).addArrayOfLong(epoch).addArrayOfString(dev).addArrayOfLong(seq).addArrayOfLong(cyc)
+        .addArrayOfOffsetDateTime(at).addArrayOfString(mid).addArrayOfString(payload);
+  }
+
+  private static <T> T await(Future<T> f) throws Exception {
+    return f.toCompletionStage().toCompletableFuture().get(120, TimeUnit.SECONDS);
+  }
+
+  private static double median(long[] a) {
+    long[] c = a.clone();
+    Arrays.sort(c);
+    return c[c.length / 2];
+  }
+
+  private static double mean(long[] a) {
+    return Arrays.stream(a).average().orElse(0);
+  }
+}
