@@ -54,9 +54,10 @@ public final class BatchStore {
         seq = EXCLUDED.seq, cycle_id = EXCLUDED.cycle_id, collected_at = EXCLUDED.collected_at,
         writer_epoch = EXCLUDED.writer_epoch, message_id = EXCLUDED.message_id, slot_id = EXCLUDED.slot_id,
         current_slot = EXCLUDED.current_slot, payload_profile = EXCLUDED.payload_profile,
-        status_payload = merge_payload(c.status_payload, EXCLUDED.status_payload,
-          (SELECT rules FROM payload_profile WHERE name = EXCLUDED.payload_profile),
-          coalesce((SELECT default_rule FROM payload_profile WHERE name = EXCLUDED.payload_profile), 'replace')),
+        status_payload = CASE WHEN EXCLUDED.payload_profile = 'default' THEN EXCLUDED.status_payload  -- full-state payloads: replace
+          ELSE merge_payload(c.status_payload, EXCLUDED.status_payload,
+            (SELECT rules FROM payload_profile WHERE name = EXCLUDED.payload_profile),
+            coalesce((SELECT default_rule FROM payload_profile WHERE name = EXCLUDED.payload_profile), 'replace')) END,
         derived_snapshot = coalesce(EXCLUDED.derived_snapshot, c.derived_snapshot),
         updated_at = now()
       WHERE (c.cycle_id, c.seq) < (EXCLUDED.cycle_id, EXCLUDED.seq)""";

@@ -7,6 +7,7 @@ import dev.inspection.state.Check;
 import dev.inspection.state.DerivedState;
 import dev.inspection.state.DeviceFold;
 import dev.inspection.state.PayloadProfile;
+import dev.inspection.state.PayloadProfiles;
 import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -94,7 +95,10 @@ public final class StatePlanner {
     }
     boolean changed = !state.equals(before == null ? DerivedState.initial() : before);
     JsonObject derived = before == null && !changed ? null : state.toJson();
-    CurrentRow row = new CurrentRow(items.get(items.size() - 1), info.profile().fold(payloads), derived, info.profile());
+    // the default profile is full-state: the newest payload is the state (seed 000's "newest seq wins");
+    // other profiles fold the batch with their rules, and the upsert merges the fold the same way
+    JsonObject payload = info.profile() == PayloadProfiles.DEFAULT ? items.get(items.size() - 1).payload() : info.profile().fold(payloads);
+    CurrentRow row = new CurrentRow(items.get(items.size() - 1), payload, derived, info.profile());
     // nothing is added before everything of this device was computed
     if (changed) next.put(device, state);
     current.add(row);
