@@ -1,103 +1,80 @@
 #!/usr/bin/env bash
-# Outage drill: runs a probe and a worker (two real processes) against the local services, takes
-# PostgreSQL or RabbitMQ away for a while, brings it back, and prints what it did, how long recovery
+# Outage drill: runs a scheduler, a worker and a probe (three real processes) against the local services,
+# takes PostgreSQL or RabbitMQ away for a while, brings it back, and prints what it did, how long recovery
 # took and what the ledger says: results lost, duplicated and stale (all must be 0).
 #
-#   scripts/drill-outage.sh --service postgres|rabbit [--minutes 5] [--devices 2000] [--interval-ms 2000]
+#   scripts/drill-outage.sh --service postgres|rabbit [--minutes 5] [--devices 2000] [--interval-ms 2000] [--jar PATH]
 #
-# Uses its own schema and queue names (drill_*) and removes them at the end. Needs root (it stops services).
+#   --jar PATH   node jar to run (default target/node.jar, built with mvn only if missing); the drill runs
+#                a private copy in its run directory (target/drill/drill_<epoch>/, which keeps the logs)
+# Uses its own schema and queue names (drill_*) and removes them at the end, also on Ctrl-C or failure (the
+# stopped service is started again first). The last line is "ledger: produced N, lost L, duplicated D,
+# unexpected U, stale S"; exits 1 if L, D or S is non-zero, 0 otherwise. Needs root (it stops services).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+DRILL=drill-outage
+source scripts/lib/drill-lib.sh
 
-service=postgres minutes=5 devices=2000 interval=2000
+service=postgres minutes=5 devices=2000 interval=2000 jarpath=""
 while [ $# -gt 0 ]; do
   case "$1" in
-    --service) service=$2; shift 2 ;;
-    --minutes) minutes=$2; shift 2 ;;
-    --devices) devices=$2; shift 2 ;;
-    --interval-ms) interval=$2; shift 2 ;;
-    -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
-    *) echo "drill-outage: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+    --service) drill_need "$@"; service=$2; shift 2 ;;
+    --minutes) drill_need "$@"; minutes=$2; shift 2 ;;
+    --devices) drill_need "$@"; devices=$2; shift 2 ;;
+    --interval-ms) drill_need "$@"; interval=$2; shift 2 ;;
+    --jar) drill_need "$@"; jarpath=$2; shift 2 ;;
+    -h|--help) drill_help "$0"; exit 0 ;;
+    *) drill_usage_error "unknown argument '$1'" ;;
   esac
 done
-case "$service" in postgres|rabbit) ;; *) echo "drill-outage: --service must be postgres or rabbit, not '$service'" >&2; exit 2 ;; esac
+case "$service" in postgres|rabbit) ;; *) drill_usage_error "--service must be postgres or rabbit, not '$service'" ;; esac
+drill_int --minutes "$minutes" 0
+drill_int --devices "$devices" 1
+drill_int --interval-ms "$interval" 100
 
-scripts/ensure-services.sh
-[ -f target/node.jar ] || mvn -q -B package -DskipTests
-
-name="drill_$(date +%s)"
-dir="target/drill/$name"
-mkdir -p "$dir"
-# a private copy: a rebuild of target/node.jar during the drill must not change the running JVMs' classes
-cp target/node.jar "$dir/node.jar"
-jar="$dir/node.jar"
-common=(--pg.schema="$name" --topology.prefix="$name" --redis.channel.prefix="$name" --slots.total=16 --data.dir="$dir"
-        --backoff.max.ms=5000)
+drill_prepare_jar "$jarpath"
 pgver=$(ls /etc/postgresql | head -1)
-psqlq() { psql -h 127.0.0.1 -U postgres -d test -qtAX -c "$1"; }
-
-cleanup() {
-  [ -n "${wpid:-}" ] && kill "$wpid" 2>/dev/null || true
-  [ -n "${ppid_:-}" ] && kill "$ppid_" 2>/dev/null || true
-  wait 2>/dev/null || true
-  pg_ctlcluster --skip-systemctl-redirect "$pgver" main start 2>/dev/null || true
-  rabbitmqctl -q start_app >/dev/null 2>&1 || true
-  java -cp "$jar" dev.inspection.node.Teardown "${common[@]}" >/dev/null 2>&1 || true
+service_start() {
+  if [ "$service" = postgres ]; then pg_ctlcluster --skip-systemctl-redirect "$pgver" main start; else rabbitmqctl -q start_app; fi
 }
-trap cleanup EXIT
+drill_cleanup_hook() { service_start >/dev/null 2>&1 || true; }
+drill_setup 16
+say "drill: $service outage of $minutes min; $devices devices every $interval ms"
 
-metric() { curl -s "http://127.0.0.1:$1/metrics" | awk -v m="$2" '$1 ~ "^"m {s+=$2} END {printf "%d\n", s}'; }
-
-echo "drill: $service outage of $minutes min; $devices devices every $interval ms; logs in $dir"
-java -Xmx512m -jar "$jar" --role=worker --node.id="$name-w" --http.port=18181 "${common[@]}" >"$dir/worker.log" 2>&1 & wpid=$!
-java -Xmx512m -jar "$jar" --role=probe --node.id="$name-p" --http.port=18182 --probe.sim.devices="$devices" \
-  --probe.interval.ms="$interval" "${common[@]}" >"$dir/probe.log" 2>&1 & ppid_=$!
-for _ in $(seq 60); do curl -sf http://127.0.0.1:18182/health/ready >/dev/null && curl -sf http://127.0.0.1:18181/health/ready >/dev/null && break; sleep 1; done
+drill_start w1 worker
+drill_wait_up w1
+drill_wait_registered w1
+drill_start s1 scheduler
+drill_wait_up s1
+drill_start_probe p1 "$devices" "$interval"
+drill_wait_up p1
+drill_wait_settled 120
 sleep 20
-echo "before: committed $(metric 18181 worker_committed_total), outbox depth $(metric 18182 outbox_depth)"
+say "before: committed $(drill_metric w1 worker_committed_total), outbox depth $(drill_metric p1 outbox_depth)"
 
 t0=$(date +%s)
 if [ "$service" = postgres ]; then
-  pg_ctlcluster --skip-systemctl-redirect "$pgver" main stop -m immediate; echo "$(date +%T) PostgreSQL stopped (immediate)"
+  pg_ctlcluster --skip-systemctl-redirect "$pgver" main stop -m immediate; say "PostgreSQL stopped (immediate)"
 else
-  rabbitmqctl -q stop_app; echo "$(date +%T) RabbitMQ application stopped"
+  rabbitmqctl -q stop_app; say "RabbitMQ application stopped"
 fi
 end=$((t0 + minutes * 60))
 while [ "$(date +%s)" -lt "$end" ]; do
   sleep 30
-  echo "$(date +%T) down $(( $(date +%s) - t0 )) s: committed $(metric 18181 worker_committed_total), outbox depth $(metric 18182 outbox_depth)"
+  say "down $(( $(date +%s) - t0 )) s: committed $(drill_metric w1 worker_committed_total), outbox depth $(drill_metric p1 outbox_depth)"
 done
-if [ "$service" = postgres ]; then pg_ctlcluster --skip-systemctl-redirect "$pgver" main start; else rabbitmqctl -q start_app; fi
+service_start
 t1=$(date +%s)
-echo "$(date +%T) $service back after $((t1 - t0)) s"
+say "$service back after $((t1 - t0)) s"
 
 # recovery: the worker commits again and the backlog drains
-base=$(metric 18181 worker_committed_total)
-while [ "$(metric 18181 worker_committed_total)" -le "$base" ]; do sleep 1; done
-t2=$(date +%s)
-echo "first commit $((t2 - t1)) s after the service came back"
-
-kill "$ppid_"; wait "$ppid_" 2>/dev/null || true; ppid_=
-# replay whatever the probe left unconfirmed, then wait for the worker to drain every queue
-java -Xmx512m -jar "$jar" --role=probe --node.id="$name-p" --http.port=18182 --probe.sim.devices=0 "${common[@]}" \
-  >>"$dir/probe.log" 2>&1 & ppid_=$!
-outbox="$dir/outbox-$name-p.db"
-for _ in $(seq 600); do
-  left=$(sqlite3 "$outbox" "select count(*) from outbox where confirmed=0" 2>/dev/null || echo 1)
-  stored=$(psqlq "select count(*) from $name.device_status_history")
-  produced=$(sqlite3 "$outbox" "select count(*) from outbox")
-  [ "$left" = 0 ] && [ "$stored" -ge "$produced" ] && break
+base=$(drill_metric w1 worker_committed_total)
+while v=$(drill_metric w1 worker_committed_total); [ -z "$v" ] || [ "$v" -le "$base" ]; do
+  [ $(( $(date +%s) - t1 )) -lt 600 ] || drill_die "the worker committed nothing within 600 s of $service coming back"
   sleep 1
 done
-t3=$(date +%s)
-echo "backlog drained $((t3 - t1)) s after the service came back"
-
-sqlite3 "$outbox" "select message_id from outbox" > "$dir/produced.txt"
-psqlq "create table $name.produced(message_id varchar(160) primary key)"
-psql -h 127.0.0.1 -U postgres -d test -qc "\\copy $name.produced from '$dir/produced.txt'"
-lost=$(psqlq "select count(*) from $name.produced p where not exists (select 1 from $name.device_status_history h where h.message_id = p.message_id)")
-dup=$(psqlq "select count(*) - count(distinct message_id) from $name.device_status_history")
-unexpected=$(psqlq "select count(*) from $name.device_status_history h where not exists (select 1 from $name.produced p where p.message_id = h.message_id)")
-stale=$(psqlq "select count(*) from $name.device_status_current c join (select distinct on (device_id) device_id, cycle_id, seq from $name.device_status_history order by device_id, cycle_id desc, seq desc) h using (device_id) where (c.cycle_id, c.seq) <> (h.cycle_id, h.seq)")
-echo "ledger: produced $(wc -l < "$dir/produced.txt"), lost $lost, duplicated $dup, unexpected $unexpected, stale $stale"
-if [ "$lost$dup$unexpected$stale" = "0000" ]; then echo "drill PASSED"; else echo "drill FAILED"; exit 1; fi
+t2=$(date +%s)
+say "first commit $((t2 - t1)) s after the service came back"
+drill_wait_settled 300
+drill_ref_s=$t1 drill_ref_label="the service came back"
+drill_finish p1

@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# Failover drill: a scheduler, N workers and a probe (real processes) against the local services, with
+# the default detection timings. Each cycle waits until every slot is ACTIVE on a live ACTIVE worker,
+# kill -9s the worker holding the most slots, and measures
+#   detection: kill -9 -> the worker is DEAD (its worker_state_history row; the reason says how: a
+#              free liveness lock or a heartbeat timeout),
+#   takeover:  DEAD -> every slot it held is ACTIVE on a survivor,
+# prints both, restarts the killed worker (same node id, --worker.warmup.ms) and waits until it holds
+# slots again before the next cycle. Ends with min/median/max of both over the cycles, then the ledger.
+#
+#   scripts/drill-failover.sh [--slots 256] [--workers 3] [--devices 4000] [--cycles 1] [--interval-ms 5000]
+#                             [--warmup-ms 2000] [--jar PATH]
+#
+# 2 cycles is the short version, 20 the long one.
+#   --warmup-ms N  warm-up of the restarted worker. worker.warmup.ms is read by the scheduler only (a
+#                  worker ignores it), so the scheduler gets it too; it plays no part in detection or
+#                  takeover. Every other timing is the default of conf/node.properties.
+#   --jar PATH     node jar to run (default target/node.jar, built with mvn only if missing); the drill
+#                  runs a private copy in its run directory (target/drill/drill_<epoch>/, which keeps the logs)
+# Uses its own schema, queue names and Redis channels (drill_<epoch>) and removes them at the end, also on
+# Ctrl-C or failure. The last line is "ledger: produced N, lost L, duplicated D, unexpected U, stale S";
+# exits 1 if L, D or S is non-zero, 0 otherwise (2 on a bad argument). Needs root (ensure-services.sh).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+DRILL=drill-failover
+source scripts/lib/drill-lib.sh
+
+slots=256 workers=3 devices=4000 cycles=1 interval=5000 warmup=2000 jarpath=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --slots) drill_need "$@"; slots=$2; shift 2 ;;
+    --workers) drill_need "$@"; workers=$2; shift 2 ;;
+    --devices) drill_need "$@"; devices=$2; shift 2 ;;
+    --cycles) drill_need "$@"; cycles=$2; shift 2 ;;
+    --interval-ms) drill_need "$@"; interval=$2; shift 2 ;;
+    --warmup-ms) drill_need "$@"; warmup=$2; shift 2 ;;
+    --jar) drill_need "$@"; jarpath=$2; shift 2 ;;
+    -h|--help) drill_help "$0"; exit 0 ;;
+    *) drill_usage_error "unknown argument '$1'" ;;
+  esac
+done
+drill_int --slots "$slots" 2
+drill_int --workers "$workers" 2
+drill_int --devices "$devices" 1
+drill_int --cycles "$cycles" 1
+drill_int --interval-ms "$interval" 100
+drill_int --warmup-ms "$warmup" 0
+
+drill_prepare_jar "$jarpath"
+drill_setup "$slots"
+ids=()
+for i in $(seq "$workers"); do ids+=("w$i"); done
+say "plan: scheduler s1, workers ${ids[*]}, probe p1 with $devices devices every $interval ms; $cycles kill -9 cycle(s)"
+
+# workers first, so that all are ACTIVE before the leader hands out the first slot
+for id in "${ids[@]}"; do drill_start "$id" worker; done
+for id in "${ids[@]}"; do drill_wait_up "$id"; done
+drill_wait_registered "${ids[@]}"
+drill_start s1 scheduler --worker.warmup.ms="$warmup"
+drill_wait_up s1
+drill_start_probe p1 "$devices" "$interval"
+drill_wait_up p1
+drill_wait_settled 180
+drill_wait_flowing "${ids[@]}"
+say "settled, results flowing: $(drill_holdings)"
+say "waiting until the leader is past its start-up grace (scheduler.leader.grace.ms 15000: it declares nobody dead before)"
+drill_wait_leader_grace 15000
+
+detections="" takeovers=""
+for c in $(seq "$cycles"); do
+  echo
+  say "cycle $c of $cycles"
+  drill_wait_settled 300
+  victim=$(drill_most_loaded)
+  held_list=$(drill_sql "select string_agg(slot_id::text, ',' order by slot_id) from slot_lease where owner_worker_id = '$victim' and state = 'ACTIVE'")
+  held=$(awk -F, '{ print NF }' <<<"$held_list")
+  say "holdings: $(drill_holdings)"
+
+  t0=$(now_ms)
+  kill -KILL "${DRILL_PID[$victim]}"
+  say "kill -9 ${DRILL_PID[$victim]} ($victim, holding $held of $slots slots)"
+  drill_reap "$victim"
+
+  dead_ms="" start=$SECONDS
+  while [ -z "$dead_ms" ]; do
+    read -r dead_ms reason < <(drill_sql "select (extract(epoch from at) * 1000)::bigint, reason from worker_state_history
+        where worker_id = '$victim' and new_state = 'DEAD' and at >= to_timestamp($t0 / 1000.0) order by id limit 1" | tr '|' ' ') || true
+    [ $((SECONDS - start)) -lt 120 ] || drill_die "$victim was not declared DEAD within 120 s of its kill -9"
+    [ -n "$dead_ms" ] || sleep 0.1
+  done
+  detect=$((dead_ms - t0))
+  say "$victim DEAD after $detect ms ($reason)"
+
+  # every slot it held ACTIVE on a live worker: first poll that sees it; the activation times are the
+  # new owners' LOADING_NEW -> ACTIVE history rows, or (jars without them) the slots' state_since
+  survivors=$(drill_live_workers_sql)
+  start=$SECONDS
+  while :; do
+    read -r ok last_ms < <(drill_sql "select count(*) filter (where state = 'ACTIVE' and owner_worker_id in ($survivors)),
+        (extract(epoch from max(state_since)) * 1000)::bigint from slot_lease where slot_id in ($held_list)" | tr '|' ' ')
+    [ "$ok" = "$held" ] && break
+    [ $((SECONDS - start)) -lt 180 ] || drill_die "only $ok of $held slots of $victim ACTIVE on survivors after 180 s: $(drill_holdings)"
+    sleep 0.1
+  done
+  hist_ms=$(drill_sql "select case when count(a.at) = count(*) then (extract(epoch from max(a.at)) * 1000)::bigint end
+      from unnest(array[$held_list]) s(slot_id) left join lateral (select at from slot_lease_history x where x.slot_id = s.slot_id
+        and x.old_state = 'LOADING_NEW' and x.new_state = 'ACTIVE' and x.at >= to_timestamp($dead_ms / 1000.0) order by x.at limit 1) a on true")
+  if [ -n "$hist_ms" ]; then takeover=$((hist_ms - dead_ms)) src="LOADING_NEW -> ACTIVE history rows"
+  else takeover=$((last_ms - dead_ms)) src="slot_lease.state_since"; fi
+  say "every slot of $victim ACTIVE on $(tr -d "'" <<<"$survivors" | sed 's/,/ and /g') $takeover ms after DEAD (from $src)"
+  say "cycle $c: detection $detect ms, takeover $takeover ms ($held slots, kill -9 -> all ACTIVE $((detect + takeover)) ms)"
+  detections+="$detect " takeovers+="$takeover "
+
+  r0=$(now_ms)
+  drill_start "$victim" worker --worker.warmup.ms="$warmup"
+  drill_wait_up "$victim"
+  start=$SECONDS
+  while [ "$(drill_sql "select count(*) from slot_lease where owner_worker_id = '$victim' and state = 'ACTIVE'")" = 0 ]; do
+    [ $((SECONDS - start)) -lt 300 ] || drill_die "restarted $victim got no slot within 300 s: $(drill_holdings)"
+    sleep 1
+  done
+  say "restarted $victim holds slots again $(( $(now_ms) - r0 )) ms after its restart: $(drill_holdings)"
+done
+
+echo
+echo "== failover: $cycles kill -9 cycle(s), $workers workers, $slots slots, $devices devices every $interval ms"
+echo "detection (kill -9 -> DEAD):          $(drill_stats "$detections")   [ms: ${detections% }]"
+echo "takeover (DEAD -> all slots ACTIVE):  $(drill_stats "$takeovers")   [ms: ${takeovers% }]"
+echo
+drill_wait_settled 300
+drill_finish p1

@@ -1,0 +1,394 @@
+# Shared helpers of the operator drills (scripts/drill-*.sh). Sourced, never run on its own.
+#
+# A drill sets DRILL (its name, for messages), parses its flags (drill_need, drill_int, drill_usage_error),
+# then calls drill_prepare_jar [PATH] and drill_setup SLOTS,
+# starts processes with drill_start / drill_wait_up, does its fault, and ends with
+#   drill_finish PROBE_ID   (replay the outbox, wait for empty queues, print the ledger line, exit 0/1)
+# Everything the drill started is stopped and its schema and queues removed by the EXIT trap, also on
+# Ctrl-C or an error.
+#
+# Globals after drill_setup: name (schema / queue prefix / Redis channel prefix, drill_<epoch>), dir (run
+# directory with the jar copy, logs and the probe's outbox), jar, slots, common (flags every process gets).
+# Per node id: DRILL_PID[id], DRILL_PORT[id], DRILL_ROLE[id], DRILL_FLAGS[id]; logs are $dir/<id>.log.
+# Environment (optional): DRILL_HEAP (JVM -Xmx, default 384m), DRILL_LEDGER_TIMEOUT_S (default 600),
+# DRILL_KEEP=1 (keep the schema and queues for a post-mortem; the end prints how to remove them).
+
+export PATH="$PATH:/usr/local/sbin:/usr/sbin:/sbin"
+
+declare -gA DRILL_PID=() DRILL_PORT=() DRILL_ROLE=() DRILL_FLAGS=() DRILL_LOGOFF=()
+declare -ga drill_failures=()
+drill_heap="${DRILL_HEAP:-384m}"
+drill_jar_src=""
+
+# ------------------------------------------------------------------ messages and arguments
+
+say() { echo "$(date +%T) $*"; }
+drill_die() {
+  echo "$DRILL: ERROR: $*" >&2
+  exit 1
+}
+drill_usage_error() {
+  echo "$DRILL: $* (see --help)" >&2
+  exit 2
+}
+# The --help text: the header comment of the drill script (from line 2 up to the first non-comment line).
+drill_help() { awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$1"; }
+
+# drill_need "$@" (inside the flag loop): the flag in $1 has a value in $2, else a usage error naming it.
+drill_need() { [ $# -ge 2 ] && [ -n "$2" ] && [[ "$2" != --* ]] || drill_usage_error "$1 needs a value"; }
+# drill_int FLAG VALUE MIN: VALUE must be a whole number >= MIN, else a usage error naming FLAG.
+drill_int() {
+  [[ "$2" =~ ^[0-9]+$ ]] || drill_usage_error "$1 must be a whole number, not '$2'"
+  [ "$2" -ge "$3" ] || drill_usage_error "$1 must be at least $3, not $2"
+}
+
+# ------------------------------------------------------------------ set-up and teardown
+
+# drill_prepare_jar [PATH]: the jar to run; without --jar, target/node.jar, built only if missing.
+drill_prepare_jar() {
+  if [ -n "${1:-}" ]; then
+    [ -f "$1" ] || drill_usage_error "--jar: no such file '$1'"
+    drill_jar_src=$1
+  else
+    drill_jar_src=target/node.jar
+    if [ ! -f "$drill_jar_src" ]; then
+      say "target/node.jar is missing: building it (mvn -q -B package -DskipTests)"
+      mvn -q -B package -DskipTests || drill_die "the build failed; build target/node.jar or pass --jar PATH"
+    fi
+  fi
+}
+
+# drill_setup SLOTS: services up, run directory, private jar copy, common flags, cleanup trap.
+drill_setup() {
+  slots=$1
+  local t
+  for t in java psql sqlite3 curl rabbitmqctl; do
+    command -v "$t" >/dev/null 2>&1 || drill_die "'$t' is not installed (the drill needs java, psql, sqlite3, curl and rabbitmqctl)"
+  done
+  scripts/ensure-services.sh || drill_die "scripts/ensure-services.sh failed: PostgreSQL, RabbitMQ or Redis is not available"
+  name="drill_$(date +%s)"
+  while [ -e "target/drill/$name" ]; do sleep 1; name="drill_$(date +%s)"; done   # another drill this second
+  dir="target/drill/$name"
+  mkdir -p "$dir"
+  dir=$(cd "$dir" && pwd)
+  # a private copy: a rebuild of the jar during the drill must not change the running JVMs' classes
+  cp "$drill_jar_src" "$dir/node.jar"
+  jar="$dir/node.jar"
+  common=(--pg.schema="$name" --topology.prefix="$name" --redis.channel.prefix="$name" --slots.total="$slots"
+          --data.dir="$dir" --backoff.max.ms=5000)
+  trap drill_cleanup EXIT
+  trap 'echo; say "interrupted: cleaning up"; exit 130' INT
+  trap 'say "terminated: cleaning up"; exit 143' TERM
+  say "$DRILL: run $name ($slots slots); logs in $dir"
+}
+
+drill_cleanup() {
+  local rc=$? id pid left i
+  set +e
+  trap - INT TERM
+  # a drill that breaks something outside its processes (a stopped service) defines this to repair it
+  declare -F drill_cleanup_hook >/dev/null && drill_cleanup_hook
+  for id in "${!DRILL_PID[@]}"; do
+    pid=${DRILL_PID[$id]}
+    [ -n "$pid" ] || continue
+    kill -CONT "$pid" 2>/dev/null   # a paused JVM cannot act on SIGTERM
+    kill -TERM "$pid" 2>/dev/null
+  done
+  for i in $(seq 40); do
+    left=0
+    for id in "${!DRILL_PID[@]}"; do
+      pid=${DRILL_PID[$id]}
+      [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null && left=1
+    done
+    [ "$left" = 0 ] && break
+    sleep 0.5
+  done
+  for id in "${!DRILL_PID[@]}"; do
+    pid=${DRILL_PID[$id]}
+    [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" 2>/dev/null
+  done
+  wait 2>/dev/null
+  if [ "${DRILL_KEEP:-0}" = 1 ] && [ -n "${jar:-}" ]; then
+    echo "$DRILL: DRILL_KEEP=1: schema and queues $name kept; remove them with:" >&2
+    echo "  java -cp $jar dev.inspection.node.Teardown ${common[*]}" >&2
+  elif [ -n "${jar:-}" ] && [ -f "$jar" ]; then
+    java -cp "$jar" dev.inspection.node.Teardown "${common[@]}" >>"$dir/teardown.log" 2>&1 ||
+      echo "$DRILL: teardown of $name failed; see $dir/teardown.log" >&2
+    rm -f "$jar"
+  fi
+  return $rc
+}
+
+# ------------------------------------------------------------------ processes
+
+# drill_start ID ROLE [--key=value ...]: starts a JVM (HTTP on a free port) in the background.
+drill_start() {
+  local id=$1 role=$2 log
+  shift 2
+  log="$dir/$id.log"
+  touch "$log"
+  DRILL_LOGOFF[$id]=$(stat -c %s "$log")
+  DRILL_ROLE[$id]=$role
+  DRILL_FLAGS[$id]="$*"
+  DRILL_PORT[$id]=""
+  echo "---- $(date '+%F %T') start: --role=$role --node.id=$id $*" >>"$log"
+  java "-Xmx$drill_heap" -jar "$jar" --role="$role" --node.id="$id" --http.port=0 "${common[@]}" "$@" >>"$log" 2>&1 &
+  DRILL_PID[$id]=$!
+}
+
+# drill_log_since ID: what the node logged since its last start.
+drill_log_since() { tail -c +$((DRILL_LOGOFF[$1] + 1)) "$dir/$1.log"; }
+
+drill_alive() { [ -n "${DRILL_PID[$1]:-}" ] && kill -0 "${DRILL_PID[$1]}" 2>/dev/null; }
+
+# drill_wait_up ID [TIMEOUT_S]: waits for "is up" (learning the HTTP port) and a 200 from /health/ready.
+drill_wait_up() {
+  local id=$1 timeout=${2:-120} start=$SECONDS line
+  while :; do
+    if ! drill_alive "$id"; then
+      drill_log_since "$id" | tail -n 15 >&2
+      drill_die "node $id exited during start-up (log: $dir/$id.log)"
+    fi
+    if [ -z "${DRILL_PORT[$id]}" ]; then
+      line=$(drill_log_since "$id" | grep -m1 -o 'is up: http://[^ ]*:[0-9]*/' || true)
+      [ -n "$line" ] && DRILL_PORT[$id]=$(sed 's#.*:\([0-9]*\)/$#\1#' <<<"$line")
+    fi
+    if [ -n "${DRILL_PORT[$id]}" ] && curl -sf -o /dev/null --max-time 3 "http://127.0.0.1:${DRILL_PORT[$id]}/health/ready"; then
+      return 0
+    fi
+    [ $((SECONDS - start)) -lt "$timeout" ] || drill_die "node $id is not ready after ${timeout}s (log: $dir/$id.log)"
+    sleep 0.5
+  done
+}
+
+# drill_stop ID [TIMEOUT_S]: SIGTERM (graceful), SIGKILL after TIMEOUT_S; the exit code is in drill_rc.
+drill_stop() {
+  local id=$1 timeout=${2:-40} pid=${DRILL_PID[$1]} i
+  drill_rc=""
+  [ -n "$pid" ] || return 0
+  kill -CONT "$pid" 2>/dev/null || true
+  kill -TERM "$pid" 2>/dev/null || true
+  for i in $(seq $((timeout * 5))); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
+  kill -0 "$pid" 2>/dev/null && { say "$id did not stop within ${timeout}s: kill -9"; kill -KILL "$pid" 2>/dev/null || true; }
+  drill_rc=0
+  wait "$pid" 2>/dev/null || drill_rc=$?
+  DRILL_PID[$id]=""
+}
+
+# drill_reap ID: the node's process has ended (or is being killed): collect it; exit code in drill_rc.
+drill_reap() {
+  local pid=${DRILL_PID[$1]}
+  drill_rc=0
+  [ -n "$pid" ] && { wait "$pid" 2>/dev/null || drill_rc=$?; }
+  DRILL_PID[$1]=""
+}
+
+# drill_start_probe ID DEVICES INTERVAL_MS [--key=value ...]: a probe with simulated devices. Confirmed
+# outbox rows are kept for a day, so the ledger sees everything produced even in a long drill.
+drill_start_probe() {
+  local id=$1 devices=$2 interval=$3
+  shift 3
+  drill_start "$id" probe --probe.sim.devices="$devices" --probe.interval.ms="$interval" --outbox.retention.ms=86400000 "$@"
+}
+
+# ------------------------------------------------------------------ database, metrics, time
+
+# drill_sql QUERY: one query in the drill's schema; unaligned, tuples only, '|' between columns.
+drill_sql() { PGOPTIONS="-c search_path=$name -c client_min_messages=warning" psql -h 127.0.0.1 -U postgres -d test -qtAX -v ON_ERROR_STOP=1 -c "$1"; }
+
+now_ms() { date +%s%3N; }
+# PostgreSQL's clock as text, for a later comparison in SQL (the same host clock as now_ms).
+db_now() { drill_sql "select now()::text"; }
+# "HH:MM:SS.mmm" from a node log (today) as epoch ms.
+log_time_ms() { date -d "$(date +%F) $1" +%s%3N; }
+
+# drill_metric ID NAME [LABEL_MATCH]: sum of a metric's samples (all label sets, or those whose labels
+# contain LABEL_MATCH, e.g. 'quantile="0.5"'); 0 when absent; empty when the node does not answer.
+drill_metric() {
+  local port=${DRILL_PORT[$1]} body
+  body=$(curl -sf --max-time 5 "http://127.0.0.1:$port/metrics") || return 0
+  awk -v m="$2" -v l="${3:-}" '
+    $1 == m || index($1, m "{") == 1 { if (l == "" || index($1, l) > 0) { s += $NF } }
+    END { s += 0; if (s == int(s)) printf "%d\n", s; else printf "%.6f\n", s }' <<<"$body"
+}
+
+# stats "n1 n2 ...": "min M, median D, max X" (whole numbers)
+drill_stats() {
+  tr ' ' '\n' <<<"$1" | grep -v '^$' | sort -n | awk '{ v[NR] = $1 } END {
+    if (NR == 0) { print "n/a"; exit }
+    med = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+    printf "min %d, median %d, max %d (n=%d)\n", v[1], med, v[NR], NR }'
+}
+
+# ------------------------------------------------------------------ cluster state
+
+# drill_wait_registered ID...: every id has a row in worker_heartbeat (the worker migrated the schema
+# and took its liveness lock). Start workers before the scheduler so that they become ACTIVE together
+# (cold start) and the first assignment spreads the slots over all of them.
+drill_wait_registered() {
+  local start=$SECONDS want=$# ids n
+  ids=$(printf "'%s'," "$@")
+  while :; do
+    n=$(drill_sql "select count(*) from worker_heartbeat where worker_id in (${ids%,})" 2>/dev/null || echo 0)
+    [ "$n" = "$want" ] && return 0
+    [ $((SECONDS - start)) -lt 120 ] || drill_die "workers $* did not all register within 120 s"
+    sleep 0.5
+  done
+}
+
+# drill_wait_leader_grace [GRACE_MS]: a leader exists and was elected at least GRACE_MS (default 15000,
+# scheduler.leader.grace.ms) ago: before that it declares no worker dead, which would slow any fault down.
+drill_wait_leader_grace() {
+  local grace=${1:-15000} age start=$SECONDS
+  while :; do
+    age=$(drill_sql "select coalesce((extract(epoch from now() - elected_at) * 1000)::bigint, -1) from scheduler_term where term > 0")
+    [ -n "$age" ] && [ "$age" -ge "$grace" ] && return 0
+    [ $((SECONDS - start)) -lt 120 ] || drill_die "no scheduler leader for 120 s"
+    sleep 1
+  done
+}
+
+# Live workers: ids of started worker processes that are still running, as an SQL list ('a','b').
+drill_live_workers_sql() {
+  local id out=""
+  for id in "${!DRILL_PID[@]}"; do
+    [ "${DRILL_ROLE[$id]}" = worker ] && drill_alive "$id" && out+="'$id',"
+  done
+  printf '%s' "${out%,}"
+}
+
+# drill_queue_stats: "messages consumers0 consumers_other dead" over this drill's slot queues
+# (messages = ready + unacknowledged; consumers0 = queues without a consumer; consumers_other = queues
+# with more than one; dead = messages in the dead-letter queue).
+drill_queue_stats() {
+  local out
+  if ! out=$(rabbitmqctl -q list_queues --no-table-headers name messages consumers 2>/dev/null); then
+    echo "? ? ? ? 0"
+    return 0
+  fi
+  awk -v p="$name.status.s" -v d="$name.dead" '
+      index($1, p) == 1 { m += $2; if ($3 == 0) z++; else if ($3 > 1) o++; n++ }
+      $1 == d { dead += $2 }
+      END { printf "%d %d %d %d %d\n", m, z, o, dead, n }' <<<"$out"
+}
+
+# drill_settled [OWNERS_SQL_LIST]: every slot ACTIVE and owned by a live ACTIVE worker (running
+# process, state ACTIVE, heartbeat younger than 10 s; optionally one of OWNERS), and every slot queue
+# consumed by exactly one consumer. Sets drill_settle_info.
+drill_settled() {
+  local live owners=${1:-} ok total q
+  live=$(drill_live_workers_sql)
+  [ -n "$live" ] || { drill_settle_info="no live worker"; return 1; }
+  [ -n "$owners" ] || owners=$live
+  read -r ok total < <(drill_sql "select count(*) filter (where s.state = 'ACTIVE' and w.state = 'ACTIVE'
+      and w.last_heartbeat > now() - interval '10 seconds' and s.owner_worker_id in ($live) and s.owner_worker_id in ($owners)),
+      count(*) from slot_lease s left join worker_heartbeat w on w.worker_id = s.owner_worker_id" | tr '|' ' ')
+  drill_settle_info="$ok/$total slots ACTIVE on live ACTIVE workers"
+  [ "$ok" = "$total" ] && [ "$total" = "$slots" ] || return 1
+  read -r q q0 qn _ qtotal < <(drill_queue_stats)
+  drill_settle_info+="; $qtotal slot queues, $q0 without a consumer, $qn with several"
+  [ "$qtotal" = $((2 * slots)) ] && [ "$q0" = 0 ] && [ "$qn" = 0 ]
+}
+
+# drill_wait_settled TIMEOUT_S [OWNERS_SQL_LIST]
+drill_wait_settled() {
+  local timeout=$1 start=$SECONDS last=$SECONDS
+  while ! drill_settled "${2:-}"; do
+    [ $((SECONDS - start)) -lt "$timeout" ] || drill_die "not settled after ${timeout}s: $drill_settle_info; holdings: $(drill_holdings)"
+    if [ $((SECONDS - last)) -ge 15 ]; then say "  waiting to settle: $drill_settle_info"; last=$SECONDS; fi
+    sleep 1
+  done
+}
+
+# drill_holdings: "w1 ACTIVE 128, w2 ACTIVE 128" (ACTIVE slots per worker, with the worker's state)
+drill_holdings() {
+  drill_sql "select w.worker_id || ' ' || w.state || ' ' || count(s.slot_id) from worker_heartbeat w
+      left join slot_lease s on s.owner_worker_id = w.worker_id and s.state = 'ACTIVE' group by w.worker_id, w.state order by 1" |
+    paste -sd, | sed 's/,/, /g'
+}
+
+# drill_most_loaded: the live worker holding the most ACTIVE slots (ties: the smaller id)
+drill_most_loaded() {
+  drill_sql "select owner_worker_id from slot_lease where state = 'ACTIVE' and owner_worker_id in ($(drill_live_workers_sql))
+      group by owner_worker_id order by count(*) desc, owner_worker_id limit 1"
+}
+
+# drill_wait_flowing ID... : results committed by each of these workers (worker_committed_total > 0)
+drill_wait_flowing() {
+  local id v start=$SECONDS
+  for id in "$@"; do
+    while v=$(drill_metric "$id" worker_committed_total); [ -z "$v" ] || [ "$v" = 0 ]; do
+      [ $((SECONDS - start)) -lt 120 ] || drill_die "worker $id committed nothing within 120 s"
+      sleep 1
+    done
+  done
+}
+
+# ------------------------------------------------------------------ the ledger
+
+# drill_fail REASON: the drill fails (exit 1) at the end, after the ledger, naming REASON.
+drill_fail() { drill_failures+=("$1"); }
+
+# drill_finish PROBE_ID: stops the probe (it stops inspecting), starts it again with no devices so it
+# replays whatever it left unconfirmed, waits until its outbox is fully confirmed and this drill's slot
+# queues are empty, then compares what the probe produced (its outbox) with what PostgreSQL holds:
+#   lost       produced, not in device_status_history
+#   duplicated in device_status_history more than once
+#   unexpected in device_status_history, never produced by this probe
+#   stale      device_status_current is not the newest stored result of its device (or is missing)
+# Prints the verdict and, as the very last line, "ledger: produced N, lost L, duplicated D, unexpected U,
+# stale S"; exits 1 if L, D or S is non-zero or drill_fail was called, 0 otherwise.
+drill_finish() {
+  local probe=$1 outbox="$dir/outbox-$1.db" start last left q dead produced lost dup unexpected stale
+  local timeout=${DRILL_LEDGER_TIMEOUT_S:-600} ok_rounds=0
+  say "ledger: stopping probe $probe and starting it again without devices to replay its outbox"
+  drill_stop "$probe" 60
+  drill_start_probe "$probe" 0 1000
+  drill_wait_up "$probe"
+  start=$SECONDS last=$SECONDS
+  while :; do
+    left=$(sqlite3 "$outbox" "select count(*) from outbox where confirmed = 0" 2>/dev/null || echo '?')
+    read -r q _ _ dead _ < <(drill_queue_stats)
+    if [ "$left" = 0 ] && [ "$q" = 0 ]; then
+      ok_rounds=$((ok_rounds + 1))
+      [ "$ok_rounds" -ge 2 ] && break
+    else
+      ok_rounds=0
+    fi
+    if [ $((SECONDS - start)) -ge "$timeout" ]; then
+      say "ledger: still $left unconfirmed outbox row(s) and $q queued message(s) after ${timeout}s; counting anyway"
+      drill_fail "outbox or queues not drained within ${timeout}s"
+      break
+    fi
+    if [ $((SECONDS - last)) -ge 15 ]; then say "  waiting: $left unconfirmed outbox row(s), $q message(s) in the slot queues"; last=$SECONDS; fi
+    sleep 1
+  done
+  say "ledger: outbox fully confirmed and slot queues empty after $((SECONDS - start)) s; dead-lettered: $dead"
+  # a drill may name a moment to measure the backlog against (e.g. a service coming back)
+  [ -z "${drill_ref_s:-}" ] || say "backlog drained $(( $(date +%s) - drill_ref_s )) s after $drill_ref_label"
+
+  sqlite3 "$outbox" "select message_id from outbox" >"$dir/produced.txt"
+  produced=$(wc -l <"$dir/produced.txt")
+  drill_sql "drop table if exists produced; create table produced(message_id varchar(160) primary key)" >/dev/null
+  PGOPTIONS="-c search_path=$name -c client_min_messages=warning" psql -h 127.0.0.1 -U postgres -d test -qX -v ON_ERROR_STOP=1 \
+    -c "\\copy produced from '$dir/produced.txt'" || drill_die "cannot load the produced message ids into PostgreSQL"
+  lost=$(drill_sql "select count(*) from produced p where not exists (select 1 from device_status_history h where h.message_id = p.message_id)")
+  dup=$(drill_sql "select count(*) - count(distinct message_id) from device_status_history")
+  unexpected=$(drill_sql "select count(*) from device_status_history h where not exists (select 1 from produced p where p.message_id = h.message_id)")
+  stale=$(drill_sql "select count(*) from (select distinct on (device_id) device_id, cycle_id, seq from device_status_history
+      order by device_id, cycle_id desc, seq desc) h left join device_status_current c using (device_id)
+      where c.device_id is null or (c.cycle_id, c.seq) <> (h.cycle_id, h.seq)")
+  [ "$lost" = 0 ] || drill_fail "$lost result(s) lost"
+  [ "$dup" = 0 ] || drill_fail "$dup result(s) duplicated"
+  [ "$stale" = 0 ] || drill_fail "$stale device(s) with a stale current status"
+  [ "$unexpected" = 0 ] || say "note: $unexpected stored result(s) that the probe's outbox does not list (reported, not a failure)"
+  local verdict=0
+  if [ "${#drill_failures[@]}" -eq 0 ]; then
+    echo "drill PASSED"
+  else
+    echo "drill FAILED: $(printf '%s; ' "${drill_failures[@]}" | sed 's/; $//')"
+    verdict=1
+  fi
+  echo "ledger: produced $produced, lost $lost, duplicated $dup, unexpected $unexpected, stale $stale"
+  exit $verdict
+}
