@@ -71,10 +71,10 @@ public final class Keys {
   public static final ConfigKey WORKER_LEASE_TTL_MS = k("worker.lease.ttl.ms", "30000", LONG, "lease duration; renewed with every heartbeat");
   public static final ConfigKey WORKER_HEARTBEAT_MS = k("worker.heartbeat.ms", "3000", LONG, "heartbeat and lease renewal interval");
   public static final ConfigKey WORKER_LEASE_POLL_MS = k("worker.lease.poll.ms", "1000", LONG, "how often a worker reads its leases from PostgreSQL (Redis notifications make it look sooner; the poll is the fallback)");
-  public static final ConfigKey WORKER_SUSPECT_AFTER_MS = k("worker.suspect.after.ms", "15000", LONG, "heartbeat age at which the leader marks a worker SUSPECTED (it keeps its slots)");
-  public static final ConfigKey WORKER_DEAD_AFTER_MS = k("worker.dead.after.ms", "30000", LONG, "heartbeat age at which the leader marks a worker DEAD and moves its slots (a crash is found sooner through the worker's liveness lock)");
-  public static final ConfigKey WORKER_WARMUP_MS = k("worker.warmup.ms", "60000", LONG, "a new worker stays WARMING this long before it gets slots; skipped while no worker is ACTIVE (cold start)");
-  public static final ConfigKey WORKER_QUARANTINE_MS = k("worker.quarantine.ms", "30000", LONG, "a worker that came back from DEAD waits this long in QUARANTINE before WARMING again");
+  public static final ConfigKey WORKER_SUSPECT_AFTER_MS = k("worker.suspect.after.ms", "15000", LONG, "heartbeat age at which the leader marks a worker SUSPECTED (it keeps its slots) (read by the scheduler leader, which decides every worker state)");
+  public static final ConfigKey WORKER_DEAD_AFTER_MS = k("worker.dead.after.ms", "30000", LONG, "heartbeat age at which the leader marks a worker DEAD and moves its slots (a crash is found sooner through the worker's liveness lock) (read by the scheduler leader, which decides every worker state)");
+  public static final ConfigKey WORKER_WARMUP_MS = k("worker.warmup.ms", "60000", LONG, "a new worker stays WARMING this long before it gets slots; skipped while no worker is ACTIVE (cold start) (read by the scheduler leader, which decides every worker state)");
+  public static final ConfigKey WORKER_QUARANTINE_MS = k("worker.quarantine.ms", "30000", LONG, "a worker that came back from DEAD waits this long in QUARANTINE before WARMING again (read by the scheduler leader, which decides every worker state)");
   public static final ConfigKey WORKER_SNAPSHOT_PAGE = k("worker.snapshot.page", "1000", INT, "rows per page when a new owner loads a slot's derived state (INV-10)");
   public static final ConfigKey WORKER_FAULT_FREEZE_HEARTBEAT_AFTER_MS = k("worker.fault.freeze.heartbeat.after.ms", "0", LONG, "DRILLS ONLY: after this many ms the worker stops heartbeating and reading its leases but keeps consuming (a zombie, seed 000 scenario E); 0 = off");
 

@@ -129,6 +129,10 @@ public final class Leadership {
       c.closeHandler(v -> {
         if (conn == c) lost("the lock connection closed");
       });
+      // e.g. FATAL: terminating connection due to idle-session timeout — the real reason of a step-down
+      c.exceptionHandler(e -> {
+        if (conn == c) lost("the lock connection failed: " + e.getMessage());
+      });
       campaign();
     });
   }

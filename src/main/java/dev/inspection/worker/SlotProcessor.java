@@ -165,7 +165,7 @@ public final class SlotProcessor {
           Channel ch = conn.createChannel();
           channels.put(p, ch);
           ch.basicQos(p == Priority.HIGH ? settings.prefetchHigh() : settings.prefetchNormal());
-          ch.basicConsume(topology.queue(slot, p), false, consumerTag(p), new DefaultConsumer(ch) {
+          DefaultConsumer consumer = new DefaultConsumer(ch) {
             @Override
             public void handleDelivery(String tag, Envelope env, AMQP.BasicProperties props, byte[] body) {
               Delivery d = new Delivery(ch, env.getDeliveryTag(), body, clock.millis(), p, env.getRoutingKey());
@@ -179,7 +179,11 @@ public final class SlotProcessor {
               Promise<Void> pr = cancelled.get(p);
               if (pr != null) context.runOnContext(v -> pr.tryComplete());
             }
-          });
+          };
+          // a delivery the broker sends after the cancel (a quorum-queue race) reaches no consumer; caught
+          // here it joins the mailbox and is committed with the rest instead of being redelivered
+          ch.setDefaultConsumer(consumer);
+          ch.basicConsume(topology.queue(slot, p), false, consumerTag(p), consumer);
         }
       } catch (Exception e) {
         List<Channel> opened = new ArrayList<>(channels.values());
