@@ -93,7 +93,7 @@ cmd="${1:-}"
 case "$cmd" in
   demo)
     scripts/ensure-services.sh
-    run_role all "$@"
+    run_role all --demo.mode=true "$@"
     ;;
   test)
     scripts/ensure-services.sh

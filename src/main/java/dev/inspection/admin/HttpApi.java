@@ -35,7 +35,23 @@ public final class HttpApi extends VerticleBase {
   private final Supplier<SchedulerVerticle> scheduler;
   private HttpServer server;
 
-  public HttpApi(Config config, Metrics metrics, Map<String, BooleanSupplier> readiness, Supplier<SchedulerVerticle> scheduler) {
+  private final Credentials credentials;
+  private Router router;
+
+  /** "METHOD /api/v1/path/{param}" of every API route, for the test that holds the OpenAPI text to them. */
+  public java.util.Set<String> apiRoutes() {
+    java.util.Set<String> out = new java.util.TreeSet<>();
+    for (io.vertx.ext.web.Route route : router.getRoutes()) {
+      String path = route.getPath();
+      if (path == null || !path.startsWith("/api/v1/") || path.endsWith("*") || route.methods() == null) continue;
+      for (io.vertx.core.http.HttpMethod m : route.methods()) out.add(m.name() + " " + path.replaceAll(":([a-z]+)", "{$1}"));
+    }
+    return out;
+  }
+
+  public HttpApi(Config config, Metrics metrics, Map<String, BooleanSupplier> readiness, Supplier<SchedulerVerticle> scheduler,
+      Credentials credentials) {
+    this.credentials = credentials;
     this.config = config;
     this.metrics = metrics;
     this.readiness = new LinkedHashMap<>(readiness);
@@ -50,15 +66,50 @@ public final class HttpApi extends VerticleBase {
   @Override
   public Future<?> start() {
     Router r = Router.router(vertx);
+    router = r;
     r.get("/health/live").handler(ctx -> json(ctx, 200, new JsonObject().put("status", "UP")));
     r.get("/health/ready").handler(this::ready);
     r.get("/metrics").handler(ctx -> ctx.response().putHeader("content-type", "text/plain; version=0.0.4; charset=utf-8").end(metrics.scrape()));
     if (devices != null) {
+      io.vertx.ext.web.handler.SessionHandler sessions = io.vertx.ext.web.handler.SessionHandler
+          .create(io.vertx.ext.web.sstore.LocalSessionStore.create(vertx))
+          .setSessionCookieName("inspection_session").setCookieHttpOnlyFlag(true)
+          .setCookieSameSite(io.vertx.core.http.CookieSameSite.STRICT).setSessionTimeout(8L * 3600 * 1000);
+      for (String path : java.util.List.of("/login", "/logout", "/console/*", "/api/v1/*")) r.route(path).handler(sessions);
+      r.get("/").handler(ctx -> redirect(ctx, 302, "/console/"));
+      r.get("/login").handler(ctx -> resource(ctx, "webroot/login.html", "text/html; charset=utf-8", LOGIN_FALLBACK));
+      r.post("/login").handler(BodyHandler.create().setBodyLimit(8192)).handler(this::login);
+      r.post("/logout").handler(ctx -> {
+        if (ctx.session() != null) ctx.session().destroy();
+        redirect(ctx, 303, "/login");
+      });
+      r.route("/console/*").handler(ctx -> {
+        if (signedIn(ctx)) ctx.next();
+        else redirect(ctx, 302, "/login");
+      });
+      r.route("/console/*").handler(io.vertx.ext.web.handler.StaticHandler.create("webroot/console").setCachingEnabled(false));
+      r.route("/webjars/*").handler(io.vertx.ext.web.handler.StaticHandler.create("META-INF/resources/webjars"));
+      r.get("/api/v1/openapi.yaml").handler(ctx -> resource(ctx, "openapi.yaml", "application/yaml", null));
+      r.route("/api/v1/*").handler(this::apiAuth);
       r.route("/api/v1/*").handler(BodyHandler.create().setBodyLimit(256L * 1024 * 1024));
       r.post("/api/v1/devices/import").handler(this::importDevices);
       r.get("/api/v1/devices/:id").handler(this::device);
       r.get("/api/v1/probe/inventory").handler(this::inventory);
-      r.get("/api/v1/slots").handler(ctx -> devices.get().slots().onSuccess(a -> json(ctx, 200, new JsonObject().put("slots", a))).onFailure(ctx::fail));
+      r.get("/api/v1/slots").handler(this::slots);
+      r.get("/api/v1/overview").handler(this::overview);
+      r.get("/api/v1/versions").handler(ctx -> scheduler.get().view().versions().onSuccess(v -> json(ctx, 200, v)).onFailure(ctx::fail));
+      r.get("/api/v1/slots/:id/history").handler(this::slotHistory);
+      r.get("/api/v1/devices").handler(this::searchDevices);
+      r.patch("/api/v1/devices/:id").handler(this::updateDevice);
+      r.post("/api/v1/workers/:id/quarantine").handler(ctx -> scheduler.get().quarantine(ctx.pathParam("id"))
+          .onSuccess(w -> json(ctx, 202, w)).onFailure(ctx::fail));
+      r.post("/api/v1/alerts/:device/:key/ack").handler(this::ack);
+      r.get("/api/v1/dead-letters").handler(this::deadLetters);
+      r.post("/api/v1/dead-letters/replay").handler(this::replay);
+      r.post("/api/v1/dead-letters/discard").handler(this::discard);
+      r.get("/api/v1/jobs/:id").handler(this::job);
+      r.get("/api/v1/probes").handler(ctx -> scheduler.get().probes().onSuccess(a -> json(ctx, 200, new JsonObject().put("probes", a)))
+          .onFailure(e -> error(ctx, 503, "cannot read the probes' reports from Redis (" + e.getMessage() + "): check redis.url and Redis")));
       r.get("/api/v1/alerts").handler(this::alerts);
       r.get("/api/v1/devices/:id/alerts").handler(ctx -> scheduler.get().state().events(ctx.pathParam("id"), 100)
           .onSuccess(a -> json(ctx, 200, new JsonObject().put("device_id", ctx.pathParam("id")).put("events", a))).onFailure(ctx::fail));
@@ -110,6 +161,10 @@ public final class HttpApi extends VerticleBase {
   }
 
   private void importDevices(RoutingContext ctx) {
+    scheduler.get().requireLeader().onFailure(ctx::fail).onSuccess(v -> importOnLeader(ctx));
+  }
+
+  private void importOnLeader(RoutingContext ctx) {
     String body = ctx.body().asString();
     if (body == null || body.isBlank()) {
       error(ctx, 400, "empty body: send a JSON array of devices or one device object per line");
@@ -123,10 +178,29 @@ public final class HttpApi extends VerticleBase {
       error(ctx, 400, "the body is not a JSON array: " + e.getMessage());
       return;
     }
+    if ("true".equals(ctx.queryParams().get("async"))) {
+      // a large import: answer at once with a job whose progress GET /api/v1/jobs/{id} reports
+      dev.inspection.scheduler.Jobs.Job job = scheduler.get().jobs().start("device import", parsed.size());
+      importChunks(parsed, 0, job, rejected);
+      json(ctx, 202, new JsonObject().put("job_id", job.id()).put("rejected", rejected).put("job", job.toJson()));
+      return;
+    }
     devices.get().importDevices(parsed)
         .onSuccess(v -> json(ctx, rejected.isEmpty() ? 200 : 207, new JsonObject().put("imported", parsed.size())
             .put("rejected", rejected).put("resource_version", v)))
         .onFailure(ctx::fail);
+  }
+
+  private void importChunks(java.util.List<dev.inspection.probe.Device> all, int from, dev.inspection.scheduler.Jobs.Job job, JsonArray rejected) {
+    if (from >= all.size()) {
+      job.done("imported " + all.size() + " device(s); rejected " + rejected.size());
+      return;
+    }
+    java.util.List<dev.inspection.probe.Device> chunk = all.subList(from, Math.min(all.size(), from + 5000));
+    devices.get().importDevices(chunk).onSuccess(v -> {
+      job.advance(chunk.size());
+      importChunks(all, from + chunk.size(), job, rejected);
+    }).onFailure(e -> job.fail("stopped after " + from + " of " + all.size() + ": " + e.getMessage() + " (import again: it is an upsert)"));
   }
 
   private void device(RoutingContext ctx) {
@@ -135,6 +209,163 @@ public final class HttpApi extends VerticleBase {
       if (d == null) error(ctx, 404, "unknown device '" + id + "': import it with POST /api/v1/devices/import");
       else json(ctx, 200, d);
     }).onFailure(ctx::fail);
+  }
+
+  private String who(RoutingContext ctx) {
+    Object u = ctx.session() == null ? null : ctx.session().get("user");
+    return u == null ? "api-token" : u.toString();
+  }
+
+  private void overview(RoutingContext ctx) {
+    SchedulerVerticle s = scheduler.get();
+    s.view().overview().onSuccess(o -> json(ctx, 200, o.put("backlog_total", s.queues().total()).put("this_node_leads", s.leading())))
+        .onFailure(ctx::fail);
+  }
+
+  private void slots(RoutingContext ctx) {
+    SchedulerVerticle s = scheduler.get();
+    devices.get().slots().compose(a -> s.view().slotMetrics().map(m -> {
+      for (int i = 0; i < a.size(); i++) {
+        JsonObject slot = a.getJsonObject(i);
+        int id = slot.getInteger("slot_id");
+        JsonObject owner = m.get(id);
+        slot.put("backlog", s.queues().depth(id)).put("mailbox", owner == null ? null : owner.getLong("mailbox"))
+            .put("lag_ms", owner == null ? null : owner.getLong("lag_ms")).put("rate", owner == null ? null : owner.getDouble("rate"));
+      }
+      return a;
+    })).onSuccess(a -> json(ctx, 200, new JsonObject().put("slots", a))).onFailure(ctx::fail);
+  }
+
+  private void slotHistory(RoutingContext ctx) {
+    int slot;
+    try {
+      slot = Integer.parseInt(ctx.pathParam("id"));
+    } catch (NumberFormatException e) {
+      error(ctx, 400, "slot id must be a whole number (0 .. slots.total - 1)");
+      return;
+    }
+    if (slot < 0 || slot >= config.getInt(Keys.SLOTS_TOTAL)) {
+      error(ctx, 404, "no slot " + slot + ": slots are 0 .. " + (config.getInt(Keys.SLOTS_TOTAL) - 1));
+      return;
+    }
+    scheduler.get().view().slotHistory(slot, 200).onSuccess(a -> json(ctx, 200, new JsonObject().put("slot_id", slot).put("history", a)))
+        .onFailure(ctx::fail);
+  }
+
+  private void searchDevices(RoutingContext ctx) {
+    String q = ctx.queryParams().get("q") == null ? "" : ctx.queryParams().get("q");
+    int limit;
+    try {
+      limit = Integer.parseInt(ctx.queryParams().get("limit") == null ? "50" : ctx.queryParams().get("limit"));
+    } catch (NumberFormatException e) {
+      error(ctx, 400, "limit must be a whole number (1..1000)");
+      return;
+    }
+    if (limit < 1 || limit > 1000 || q.length() > 64) {
+      error(ctx, 400, "limit must be 1..1000 and q at most 64 characters");
+      return;
+    }
+    devices.get().search(q, limit).onSuccess(a -> json(ctx, 200, new JsonObject().put("devices", a))).onFailure(ctx::fail);
+  }
+
+  private JsonObject bodyObject(RoutingContext ctx) {
+    String b = ctx.body().asString();
+    if (b == null || b.isBlank()) return new JsonObject();
+    return new JsonObject(b); // a DecodeException becomes a 400 in the failure handler
+  }
+
+  private void updateDevice(RoutingContext ctx) {
+    String id = ctx.pathParam("id");
+    JsonObject patch = bodyObject(ctx);
+    scheduler.get().requireLeader().compose(v -> devices.get().update(id, patch)).onSuccess(version -> {
+      if (version == null) error(ctx, 404, "unknown device '" + id + "' in the inventory: add it with POST /api/v1/devices/import");
+      else json(ctx, 200, new JsonObject().put("device_id", id).put("resource_version", version));
+    }).onFailure(e -> {
+      if (e instanceof IllegalArgumentException) error(ctx, 400, e.getMessage());
+      else ctx.fail(e);
+    });
+  }
+
+  private void ack(RoutingContext ctx) {
+    JsonObject body = bodyObject(ctx);
+    String device = ctx.pathParam("device");
+    String key = ctx.pathParam("key");
+    scheduler.get().requireLeader().compose(v -> scheduler.get().state().ack(device, key, who(ctx), body.getString("note"))).onSuccess(a -> {
+      if (a == null) error(ctx, 404, "device '" + device + "' has no alert '" + key + "': GET /api/v1/alerts?state=all lists them");
+      else json(ctx, 200, a);
+    }).onFailure(ctx::fail);
+  }
+
+  private void deadLetters(RoutingContext ctx) {
+    String state = ctx.queryParams().get("state") == null ? "PENDING" : ctx.queryParams().get("state");
+    if (state.equalsIgnoreCase("all")) state = null;
+    else if (!java.util.Set.of("PENDING", "REPLAYED", "DISCARDED").contains(state)) {
+      error(ctx, 400, "state must be PENDING, REPLAYED, DISCARDED or all");
+      return;
+    }
+    int limit;
+    try {
+      limit = Integer.parseInt(ctx.queryParams().get("limit") == null ? "200" : ctx.queryParams().get("limit"));
+    } catch (NumberFormatException e) {
+      error(ctx, 400, "limit must be a whole number (1..5000)");
+      return;
+    }
+    if (limit < 1 || limit > 5000) {
+      error(ctx, 400, "limit must be 1..5000");
+      return;
+    }
+    scheduler.get().deadLetters().list(state, ctx.queryParams().get("reason"), limit).onSuccess(j -> json(ctx, 200, j)).onFailure(ctx::fail);
+  }
+
+  private Long[] ids(JsonObject body) {
+    JsonArray a = body.getJsonArray("ids");
+    if (a == null) return null;
+    Long[] out = new Long[a.size()];
+    for (int i = 0; i < a.size(); i++) {
+      if (!(a.getValue(i) instanceof Number n)) throw new IllegalArgumentException("ids must be a JSON array of dead-letter ids (numbers)");
+      out[i] = n.longValue();
+    }
+    return out;
+  }
+
+  private void replay(RoutingContext ctx) {
+    Long[] ids;
+    try {
+      ids = ids(bodyObject(ctx));
+    } catch (IllegalArgumentException e) {
+      error(ctx, 400, e.getMessage());
+      return;
+    }
+    scheduler.get().requireLeader().compose(v -> scheduler.get().deadLetters().replay(ids, who(ctx)))
+        .onSuccess(job -> json(ctx, 202, new JsonObject().put("job_id", job.id()).put("job", job.toJson()))).onFailure(ctx::fail);
+  }
+
+  private void discard(RoutingContext ctx) {
+    Long[] ids;
+    try {
+      ids = ids(bodyObject(ctx));
+    } catch (IllegalArgumentException e) {
+      error(ctx, 400, e.getMessage());
+      return;
+    }
+    if (ids == null || ids.length == 0) {
+      error(ctx, 400, "send {\"ids\": [...]}: discarding needs explicit ids");
+      return;
+    }
+    scheduler.get().requireLeader().compose(v -> scheduler.get().deadLetters().discard(ids, who(ctx)))
+        .onSuccess(n -> json(ctx, 200, new JsonObject().put("discarded", n))).onFailure(ctx::fail);
+  }
+
+  private void job(RoutingContext ctx) {
+    dev.inspection.scheduler.Jobs.Job j;
+    try {
+      j = scheduler.get().jobs().get(Long.parseLong(ctx.pathParam("id")));
+    } catch (NumberFormatException e) {
+      error(ctx, 400, "job id must be a number");
+      return;
+    }
+    if (j == null) error(ctx, 404, "no job " + ctx.pathParam("id") + " on this node (jobs live on the node that started them; the last 200 are kept)");
+    else json(ctx, 200, j.toJson());
   }
 
   private void alerts(RoutingContext ctx) {
@@ -202,6 +433,66 @@ public final class HttpApi extends VerticleBase {
     }
     String after = ctx.queryParams().get("after") == null ? "" : ctx.queryParams().get("after");
     devices.get().page(group, after, limit).onSuccess(p -> json(ctx, 200, p)).onFailure(ctx::fail);
+  }
+
+  private static final String LOGIN_FALLBACK = "<!doctype html><title>inspection login</title><form method=post action=/login>"
+      + "<input name=username placeholder=user><input name=password type=password placeholder=password><button>Log in</button></form>";
+
+  private boolean signedIn(RoutingContext ctx) {
+    return ctx.session() != null && ctx.session().get("user") != null;
+  }
+
+  /** Every API route but the probes' inventory/pacing and the OpenAPI text needs the token or a console session. */
+  private void apiAuth(RoutingContext ctx) {
+    String path = ctx.normalizedPath();
+    if (path.startsWith("/api/v1/probe/") || path.equals("/api/v1/openapi.yaml")) {
+      ctx.next();
+      return;
+    }
+    String h = ctx.request().getHeader("Authorization");
+    if (h != null && h.startsWith("Bearer ") && credentials.tokenMatches(h.substring(7).trim())) {
+      ctx.next();
+      return;
+    }
+    if (signedIn(ctx)) {
+      ctx.next();
+      return;
+    }
+    error(ctx, 401, h == null ? "credentials required: send the header Authorization: Bearer <api.token>, or log in at /login"
+        : "the token is not valid: use the api.token this node was started with");
+  }
+
+  private void login(RoutingContext ctx) {
+    String user = ctx.request().getFormAttribute("username");
+    String password = ctx.request().getFormAttribute("password");
+    if (credentials.loginMatches(user, password)) {
+      ctx.session().regenerateId();
+      ctx.session().put("user", user);
+      log.info("console login of '{}' from {}", user, ctx.request().remoteAddress());
+      redirect(ctx, 303, "/console/");
+    } else {
+      log.warn("console login refused for user '{}' from {}", user == null ? "" : user.replaceAll("[^\\w.@-]", "?"), ctx.request().remoteAddress());
+      redirect(ctx, 303, "/login?failed=1");
+    }
+  }
+
+  private static void redirect(RoutingContext ctx, int status, String to) {
+    ctx.response().setStatusCode(status).putHeader("Location", to).end();
+  }
+
+  private void resource(RoutingContext ctx, String path, String type, String fallback) {
+    vertx.executeBlocking(() -> {
+      try (java.io.InputStream in = HttpApi.class.getClassLoader().getResourceAsStream(path)) {
+        return in == null ? null : in.readAllBytes();
+      }
+    }, false).onSuccess(bytes -> {
+      if (bytes == null && fallback == null) {
+        error(ctx, 404, path + " is missing from the jar");
+      } else {
+        ctx.response().putHeader("content-type", type).end(bytes == null ? io.vertx.core.buffer.Buffer.buffer(fallback)
+            : io.vertx.core.buffer.Buffer.buffer(bytes));
+      }
+    }).onFailure(ctx::fail);
   }
 
   static void json(RoutingContext ctx, int status, JsonObject body) {

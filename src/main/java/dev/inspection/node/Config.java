@@ -236,9 +236,14 @@ public final class Config {
   }
 
   /** Key=value lines with secrets masked, for the start-up log. */
+  /** Keys whose values never appear in logs or API answers. */
+  public static boolean isSecret(String key) {
+    return key.contains("password") || key.contains("token") || key.contains("secret");
+  }
+
   public List<String> describe() {
     List<String> out = new ArrayList<>();
-    values.forEach((key, value) -> out.add(key + "=" + (key.contains("password") && !value.isEmpty() ? "****" : value)));
+    values.forEach((key, value) -> out.add(key + "=" + (isSecret(key) && !value.isEmpty() ? "****" : value)));
     return out;
   }
 

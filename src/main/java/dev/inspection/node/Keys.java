@@ -113,6 +113,10 @@ public final class Keys {
   public static final ConfigKey RETENTION_ROLLUP_DAYS = k("retention.rollup.days", "90", INT, "days of per-minute rollups kept");
   public static final ConfigKey RETENTION_AHEAD_DAYS = k("retention.ahead.days", "3", INT, "day partitions created this far ahead");
   public static final ConfigKey RETENTION_CHECK_MS = k("retention.check.ms", "3600000", LONG, "how often the leader creates partitions ahead and drops expired ones (also at election)");
+  public static final ConfigKey API_TOKEN = k("api.token", "", STRING, "SECRET: token for the API (header Authorization: Bearer <token>); required by the scheduler role unless demo.mode; prefer INSPECT_API_TOKEN (e.g. openssl rand -hex 32)");
+  public static final ConfigKey CONSOLE_USER = k("console.user", "operator", STRING, "user name of the console login");
+  public static final ConfigKey CONSOLE_PASSWORD = k("console.password", "", STRING, "SECRET: password of the console login (at least 12 characters); required unless demo.mode; prefer INSPECT_CONSOLE_PASSWORD");
+  public static final ConfigKey DEMO_MODE = k("demo.mode", "false", BOOL, "demo only: generate a random API token and console password when none is set and print them once at start");
   public static final ConfigKey SHUTDOWN_GRACE_MS = k("shutdown.grace.ms", "25000", LONG, "on SIGTERM, how long the node may take to finish batches, flush the outbox and hand back leases");
   public static final ConfigKey BACKOFF_INITIAL_MS = k("backoff.initial.ms", "200", LONG, "first reconnect / retry delay after a failure");
   public static final ConfigKey BACKOFF_MAX_MS = k("backoff.max.ms", "10000", LONG, "cap of the reconnect / retry delay (jittered)");
@@ -136,6 +140,7 @@ public final class Keys {
       ALERT_OFFLINE_FAILURES_P1, ALERT_OFFLINE_FAILURES_P2, ALERT_OFFLINE_FAILURES_P3, ALERT_OFFLINE_SEVERITY_P1, ALERT_OFFLINE_SEVERITY_P2,
       ALERT_OFFLINE_SEVERITY_P3, ALERT_FLAP_LOW_PCT, ALERT_FLAP_HIGH_PCT, ALERT_FLAP_WINDOW,
       RETENTION_HISTORY_DAYS_HIGH, RETENTION_HISTORY_DAYS_NORMAL, RETENTION_ALERT_DAYS, RETENTION_ROLLUP_DAYS, RETENTION_AHEAD_DAYS, RETENTION_CHECK_MS,
+      API_TOKEN, CONSOLE_USER, CONSOLE_PASSWORD, DEMO_MODE,
       SHUTDOWN_GRACE_MS, BACKOFF_INITIAL_MS, BACKOFF_MAX_MS);
 
   public static final Map<String, ConfigKey> BY_NAME;

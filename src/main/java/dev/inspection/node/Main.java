@@ -41,6 +41,10 @@ public final class Main {
       node.start().toCompletionStage().toCompletableFuture().get(120, TimeUnit.SECONDS);
     } catch (Exception e) {
       Throwable cause = e.getCause() != null ? e.getCause() : e;
+      if (cause instanceof ConfigException) {
+        System.err.println("error: " + cause.getMessage());
+        System.exit(2);
+      }
       System.err.println("error: the node could not start: " + cause.getMessage());
       System.exit(1);
       return;

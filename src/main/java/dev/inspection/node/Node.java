@@ -46,6 +46,13 @@ public final class Node {
 
   public Future<Void> start() {
     Role role = config.role();
+    dev.inspection.admin.Credentials credentials;
+    try {
+      // the API refuses to start without real secrets (demo mode generates them)
+      credentials = role.runsScheduler() ? dev.inspection.admin.Credentials.resolve(config, System.out) : null;
+    } catch (ConfigException e) {
+      return Future.failedFuture(e);
+    }
     vertx = Vertx.vertx(new VertxOptions().setBlockedThreadCheckInterval(2000));
     Topology topology = topology(config);
     Future<Void> ready = Future.succeededFuture();
@@ -71,7 +78,7 @@ public final class Node {
       }
       return f;
     }).compose(x -> {
-      http = new HttpApi(config, metrics, checks, scheduler == null ? null : () -> scheduler);
+      http = new HttpApi(config, metrics, checks, scheduler == null ? null : () -> scheduler, credentials);
       return vertx.deployVerticle(http);
     }).<Void>mapEmpty().onFailure(e -> vertx.close());
   }
@@ -117,6 +124,10 @@ public final class Node {
     if (exitRequested) return;
     exitRequested = true;
     onExit.run();
+  }
+
+  public HttpApi http() {
+    return http;
   }
 
   public SchedulerVerticle scheduler() {

@@ -100,6 +100,9 @@ public final class ProbeVerticle extends VerticleBase {
           vertx.setPeriodic(20, t -> flush());
           vertx.setPeriodic(config.getLong(Keys.OUTBOX_REPLAY_INTERVAL_MS), t -> publisher.replay());
           vertx.setPeriodic(1000, t -> refreshStats());
+          redis = io.vertx.redis.client.Redis.createClient(vertx, new io.vertx.redis.client.RedisOptions()
+              .setConnectionString(config.get(Keys.REDIS_URL)).setMaxPoolSize(1).setMaxPoolWaiting(4));
+          vertx.setPeriodic(1000, 5000, t -> report());
           vertx.setPeriodic(60_000, t -> outbox.clean(config.getLong(Keys.OUTBOX_RETENTION_MS))
               .onSuccess(c -> { if (c > 0) log.debug("outbox cleaner removed {} confirmed rows", c); }));
           long refresh = config.getLong(Keys.PROBE_INVENTORY_REFRESH_MS);
@@ -235,6 +238,17 @@ public final class ProbeVerticle extends VerticleBase {
     }).mapEmpty();
   }
 
+  private io.vertx.redis.client.Redis redis;
+
+  /** For the operators' probe list: outbox depth and age, devices, pace — best effort through Redis. */
+  private void report() {
+    if (stopping || redis == null) return;
+    JsonObject r = new JsonObject().put("probe_id", isNode).put("group", config.get(Keys.PROBE_GROUP)).put("outbox_depth", outboxDepth.get())
+        .put("oldest_age_s", outboxOldestAgeMs.get() / 1000.0).put("devices", schedule.size()).put("pace", schedule.pace()).put("at", clock.millis());
+    redis.send(io.vertx.redis.client.Request.cmd(io.vertx.redis.client.Command.HSET).arg(config.get(Keys.REDIS_CHANNEL_PREFIX) + ":probes")
+        .arg(isNode).arg(r.encode())).onFailure(e -> log.debug("probe report to Redis failed: {}", e.getMessage()));
+  }
+
   private void refreshStats() {
     outbox.stats().onSuccess(s -> {
       outboxDepth.set(s.depth());
@@ -246,6 +260,7 @@ public final class ProbeVerticle extends VerticleBase {
   @Override
   public Future<?> stop() {
     stopping = true;
+    if (redis != null) redis.close();
     // each step is bounded: whatever is not confirmed in time stays in the outbox and is replayed next start
     return drainBuffer()
         .compose(v -> publisher == null ? Future.succeededFuture() : publisher.stop().timeout(5, TimeUnit.SECONDS).recover(e -> Future.succeededFuture()))

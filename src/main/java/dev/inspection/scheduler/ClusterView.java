@@ -85,4 +85,67 @@ public final class ClusterView {
       return new JsonObject().put("active_workers", active).put("min_workers", minWorkers).put("factor", Pacing.factor(active, minWorkers));
     });
   }
+
+  static final String OVERVIEW = """
+      SELECT (SELECT term FROM scheduler_term WHERE id = 1), (SELECT leader_id FROM scheduler_term WHERE id = 1),
+             (SELECT count(*) FROM slot_lease), (SELECT count(*) FROM slot_lease WHERE state = 'ACTIVE'),
+             (SELECT count(*) FROM worker_heartbeat WHERE state = 'ACTIVE'),
+             (SELECT coalesce(sum((v->>'rate')::float8), 0) FROM worker_heartbeat w, jsonb_each(coalesce(w.backlog_metrics->'slots', '{}')) AS e(k, v)
+              WHERE w.state IN ('ACTIVE', 'DRAINING', 'SUSPECTED') AND jsonb_typeof(w.backlog_metrics) = 'object'),
+             (SELECT count(*) FROM alert_current WHERE state = 'ACTIVE'),
+             (SELECT count(*) FROM dead_letter WHERE state = 'PENDING')""";
+  static final String SLOT_HISTORY = """
+      SELECT old_owner, new_owner, old_epoch, new_epoch, reason, old_state, new_state, term, at FROM slot_lease_history
+      WHERE slot_id = $1 ORDER BY id DESC LIMIT $2""";
+  static final String SLOT_METRICS = """
+      SELECT s.slot_id, (w.backlog_metrics->'slots'->(s.slot_id::text)->>'backlog')::bigint, (w.backlog_metrics->'slots'->(s.slot_id::text)->>'lag_ms')::bigint,
+             (w.backlog_metrics->'slots'->(s.slot_id::text)->>'rate')::float8
+      FROM slot_lease s JOIN worker_heartbeat w ON w.worker_id = s.owner_worker_id AND jsonb_typeof(w.backlog_metrics) = 'object'""";
+  static final String VERSIONS = """
+      SELECT (SELECT max(resource_version) FROM device_resource), (SELECT max(version) FROM slot_map_version),
+             (SELECT string_agg(version, ',' ORDER BY version) FROM schema_migrations), (SELECT term FROM scheduler_term WHERE id = 1)""";
+
+  /** The console's first screen in one query. */
+  public Future<JsonObject> overview() {
+    return pool.query(OVERVIEW).execute().map(rows -> {
+      Row r = rows.iterator().next();
+      return new JsonObject().put("term", r.getLong(0)).put("leader_id", r.getString(1)).put("slots_total", r.getLong(2))
+          .put("slots_active", r.getLong(3)).put("workers_active", r.getLong(4)).put("results_per_s", Math.round(r.getDouble(5) * 10) / 10.0)
+          .put("alerts_active", r.getLong(6)).put("dead_letters_pending", r.getLong(7));
+    });
+  }
+
+  /** Every owner/epoch/state change of a slot, newest first. */
+  public Future<JsonArray> slotHistory(int slot, int limit) {
+    return pool.preparedQuery(SLOT_HISTORY).execute(Tuple.of(slot, limit)).map(rows -> {
+      JsonArray a = new JsonArray();
+      for (Row r : rows) {
+        a.add(new JsonObject().put("old_owner", r.getString(0)).put("new_owner", r.getString(1)).put("old_epoch", r.getLong(2))
+            .put("new_epoch", r.getLong(3)).put("reason", r.getString(4)).put("old_state", r.getString(5)).put("new_state", r.getString(6))
+            .put("term", r.getLong(7)).put("at", r.getOffsetDateTime(8).toString()));
+      }
+      return a;
+    });
+  }
+
+  /** Per slot: the owner's mailbox, the lag of its last batch and its rate, as the owner reported them. */
+  public Future<java.util.Map<Integer, JsonObject>> slotMetrics() {
+    return pool.query(SLOT_METRICS).execute().map(rows -> {
+      java.util.Map<Integer, JsonObject> m = new java.util.HashMap<>();
+      for (Row r : rows) {
+        m.put((int) r.getShort(0), new JsonObject().put("mailbox", r.getLong(1)).put("lag_ms", r.getLong(2)).put("rate", r.getDouble(3)));
+      }
+      return m;
+    });
+  }
+
+  public Future<JsonObject> versions() {
+    return pool.query(VERSIONS).execute().map(rows -> {
+      Row r = rows.iterator().next();
+      String app = ClusterView.class.getPackage().getImplementationVersion();
+      return new JsonObject().put("resource_version", r.getLong(0)).put("slot_map_version", r.getLong(1) == null ? 1L : r.getLong(1))
+          .put("schema_migrations", r.getString(2)).put("term", r.getLong(3)).put("app_version", app == null ? "dev" : app)
+          .put("envelope_schema", dev.inspection.messaging.Envelope.SCHEMA_VERSION);
+    });
+  }
 }

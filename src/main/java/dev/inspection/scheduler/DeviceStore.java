@@ -139,6 +139,66 @@ public final class DeviceStore {
     });
   }
 
+  static final String SEARCH = """
+      SELECT c.device_id, r.priority, r.probe_group, r.check_type, coalesce(r.payload_profile, c.payload_profile), c.slot_id,
+             c.status_payload->>'status', c.collected_at
+      FROM device_status_current c LEFT JOIN device_resource r USING (device_id)
+      WHERE c.device_id LIKE $1 ORDER BY c.device_id LIMIT $2""";
+  static final String SEARCH_INVENTORY = """
+      SELECT device_id, priority, probe_group, check_type, payload_profile FROM device_resource
+      WHERE device_id LIKE $1 AND device_id NOT IN (SELECT device_id FROM device_status_current WHERE device_id LIKE $1)
+      ORDER BY device_id LIMIT $2""";
+  static final String UPDATE = """
+      UPDATE device_resource SET priority = coalesce($2, priority), probe_group = coalesce($3, probe_group), interval_ms = coalesce($4, interval_ms),
+        payload_profile = coalesce($5, payload_profile), enabled = coalesce($6, enabled), check_spec = coalesce($7::jsonb, check_spec),
+        resource_version = nextval('resource_version_seq'), updated_at = now()
+      WHERE device_id = $1 RETURNING resource_version""";
+
+  /** Devices whose id starts with {@code prefix}: those with results first, then inventory entries without any yet. */
+  public Future<JsonArray> search(String prefix, int limit) {
+    String like = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%";
+    return pool.preparedQuery(SEARCH).execute(Tuple.of(like, limit)).compose(rows -> {
+      JsonArray a = new JsonArray();
+      for (Row r : rows) {
+        a.add(new JsonObject().put("device_id", r.getString(0)).put("priority", r.getValue(1)).put("probe_group", r.getString(2))
+            .put("check_type", r.getString(3)).put("payload_profile", r.getString(4)).put("slot_id", (int) r.getShort(5))
+            .put("status", r.getString(6)).put("collected_at", r.getOffsetDateTime(7).toString()));
+      }
+      if (a.size() >= limit) return Future.succeededFuture(a);
+      return pool.preparedQuery(SEARCH_INVENTORY).execute(Tuple.of(like, limit - a.size())).map(inv -> {
+        for (Row r : inv) {
+          a.add(new JsonObject().put("device_id", r.getString(0)).put("priority", (int) r.getShort(1)).put("probe_group", r.getString(2))
+              .put("check_type", r.getString(3)).put("payload_profile", r.getString(4)));
+        }
+        return a;
+      });
+    });
+  }
+
+  /**
+   * Changes inventory fields of one device (null = unchanged); the new resource version tells probes to
+   * pull it again. Completes with null when the device is not in the inventory.
+   */
+  public Future<Long> update(String id, JsonObject patch) {
+    Integer prio = patch.getInteger("priority");
+    if (prio != null && (prio < 1 || prio > 3)) return Future.failedFuture(new IllegalArgumentException("priority must be 1, 2 or 3"));
+    Long interval = patch.getLong("interval_ms");
+    if (interval != null && interval < 100) return Future.failedFuture(new IllegalArgumentException("interval_ms must be at least 100"));
+    String profile = patch.getString("payload_profile");
+    if (profile != null) dev.inspection.state.PayloadProfiles.byName(profile);
+    for (String k : patch.fieldNames()) {
+      if (!java.util.Set.of("priority", "probe_group", "interval_ms", "payload_profile", "enabled", "check_spec").contains(k)) {
+        return Future.failedFuture(new IllegalArgumentException("field '" + k + "' cannot be changed here (priority, probe_group, interval_ms,"
+            + " payload_profile, enabled, check_spec can; import the device again to change its check type)"));
+      }
+    }
+    JsonObject spec = patch.getJsonObject("check_spec");
+    return pool.preparedQuery(UPDATE).execute(Tuple.tuple().addString(id).addValue(prio == null ? null : prio.shortValue())
+            .addString(patch.getString("probe_group")).addValue(interval == null ? null : interval.intValue()).addString(profile)
+            .addValue(patch.getBoolean("enabled")).addString(spec == null ? null : spec.encode()))
+        .map(rows -> rows.size() == 0 ? null : rows.iterator().next().getLong(0));
+  }
+
   /** Parses an import body: a JSON array or JSON lines. Invalid entries are reported, valid ones kept. */
   public static List<Device> parseImport(String body, String defaultGroup, long defaultInterval, JsonArray rejected) {
     List<Device> out = new ArrayList<>();

@@ -32,6 +32,11 @@ public final class SchedulerVerticle extends VerticleBase {
   private ControlLoop loop;
   private Notifier notifier;
   private PartitionKeeper keeper;
+  private final Jobs jobs = new Jobs();
+  private dev.inspection.messaging.RabbitConnector connector;
+  private DeadLetterDesk deadLetters;
+  private QueueSampler queues;
+  private io.vertx.redis.client.Redis redis;
   private volatile boolean dbOk;
 
   public SchedulerVerticle(Config config, Metrics metrics, Clock clock, Supplier<String> apiUrl) {
@@ -51,6 +56,41 @@ public final class SchedulerVerticle extends VerticleBase {
 
   public StateView state() {
     return state;
+  }
+
+  public Jobs jobs() {
+    return jobs;
+  }
+
+  public DeadLetterDesk deadLetters() {
+    return deadLetters;
+  }
+
+  public QueueSampler queues() {
+    return queues;
+  }
+
+  /** Probes' latest reports (each probe writes its line of the hash {prefix}:probes every 5 s); silent for 60 s = gone. */
+  public Future<io.vertx.core.json.JsonArray> probes() {
+    return redis.send(io.vertx.redis.client.Request.cmd(io.vertx.redis.client.Command.HGETALL).arg(config.get(Keys.REDIS_CHANNEL_PREFIX) + ":probes"))
+        .map(all -> {
+          io.vertx.core.json.JsonArray a = new io.vertx.core.json.JsonArray();
+          long now = clock.millis();
+          java.util.List<String> values = new java.util.ArrayList<>();
+          if (all != null && all.type() == io.vertx.redis.client.ResponseType.MULTI && !all.getKeys().isEmpty()) {
+            for (String k : all.getKeys()) values.add(all.get(k).toString()); // RESP3 map
+          } else if (all != null && all.size() > 0) {
+            for (int i = 1; i < all.size(); i += 2) values.add(all.get(i).toString()); // RESP2: key, value, key, value
+          }
+          {
+            for (String v : values) {
+              JsonObject p = new JsonObject(v);
+              long age = now - p.getLong("at", 0L);
+              a.add(p.put("report_age_s", age / 1000.0).put("silent", age > 60_000));
+            }
+          }
+          return a;
+        });
   }
 
   public boolean ready() {
@@ -115,6 +155,14 @@ public final class SchedulerVerticle extends VerticleBase {
         config.getInt(Keys.RETENTION_HISTORY_DAYS_NORMAL), config.getInt(Keys.RETENTION_ALERT_DAYS), config.getInt(Keys.RETENTION_ROLLUP_DAYS),
         config.getInt(Keys.RETENTION_AHEAD_DAYS)));
     vertx.setPeriodic(config.getLong(Keys.RETENTION_CHECK_MS), t -> retention());
+    dev.inspection.messaging.Topology topology = dev.inspection.node.Node.topology(config);
+    deadLetters = new DeadLetterDesk(vertx, pool, topology, jobs, config.nodeId());
+    connector = new dev.inspection.messaging.RabbitConnector(vertx, config, "scheduler-" + config.nodeId(), deadLetters::connected,
+        deadLetters::connectionLost);
+    connector.start();
+    queues = new QueueSampler(vertx, topology, () -> connector.isConnected() ? connector.connection() : null, 5000);
+    redis = io.vertx.redis.client.Redis.createClient(vertx, new io.vertx.redis.client.RedisOptions().setConnectionString(config.get(Keys.REDIS_URL))
+        .setMaxPoolSize(2).setMaxPoolWaiting(50));
     notifier.start();
     leadership.start();
     vertx.setPeriodic(0, 2000, t -> pool.query("SELECT 1").execute().onComplete(ar -> dbOk = ar.succeeded()));
@@ -162,6 +210,34 @@ public final class SchedulerVerticle extends VerticleBase {
     });
   }
 
+  /**
+   * Takes a misbehaving worker out at once: it is declared DEAD (its slots move with an epoch bump, so
+   * nothing it still writes commits); when it heartbeats again it goes through QUARANTINE and WARMING.
+   */
+  public Future<JsonObject> quarantine(String workerId) {
+    if (!leading()) return notLeader();
+    return view.worker(workerId).compose(w -> {
+      if (w == null) return Future.failedFuture(new ApiError(404, "unknown worker '" + workerId + "': GET /api/v1/workers lists them"));
+      WorkerState st = WorkerState.parse(w.getString("state"));
+      if (!st.canMoveTo(WorkerState.DEAD)) {
+        return Future.failedFuture(new ApiError(409, "worker '" + workerId + "' is " + st + ": only a live worker can be quarantined"));
+      }
+      long term = leadership.term();
+      return leadership.fenced(c -> ControlStore.applyWorkerChanges(c, java.util.List.of(new ControlStore.WorkerChange(workerId, st,
+          WorkerState.DEAD, "quarantined by an operator")), term)).compose(done -> {
+            if (done.isEmpty()) return Future.failedFuture(new ApiError(409, "worker '" + workerId + "' changed state meanwhile; read it again and retry"));
+            metrics.workerTransition(st.name(), WorkerState.DEAD.name());
+            loop.kick();
+            return view.worker(workerId);
+          });
+    });
+  }
+
+  /** Mutations that need the leader are refused elsewhere with a pointer to it. */
+  public Future<Void> requireLeader() {
+    return leading() ? Future.succeededFuture() : notLeader();
+  }
+
   private <T> Future<T> notLeader() {
     return view.leader().compose(l -> Future.failedFuture(new ApiError(409, "this scheduler is a follower; send mutations to the leader "
         + (l.getString("leader_url") == null ? "(none elected yet: retry in a few seconds)" : l.getString("leader_url")), l)));
@@ -169,6 +245,10 @@ public final class SchedulerVerticle extends VerticleBase {
 
   @Override
   public Future<?> stop() {
-    return leadership.stop().eventually(() -> notifier.stop()).eventually(() -> pool.close());
+    return leadership.stop().eventually(() -> notifier.stop()).eventually(() -> connector.stop()).eventually(() -> {
+      deadLetters.close();
+      queues.close();
+      return redis.close();
+    }).eventually(() -> pool.close());
   }
 }

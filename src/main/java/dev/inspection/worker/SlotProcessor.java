@@ -72,6 +72,7 @@ public final class SlotProcessor {
   private final Map<Priority, Promise<Void>> cancelled = new java.util.concurrent.ConcurrentHashMap<>();
   private Future<Void> lastAck = Future.succeededFuture();
   private long committedTotal;
+  private volatile long lastLagMs;
   private long batchNanosTotal;
   private long batches;
   private final SnapshotLoader.Snapshot snapshot;
@@ -131,6 +132,11 @@ public final class SlotProcessor {
   /** Messages committed and acked on this slot since it was taken over. */
   public long committedTotal() {
     return committedTotal;
+  }
+
+  /** Probe-to-commit lag of the newest batch's oldest result. */
+  public long lastLagMs() {
+    return lastLagMs;
   }
 
   /** Average batch transaction time in ms, for the slot weight. */
@@ -351,7 +357,12 @@ public final class SlotProcessor {
         committedTotal += valid.size();
         batchNanosTotal += nanos;
         batches++;
-        for (dev.inspection.messaging.Envelope e : valid) metrics.lagMillis(now - e.collectedAt().toEpochMilli());
+        long maxLag = 0;
+        for (dev.inspection.messaging.Envelope e : valid) {
+          metrics.lagMillis(now - e.collectedAt().toEpochMilli());
+          maxLag = Math.max(maxLag, now - e.collectedAt().toEpochMilli());
+        }
+        lastLagMs = maxLag;
         Future<Void> acked = ack(validDeliveries).onSuccess(v -> metrics.committed(slot, valid.size()));
         lastAck = Future.join(lastAck, acked).<Void>mapEmpty();
       }

@@ -39,6 +39,8 @@ public final class WorkerVerticle extends VerticleBase {
   private final Map<Integer, SnapshotLoader.Snapshot> loaded = new HashMap<>();
   private final Map<Integer, long[]> rateMarks = new HashMap<>();
   private Pool pool;
+  /** Heartbeats, lease reads and snapshot loads: never queued behind batch commits (a takeover under a redelivery flood stays fast). */
+  private Pool controlPool;
   private DbGate gate;
   private RabbitConnector connector;
   private DeadLetterPublisher deadLetters;
@@ -85,7 +87,8 @@ public final class WorkerVerticle extends VerticleBase {
     gate = new DbGate(vertx, pool, new Backoff(config.getLong(Keys.BACKOFF_INITIAL_MS), config.getLong(Keys.BACKOFF_MAX_MS)));
     int poolSize = config.getInt(Keys.PG_POOL_SIZE);
     store = new CommitGroup(new BatchStore(pool, workerId), Math.max(1, poolSize / 2), 4 * config.getInt(Keys.WORKER_BATCH_MAX));
-    snapshots = new SnapshotLoader(pool, config.getInt(Keys.WORKER_SNAPSHOT_PAGE));
+    controlPool = Db.pool(vertx, config, 3);
+    snapshots = new SnapshotLoader(controlPool, config.getInt(Keys.WORKER_SNAPSHOT_PAGE));
     directory = new DeviceDirectory(pool, 600_000, 1_000_000);
     for (int p = 1; p <= 3; p++) rules.put(p, Config.alertRules(config, p));
     deadLetters = new DeadLetterPublisher(vertx, topology, workerId);
@@ -97,7 +100,7 @@ public final class WorkerVerticle extends VerticleBase {
     metrics.gauge("worker_lease_cache_age_ms", "age of the newest lease read from PostgreSQL (INV-15; batches also check the lease in their transaction)",
         () -> leases == null ? -1 : leases.leaseCacheAgeMs());
     connector = new RabbitConnector(vertx, config, "worker-" + workerId, this::connected, this::connectionLost);
-    leases = new LeaseKeeper(vertx, pool, Db.connectOptions(config), Db.schema(config), workerId,
+    leases = new LeaseKeeper(vertx, controlPool, Db.connectOptions(config), Db.schema(config), workerId,
         new LeaseKeeper.Settings(config.getLong(Keys.WORKER_LEASE_TTL_MS), config.getLong(Keys.WORKER_HEARTBEAT_MS),
             config.getLong(Keys.WORKER_LEASE_POLL_MS), config.getLong(Keys.WORKER_FAULT_FREEZE_HEARTBEAT_AFTER_MS)),
         new LeaseKeeper.Listener() {
@@ -175,7 +178,7 @@ public final class WorkerVerticle extends VerticleBase {
       if (mark != null && now > mark[1]) rate = (p.committedTotal() - mark[0]) * 1e9 / (now - mark[1]);
       rateMarks.put(p.slot(), new long[] {p.committedTotal(), now});
       perSlot.put(Integer.toString(p.slot()), new JsonObject().put("rate", Math.max(0, Math.round(rate * 10) / 10.0))
-          .put("backlog", p.mailboxSize()).put("ms", Math.round(p.averageBatchMs() * 10) / 10.0));
+          .put("backlog", p.mailboxSize()).put("ms", Math.round(p.averageBatchMs() * 10) / 10.0).put("lag_ms", p.lastLagMs()));
     }
     rateMarks.keySet().retainAll(processors.keySet());
     return new JsonObject().put("slots_held", processors.size()).put("mailbox", mailbox).put("slots", perSlot);
@@ -244,7 +247,7 @@ public final class WorkerVerticle extends VerticleBase {
         .eventually(() -> connector.stop())
         .eventually(() -> {
           deadLetters.close();
-          return pool.close();
+          return pool.close().eventually(() -> controlPool.close());
         });
   }
 }

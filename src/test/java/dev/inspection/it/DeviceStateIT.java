@@ -208,7 +208,7 @@ class DeviceStateIT {
       String body = new JsonArray().add(new JsonObject().put("device_id", dev).put("check_type", "sim").put("payload_profile", "hotel_room")
           .put("interval_ms", 10_000)).encode();
       HttpResponse<String> imported = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-              URI.create("http://127.0.0.1:" + env.scheduler().httpPort() + "/api/v1/devices/import"))
+              URI.create("http://127.0.0.1:" + env.scheduler().httpPort() + "/api/v1/devices/import")).header("Authorization", "Bearer " + TestEnv.API_TOKEN)
           .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
       assertEquals(200, imported.statusCode(), imported.body());
 

@@ -28,12 +28,12 @@ class InventoryIT {
   private final HttpClient http = HttpClient.newHttpClient();
 
   private HttpResponse<String> post(int port, String path, String body) throws Exception {
-    return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).POST(HttpRequest.BodyPublishers.ofString(body)).build(),
+    return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).header("Authorization", "Bearer " + TestEnv.API_TOKEN).POST(HttpRequest.BodyPublishers.ofString(body)).build(),
         HttpResponse.BodyHandlers.ofString());
   }
 
   private HttpResponse<String> get(int port, String path) throws Exception {
-    return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).GET().build(), HttpResponse.BodyHandlers.ofString());
+    return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).header("Authorization", "Bearer " + TestEnv.API_TOKEN).GET().build(), HttpResponse.BodyHandlers.ofString());
   }
 
   @Test

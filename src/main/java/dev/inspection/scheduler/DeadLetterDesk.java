@@ -1,0 +1,223 @@
+package dev.inspection.scheduler;
+
+import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.Connection;
+import com.rabbitmq.client.DefaultConsumer;
+import com.rabbitmq.client.Envelope;
+import dev.inspection.messaging.Topology;
+import io.vertx.core.Context;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.WorkerExecutor;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import io.vertx.sqlclient.Pool;
+import io.vertx.sqlclient.Row;
+import io.vertx.sqlclient.Tuple;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The dead-letter queue, made operable (D3, issue 5): every message that reaches {@code {prefix}.dead} —
+ * set aside by a worker with {@code x-dead-reason}/{@code x-dead-detail}, or by the broker after the
+ * delivery limit — is copied into {@code dead_letter} and acked only after the insert committed (a crash
+ * in between gives at most a second copy, never a lost one). From there an operator lists them, replays
+ * them (published again with confirms to the status exchange under their original routing key) or
+ * discards them; a replay reports its progress as a {@link Jobs} job.
+ */
+public final class DeadLetterDesk {
+  private static final Logger log = LoggerFactory.getLogger(DeadLetterDesk.class);
+
+  static final String INSERT = """
+      INSERT INTO dead_letter (reason, detail, queue, routing_key, body, headers)
+      SELECT * FROM unnest($1::varchar[], $2::text[], $3::varchar[], $4::varchar[], $5::bytea[], $6::text[]::jsonb[])""";
+  static final String LIST = """
+      SELECT id, reason, detail, queue, routing_key, at, state, handled_at, handled_by, length(body) FROM dead_letter
+      WHERE ($1::varchar IS NULL OR state = $1) AND ($2::varchar IS NULL OR reason = $2) ORDER BY id DESC LIMIT $3""";
+  static final String COUNTS = "SELECT state, reason, count(*) FROM dead_letter GROUP BY state, reason ORDER BY state, reason";
+  static final String PENDING = "SELECT id, routing_key, body FROM dead_letter WHERE state = 'PENDING' AND ($1::bigint[] IS NULL OR id = ANY($1)) ORDER BY id";
+  static final String MARK = "UPDATE dead_letter SET state = $2, handled_at = now(), handled_by = $3 WHERE id = ANY($1::bigint[]) AND state = 'PENDING'";
+
+  private record Letter(long tag, String reason, String detail, String queue, String routingKey, byte[] body, JsonObject headers) {}
+
+  private final Vertx vertx;
+  private final Context context;
+  private final Pool pool;
+  private final Topology topology;
+  private final Jobs jobs;
+  private final WorkerExecutor amqp;
+  private final List<Letter> buffer = new ArrayList<>();
+  private Channel consumeChannel;
+  private Connection connection;
+  private boolean flushing;
+
+  public DeadLetterDesk(Vertx vertx, Pool pool, Topology topology, Jobs jobs, String name) {
+    this.vertx = vertx;
+    this.context = vertx.getOrCreateContext();
+    this.pool = pool;
+    this.topology = topology;
+    this.jobs = jobs;
+    this.amqp = vertx.createSharedWorkerExecutor("dead-letter-desk-" + name + "-" + System.identityHashCode(this), 1);
+  }
+
+  /** On every (re)connect: declare the topology and consume the dead-letter queue. */
+  public Future<Void> connected(Connection c) {
+    return amqp.executeBlocking(() -> {
+      connection = c;
+      Channel ch = c.createChannel();
+      topology.declare(ch);
+      ch.basicQos(200);
+      ch.basicConsume(topology.deadLetterQueue(), false, "dead-letter-desk", new DefaultConsumer(ch) {
+        @Override
+        public void handleDelivery(String tag, Envelope env, AMQP.BasicProperties props, byte[] body) {
+          Letter l = letter(env, props, body);
+          context.runOnContext(v -> {
+            buffer.add(l);
+            flush();
+          });
+        }
+      });
+      consumeChannel = ch;
+      return null;
+    }, true).mapEmpty();
+  }
+
+  public void connectionLost() {
+    context.runOnContext(v -> buffer.clear()); // unacked: the broker keeps them for the next consumer
+  }
+
+  private static Letter letter(Envelope env, AMQP.BasicProperties props, byte[] body) {
+    Map<String, Object> h = props.getHeaders() == null ? Map.of() : props.getHeaders();
+    JsonObject headers = new JsonObject();
+    h.forEach((k, v) -> headers.put(k, String.valueOf(v)));
+    String reason = str(h.get("x-dead-reason"));
+    String queue = str(h.get("x-original-queue"));
+    String routing = str(h.get("x-original-routing-key"));
+    Object deaths = h.get("x-death");
+    if (reason == null && deaths instanceof List<?> list && !list.isEmpty() && list.get(0) instanceof Map<?, ?> first) {
+      reason = str(first.get("reason")); // e.g. delivery_limit: the broker gave up redelivering it
+      queue = str(first.get("queue"));
+      if (first.get("routing-keys") instanceof List<?> keys && !keys.isEmpty()) routing = str(keys.get(0));
+    }
+    if (routing == null) routing = env.getRoutingKey();
+    return new Letter(env.getDeliveryTag(), reason == null ? "unknown" : reason, str(h.get("x-dead-detail")), queue, routing, body, headers);
+  }
+
+  private static String str(Object o) {
+    return o == null ? null : o.toString();
+  }
+
+  private void flush() {
+    if (flushing || buffer.isEmpty()) return;
+    flushing = true;
+    List<Letter> batch = new ArrayList<>(buffer);
+    buffer.clear();
+    int n = batch.size();
+    String[] reason = new String[n];
+    String[] detail = new String[n];
+    String[] queue = new String[n];
+    String[] routing = new String[n];
+    io.vertx.core.buffer.Buffer[] body = new io.vertx.core.buffer.Buffer[n];
+    String[] headers = new String[n];
+    for (int i = 0; i < n; i++) {
+      Letter l = batch.get(i);
+      reason[i] = l.reason();
+      detail[i] = l.detail();
+      queue[i] = l.queue();
+      routing[i] = l.routingKey();
+      body[i] = io.vertx.core.buffer.Buffer.buffer(l.body());
+      headers[i] = l.headers().encode();
+    }
+    long last = batch.get(n - 1).tag();
+    Channel ch = consumeChannel;
+    pool.preparedQuery(INSERT).execute(Tuple.tuple().addArrayOfString(reason).addArrayOfString(detail).addArrayOfString(queue)
+            .addArrayOfString(routing).addArrayOfBuffer(body).addArrayOfString(headers))
+        .compose(r -> amqp.executeBlocking(() -> {
+          ch.basicAck(last, true); // only after the rows committed
+          return null;
+        }, true))
+        .onComplete(ar -> {
+          flushing = false;
+          if (ar.failed()) log.warn("cannot keep {} dead letter(s) yet ({}); they stay in the queue", n, ar.cause().getMessage());
+          else log.info("kept {} dead letter(s) for operators (reasons {})", n, java.util.Arrays.stream(reason).distinct().toList());
+          flush();
+        });
+  }
+
+  public Future<JsonObject> list(String state, String reason, int limit) {
+    Future<JsonArray> rows = pool.preparedQuery(LIST).execute(Tuple.of(state, reason, limit)).map(rs -> {
+      JsonArray a = new JsonArray();
+      for (Row r : rs) {
+        a.add(new JsonObject().put("id", r.getLong(0)).put("reason", r.getString(1)).put("detail", r.getString(2)).put("queue", r.getString(3))
+            .put("routing_key", r.getString(4)).put("at", r.getOffsetDateTime(5).toString()).put("state", r.getString(6))
+            .put("handled_at", r.getOffsetDateTime(7) == null ? null : r.getOffsetDateTime(7).toString()).put("handled_by", r.getString(8))
+            .put("bytes", r.getInteger(9)));
+      }
+      return a;
+    });
+    Future<JsonArray> counts = pool.query(COUNTS).execute().map(rs -> {
+      JsonArray a = new JsonArray();
+      for (Row r : rs) a.add(new JsonObject().put("state", r.getString(0)).put("reason", r.getString(1)).put("count", r.getLong(2)));
+      return a;
+    });
+    return Future.all(rows, counts).map(v -> new JsonObject().put("dead_letters", rows.result()).put("counts", counts.result()));
+  }
+
+  /** Replays the given pending dead letters (all pending ones when {@code ids} is null) as a job. */
+  public Future<Jobs.Job> replay(Long[] ids, String by) {
+    return pool.preparedQuery(PENDING).execute(Tuple.of((Object) ids)).map(rows -> {
+      List<Object[]> todo = new ArrayList<>();
+      for (Row r : rows) todo.add(new Object[] {r.getLong(0), r.getString(1), r.getBuffer(2).getBytes()});
+      Jobs.Job job = jobs.start("dead-letter replay", todo.size());
+      replayNext(job, todo, 0, by);
+      return job;
+    });
+  }
+
+  private void replayNext(Jobs.Job job, List<Object[]> todo, int from, String by) {
+    if (from >= todo.size()) {
+      job.done("replayed " + todo.size() + " dead letter(s)");
+      return;
+    }
+    List<Object[]> chunk = todo.subList(from, Math.min(todo.size(), from + 100));
+    amqp.executeBlocking(() -> {
+      if (connection == null || !connection.isOpen()) throw new IllegalStateException("no RabbitMQ connection: retry the replay when /health/ready is UP");
+      Channel ch = connection.createChannel();
+      try {
+        ch.confirmSelect();
+        for (Object[] l : chunk) {
+          AMQP.BasicProperties props = new AMQP.BasicProperties.Builder().deliveryMode(2)
+              .headers(Map.of("x-replayed-from-dead-letter", l[0])).build();
+          ch.basicPublish(topology.exchange(), (String) l[1], true, props, (byte[]) l[2]);
+        }
+        ch.waitForConfirmsOrDie(30_000);
+      } finally {
+        if (ch.isOpen()) ch.close();
+      }
+      return null;
+    }, true).compose(v -> pool.preparedQuery(MARK).execute(Tuple.of(chunk.stream().map(l -> (Long) l[0]).toArray(Long[]::new), "REPLAYED", by)))
+        .onSuccess(r -> {
+          job.advance(chunk.size());
+          replayNext(job, todo, from + chunk.size(), by);
+        })
+        .onFailure(e -> job.fail("stopped after " + from + " of " + todo.size() + ": " + e.getMessage()));
+  }
+
+  public Future<Integer> discard(Long[] ids, String by) {
+    return pool.preparedQuery(MARK).execute(Tuple.of(ids, "DISCARDED", by)).map(r -> r.rowCount());
+  }
+
+  public void close() {
+    amqp.close();
+  }
+
+  static String preview(byte[] body) {
+    String s = new String(body, StandardCharsets.UTF_8);
+    return s.length() > 200 ? s.substring(0, 200) + "…" : s;
+  }
+}

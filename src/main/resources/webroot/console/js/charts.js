@@ -1,0 +1,103 @@
+// Time charts on uPlot (served from the jar's webjar as the global `uPlot`), in the console's dark
+// colours, as wide as their box. The element gets data-points (how many x values were drawn) and
+// data-drawn="true" once uPlot has painted its canvas.
+
+const AXIS = '#aab4c0';
+const GRID = 'rgba(170,180,192,0.14)';
+
+function axis(extra) {
+  return { stroke: AXIS, grid: { stroke: GRID, width: 1 }, ticks: { stroke: GRID, width: 1 }, font: '12px system-ui, sans-serif', ...extra };
+}
+
+class Chart {
+  /**
+   * series: [{label, stroke, scale, fill?, kind: 'line'|'step'|'bars'|'points', value?}]; the first two
+   * distinct scales get the left and the right axis.
+   */
+  constructor(el, series, { height = 220, axes = {}, scales = {} } = {}) {
+    this.el = el;
+    if (typeof uPlot === 'undefined') {
+      el.textContent = 'Charts unavailable: /webjars/uplot/1.6.30/dist/uPlot.iife.min.js did not load.';
+      el.classList.add('empty');
+      this.u = null;
+      return;
+    }
+    const scaleNames = [...new Set(series.map(s => s.scale))];
+    const opts = {
+      width: Math.max(200, el.clientWidth || 600),
+      height,
+      scales: { x: { time: true }, ...scales },
+      legend: { live: true },
+      cursor: { drag: { x: false, y: false } },
+      series: [{ label: 'time' }, ...series.map(s => ({
+        label: s.label, scale: s.scale, stroke: s.stroke, width: s.width || 2, fill: s.fill,
+        spanGaps: false,
+        value: s.value,
+        points: { show: s.kind === 'points' || s.kind === 'line-points', size: 6, fill: s.stroke, stroke: s.stroke },
+        paths: s.kind === 'step' ? uPlot.paths.stepped({ align: 1 })
+          : s.kind === 'bars' ? uPlot.paths.bars({ size: [0.7, 40] })
+          : s.kind === 'points' ? () => null
+          : undefined,
+      }))],
+      axes: [axis({}), ...scaleNames.slice(0, 2).map((sc, i) => axis({ scale: sc, side: i === 0 ? 3 : 1, grid: { show: i === 0, stroke: GRID, width: 1 }, ...(axes[sc] || {}) }))],
+      hooks: {
+        draw: [u => {
+          el.dataset.points = String(u.data[0] ? u.data[0].length : 0);
+          el.dataset.drawn = 'true';
+        }],
+      },
+    };
+    this.u = new uPlot(opts, [[], ...series.map(() => [])], el);
+    this.ro = new ResizeObserver(() => {
+      const w = Math.max(200, el.clientWidth);
+      if (this.u && w !== this.u.width) this.u.setSize({ width: w, height });
+    });
+    this.ro.observe(el);
+  }
+
+  setData(data) {
+    if (!this.u) return;
+    this.u.setData(data);
+  }
+
+  destroy() {
+    if (this.ro) this.ro.disconnect();
+    if (this.u) this.u.destroy();
+    this.u = null;
+  }
+}
+
+/** A trend over time with two value scales (left and right axis). */
+export class TrendChart extends Chart {
+  constructor(el, series) {
+    super(el, series.map(s => ({ ...s, kind: 'line' })), { height: 180 });
+  }
+}
+
+/** A device's recent results: latency (line with points) and UP/DOWN (step line on its own 0..1 scale). */
+export class HistoryChart extends Chart {
+  constructor(el) {
+    super(el, [
+      { label: 'latency', stroke: '#4e9ff5', scale: 'ms', kind: 'line-points', value: (u, v) => (v === null || v === undefined ? '—' : v + ' ms') },
+      { label: 'status', stroke: '#3fbf6f', scale: 'up', kind: 'step', value: (u, v) => (v === null || v === undefined ? '—' : v ? 'UP' : 'DOWN') },
+    ], {
+      height: 240,
+      scales: { up: { range: [-0.1, 1.1] } },
+      axes: {
+        ms: { label: 'latency ms', labelFont: '12px system-ui, sans-serif' },
+        up: { splits: () => [0, 1], values: (u, vals) => vals.map(v => (v === 1 ? 'UP' : v === 0 ? 'DOWN' : '')), size: 60 },
+      },
+    });
+  }
+}
+
+/** Per-minute rollups: results (bars) and DOWN results (bars in red), on one count scale. */
+export class RollupChart extends Chart {
+  constructor(el) {
+    super(el, [
+      { label: 'results', stroke: '#4e9ff5', fill: 'rgba(78,159,245,0.35)', scale: 'n', kind: 'bars' },
+      { label: 'down', stroke: '#e5534b', fill: 'rgba(229,83,75,0.6)', scale: 'n', kind: 'bars' },
+      { label: 'state changes', stroke: '#f5a524', scale: 'n', kind: 'points' },
+    ], { height: 180, scales: { n: { range: (u, min, max) => [0, Math.max(1, max)] } } });
+  }
+}
