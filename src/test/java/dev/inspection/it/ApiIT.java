@@ -251,4 +251,20 @@ class ApiIT {
       assertNotNull(new JsonObject(version.body()).getString("app_version"));
     }
   }
+
+  @Test
+  void theJarRefusesToStartItsApiWithAPlaceholderSecret() throws Exception {
+    try (TestEnv env = new TestEnv(1)) {
+      String jar = System.getProperty("node.jar", "target/node.jar");
+      List<String> cmd = new ArrayList<>(List.of(java.nio.file.Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar", jar,
+          "--role=scheduler", "--node.id=" + env.name + "-s", "--http.port=0", "--pg.schema=" + env.name, "--api.token=changeme",
+          "--console.password=" + TestEnv.CONSOLE_PASSWORD));
+      Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+      assertTrue(p.waitFor(60, java.util.concurrent.TimeUnit.SECONDS), "it exits at once");
+      String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      assertEquals(2, p.exitValue(), out);
+      assertTrue(out.contains("api.token is a placeholder") && out.contains("INSPECT_API_TOKEN"), out);
+      assertFalse(out.contains(TestEnv.CONSOLE_PASSWORD), "no secret in its output");
+    }
+  }
 }
