@@ -13,7 +13,7 @@ usage: ./run.sh <command> [args...]
 commands:
   demo [flags...]       start PostgreSQL, RabbitMQ and Redis if needed (scripts/ensure-services.sh),
                         build target/node.jar if needed, run every role in one JVM (--role=all)
-  test [mvn args...]    start the services if needed, then mvn -B verify
+  test [mvn args...]    start the services and install chromium if needed, mvn -B verify, then check that no test secret reached a log
                         (unit tests *Test with surefire, integration tests *IT with failsafe)
   probe [flags...]      build if needed, run the probe role      (--role=probe)
   worker [flags...]     build if needed, run the worker role     (--role=worker)
@@ -97,8 +97,15 @@ case "$cmd" in
     ;;
   test)
     scripts/ensure-services.sh
+    scripts/ensure-chromium.sh   # the console's browser test drives Debian's headless chromium
     ensure_toolchain maven
-    exec mvn -B verify "$@"
+    mkdir -p target
+    set +e
+    mvn -B verify "$@" 2>&1 | tee target/test-output.log
+    rc=${PIPESTATUS[0]}
+    set -e
+    [ "$rc" -eq 0 ] || exit "$rc"
+    exec scripts/check-secrets.sh target/test-output.log
     ;;
   probe | worker | scheduler)
     run_role "$cmd" "$@"
