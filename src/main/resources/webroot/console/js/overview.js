@@ -104,8 +104,9 @@ function addTrend(o) {
   }
 }
 
-function card(key, label, value, { tone, href, title } = {}) {
-  const body = [h('div', { class: 'card-label' }, label), h('div', { class: 'card-value', dataset: { value: key } }, value)];
+function card(key, label, value, { tone, href, title, sub } = {}) {
+  const body = [h('div', { class: 'card-label' }, label), h('div', { class: 'card-value', dataset: { value: key } }, value),
+    sub ? h('div', { class: 'card-sub' }, sub) : null];
   return href
     ? h('a', { class: 'card' + (tone ? ' ' + tone : ''), href, dataset: { card: key }, title }, body)
     : h('div', { class: 'card' + (tone ? ' ' + tone : ''), dataset: { card: key }, title }, body);
@@ -121,8 +122,8 @@ function paintCards(ctx, o, slots, workers) {
   fill(el,
     card('leader', 'Leader', o ? (o.leader_id || 'none') : '—', { tone: o && !o.leader_id ? 'bad' : null, title: o ? `term ${o.term}` : null }),
     card('term', 'Term', o ? fmtInt(o.term) : '—'),
-    card('slots', 'Slots', total === null ? '—' : fmtInt(total) + (notActive ? ` (${fmtInt(notActive)} not ACTIVE)` : ''),
-      { tone: notActive ? 'warn' : null }),
+    card('slots', 'Slots', total === null ? '—' : fmtInt(total),
+      { tone: notActive ? 'warn' : null, sub: notActive ? `${fmtInt(notActive)} not ACTIVE` : null }),
     card('workers', 'Workers active', active === null ? '—' : fmtInt(active), { tone: active === 0 ? 'bad' : null, href: '#/workers' }),
     card('rate', 'Results/s', o ? fmtRate(o.results_per_s) : '—'),
     card('backlog', 'Backlog', backlog === null || backlog === undefined ? '—' : fmtInt(backlog), { title: 'messages waiting in the slot queues and mailboxes' }),
