@@ -368,6 +368,9 @@ start_node() { # tag devices interval_ms
   rm -rf "$DATA" "$OUT/gc-$tag.log" "$NODE_LOG"
   NODE_TEARDOWN_MAYBE=1
   teardown_node || die "Teardown before the run failed (RabbitMQ or PostgreSQL down?)"
+  # the scheduler's API needs real secrets: throwaway ones, through the environment
+  INSPECT_API_TOKEN=$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n') \
+  INSPECT_CONSOLE_PASSWORD=$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n') \
   java "-Xmx$HEAP" "-Xlog:gc:file=$OUT/gc-$tag.log" -jar "$JAR" --role=all --node.id=bench --pg.schema=bench \
     --topology.prefix=$PREFIX --redis.channel.prefix=bench --http.port=$PORT --data.dir="$DATA" \
     --probe.sim.devices="$n" --probe.interval.ms="$i" --slots.total=$SLOTS ${BENCH_NODE_FLAGS:-} >"$NODE_LOG" 2>&1 &

@@ -90,7 +90,7 @@ say "draining $victim: it holds $held of $slots slots (~$per_slot devices per sl
 t0=$(now_ms)
 t0_sql="to_timestamp($t0 / 1000.0)"
 if [ "$via" = api ]; then
-  code=$(curl -s -o "$dir/drain-response.json" -w '%{http_code}' --max-time 10 -X POST \
+  code=$(curl -s "${AUTH[@]}" -o "$dir/drain-response.json" -w '%{http_code}' --max-time 10 -X POST \
     "http://127.0.0.1:${DRILL_PORT[s1]}/api/v1/workers/$victim/drain")
   [ "$code" = 202 ] || drill_die "POST /api/v1/workers/$victim/drain answered $code: $(cat "$dir/drain-response.json")"
   say "POST http://127.0.0.1:${DRILL_PORT[s1]}/api/v1/workers/$victim/drain -> $code ($(grep -o '"state":"[A-Z_]*"' "$dir/drain-response.json" | head -1))"
@@ -115,7 +115,7 @@ while [ -z "$offline_ms" ] || [ -z "$exit_ms" ]; do
     break
   fi
   if [ $((SECONDS - last)) -ge 5 ] && [ -z "$offline_ms" ]; then
-    p=$(curl -s --max-time 3 "http://127.0.0.1:${DRILL_PORT[s1]}/api/v1/workers/$victim" | grep -o '"drain":{[^}]*}' || true)
+    p=$(curl -s "${AUTH[@]}" --max-time 3 "http://127.0.0.1:${DRILL_PORT[s1]}/api/v1/workers/$victim" | grep -o '"drain":{[^}]*}' || true)
     say "  $victim: ${p:-no drain progress reported yet}"
     last=$SECONDS
   fi

@@ -87,7 +87,7 @@ drill_reap "$l1"
 wait_new_leader "$t1" "$l1" 60
 l2=$lead t2=$term failover1=$((elected_ms - t0))
 say "$l2 leads (term $t2) $failover1 ms after the kill"
-api=$(curl -s --max-time 5 "http://127.0.0.1:${DRILL_PORT[$l2]}/api/v1/leader" || true)
+api=$(curl -s "${AUTH[@]}" --max-time 5 "http://127.0.0.1:${DRILL_PORT[$l2]}/api/v1/leader" || true)
 say "GET $l2 /api/v1/leader: $api"
 sleep 3   # let it run a few rounds as leader
 

@@ -76,6 +76,11 @@ drill_setup() {
   jar="$dir/node.jar"
   common=(--pg.schema="$name" --topology.prefix="$name" --redis.channel.prefix="$name" --slots.total="$slots"
           --data.dir="$dir" --backoff.max.ms=5000)
+  # the API needs real secrets: fresh ones per run, passed through the environment (not visible in ps)
+  INSPECT_API_TOKEN=$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')
+  INSPECT_CONSOLE_PASSWORD=$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')
+  export INSPECT_API_TOKEN INSPECT_CONSOLE_PASSWORD
+  AUTH=(-H "Authorization: Bearer $INSPECT_API_TOKEN")
   trap drill_cleanup EXIT
   trap 'echo; say "interrupted: cleaning up"; exit 130' INT
   trap 'say "terminated: cleaning up"; exit 143' TERM
