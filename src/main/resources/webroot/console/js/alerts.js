@@ -40,7 +40,7 @@ export default {
     const r = await ctx.load(`/alerts?state=${encodeURIComponent(state)}&min_severity=${min}&limit=1000`);
     if (!r || !ctx.alive) return;
     ctx.state.last = r.alerts || [];
-    paint(ctx, ctx.state.last);
+    if (!ctx.state.acking) paint(ctx, ctx.state.last);
   },
 };
 
@@ -62,21 +62,37 @@ function paint(ctx, all) {
   }));
 }
 
+const keyOf = a => a.device_id + '\u0000' + a.alert_key;
+
 function ackCell(ctx, a) {
-  if (a.acked_at) return h('span', { title: a.acked_at }, `by ${a.acked_by || '?'} `, h('span', { class: 'muted small' }, ago(a.acked_at)));
+  if (a.acked_at) {
+    return h('span', { class: 'acked', title: a.acked_at }, `by ${a.acked_by || '?'} `, h('span', { class: 'muted small' }, ago(a.acked_at)),
+      a.ack_note ? h('div', { class: 'small' }, '“' + a.ack_note + '”') : null);
+  }
   if (a.state !== 'ACTIVE') return h('span', { class: 'muted' }, '—');
-  return h('button', {
-    type: 'button', class: 'ack', dataset: { device: a.device_id, alertKey: a.alert_key },
-    onclick: async ev => {
-      ev.target.disabled = true;
+  if (ctx.state.acking === keyOf(a)) {
+    // the note form: the table is not repainted while it is open
+    const note = h('input', { type: 'text', class: 'ack-note', placeholder: 'note (optional)', maxlength: '500', 'aria-label': 'acknowledgement note' });
+    const send = async () => {
+      form.querySelectorAll('button, input').forEach(x => { x.disabled = true; });
       try {
-        await api(`/alerts/${encodeId(a.device_id)}/${encodeId(a.alert_key)}/ack`, { method: 'POST', body: {} });
+        const body = note.value.trim() ? { note: note.value.trim() } : {};
+        await api(`/alerts/${encodeId(a.device_id)}/${encodeId(a.alert_key)}/ack`, { method: 'POST', body });
         notify(`Acknowledged ${a.alert_key} on ${a.device_id}.`, 'ok');
       } catch (e) {
         notify(`Could not acknowledge ${a.alert_key} on ${a.device_id}: ${describe(e)}`, 'error');
-        ev.target.disabled = false;
       }
+      ctx.state.acking = null;
       ctx.refreshNow();
-    },
-  }, 'Ack');
+    };
+    const form = h('form', { class: 'ack-form', onsubmit: ev => { ev.preventDefault(); send(); } },
+      note, h('button', { type: 'submit', class: 'ack-confirm' }, 'Ack'),
+      h('button', { type: 'button', class: 'link ack-cancel', onclick: () => { ctx.state.acking = null; paint(ctx, ctx.state.last); } }, 'cancel'));
+    setTimeout(() => note.focus(), 0);
+    return form;
+  }
+  return h('button', {
+    type: 'button', class: 'ack', dataset: { device: a.device_id, alertKey: a.alert_key },
+    onclick: () => { ctx.state.acking = keyOf(a); paint(ctx, ctx.state.last); },
+  }, 'Ack…');
 }

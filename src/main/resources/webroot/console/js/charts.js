@@ -9,12 +9,34 @@ function axis(extra) {
   return { stroke: AXIS, grid: { stroke: GRID, width: 1 }, ticks: { stroke: GRID, width: 1 }, font: '12px system-ui, sans-serif', ...extra };
 }
 
+const pad = n => String(n).padStart(2, '0');
+
+/** The time axis: whole seconds or minutes, as local HH:MM:SS or HH:MM (no "3:26am", no milliseconds). */
+function timeAxis(withSeconds) {
+  return axis({
+    space: 70,
+    incrs: withSeconds ? [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200] : [60, 120, 300, 600, 900, 1800, 3600, 7200, 21600, 86400],
+    values: (u, splits) => splits.map(v => {
+      const d = new Date(v * 1000);
+      return withSeconds ? `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}` : `${pad(d.getHours())}:${pad(d.getMinutes())}`;
+    }),
+  });
+}
+
+function timeValue(withSeconds) {
+  return (u, v) => {
+    if (v === null || v === undefined) return '—';
+    const d = new Date(v * 1000);
+    return `${pad(d.getHours())}:${pad(d.getMinutes())}` + (withSeconds ? `:${pad(d.getSeconds())}` : '');
+  };
+}
+
 class Chart {
   /**
    * series: [{label, stroke, scale, fill?, kind: 'line'|'step'|'bars'|'points', value?}]; the first two
    * distinct scales get the left and the right axis.
    */
-  constructor(el, series, { height = 220, axes = {}, scales = {} } = {}) {
+  constructor(el, series, { height = 220, axes = {}, scales = {}, seconds = true } = {}) {
     this.el = el;
     if (typeof uPlot === 'undefined') {
       el.textContent = 'Charts unavailable: /webjars/uplot/1.6.30/dist/uPlot.iife.min.js did not load.';
@@ -29,7 +51,7 @@ class Chart {
       scales: { x: { time: true }, ...scales },
       legend: { live: true },
       cursor: { drag: { x: false, y: false } },
-      series: [{ label: 'time' }, ...series.map(s => ({
+      series: [{ label: 'time', value: timeValue(seconds) }, ...series.map(s => ({
         label: s.label, scale: s.scale, stroke: s.stroke, width: s.width || 2, fill: s.fill,
         spanGaps: false,
         value: s.value,
@@ -39,7 +61,7 @@ class Chart {
           : s.kind === 'points' ? () => null
           : undefined,
       }))],
-      axes: [axis({}), ...scaleNames.slice(0, 2).map((sc, i) => axis({ scale: sc, side: i === 0 ? 3 : 1, grid: { show: i === 0, stroke: GRID, width: 1 }, ...(axes[sc] || {}) }))],
+      axes: [timeAxis(seconds), ...scaleNames.slice(0, 2).map((sc, i) => axis({ scale: sc, side: i === 0 ? 3 : 1, grid: { show: i === 0, stroke: GRID, width: 1 }, ...(axes[sc] || {}) }))],
       hooks: {
         draw: [u => {
           el.dataset.points = String(u.data[0] ? u.data[0].length : 0);
@@ -91,13 +113,28 @@ export class HistoryChart extends Chart {
   }
 }
 
-/** Per-minute rollups: results (bars) and DOWN results (bars in red), on one count scale. */
+/** Per-minute rollups: results (bars) and DOWN results (bars in red), on one count scale, over a fixed window. */
 export class RollupChart extends Chart {
   constructor(el) {
+    let chart = null;
     super(el, [
       { label: 'results', stroke: '#4e9ff5', fill: 'rgba(78,159,245,0.35)', scale: 'n', kind: 'bars' },
       { label: 'down', stroke: '#e5534b', fill: 'rgba(229,83,75,0.6)', scale: 'n', kind: 'bars' },
       { label: 'state changes', stroke: '#f5a524', scale: 'n', kind: 'points' },
-    ], { height: 180, scales: { n: { range: (u, min, max) => [0, Math.max(1, max)] } } });
+    ], {
+      height: 180,
+      seconds: false,
+      scales: {
+        n: { range: (u, min, max) => [0, Math.max(1, max)] },
+        // the whole requested window, not just the minutes that have rollups
+        x: { time: true, range: (u, min, max) => (chart && chart.window ? chart.window : [min, max]) },
+      },
+    });
+    chart = this;
+  }
+
+  /** The window shown, in epoch seconds. */
+  setWindow(from, to) {
+    this.window = [from, to];
   }
 }

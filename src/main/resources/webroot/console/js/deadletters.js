@@ -100,7 +100,7 @@ function paintTable(ctx, rows) {
     { title: 'detail', cell: d => h('span', { class: 'detail', title: d.detail || '' }, d.detail && d.detail.length > 140 ? d.detail.slice(0, 137) + '…' : (d.detail || '—')) },
     { title: 'queue', cell: d => h('code', null, d.queue || '—') },
     { title: 'routing key', cell: d => h('code', null, d.routing_key || '—') },
-    { title: 'state', cell: d => badge(d.state) },
+    { title: 'state', cell: d => [badge(d.state), d.handled_by ? h('div', { class: 'muted small', title: d.handled_at || '' }, 'by ' + d.handled_by) : null] },
   ], rows, { empty: ctx.state.query === 'PENDING' ? 'No dead letter is pending.' : 'None.', rowAttrs: d => ({ dataset: { id: d.id, state: d.state } }) });
   fill($('#dead-letters', ctx.root), t);
   ctx.state.pendingCount = pending.length;

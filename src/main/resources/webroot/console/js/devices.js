@@ -150,7 +150,10 @@ export const deviceView = {
     }
     if (d) paintDevice(ctx, d);
     if (ev) paintAlerts(ctx, ev.events || []);
-    if (ro) paintRollups(ctx, ro.minutes || []);
+    if (ro) {
+      ctx.state.rollups.setWindow(from.getTime() / 1000 - 30, to.getTime() / 1000 + 30);
+      paintRollups(ctx, ro.minutes || []);
+    }
   },
 };
 

@@ -104,8 +104,8 @@ function addTrend(o) {
   }
 }
 
-function card(key, label, value, { tone, href, title, sub } = {}) {
-  const body = [h('div', { class: 'card-label' }, label), h('div', { class: 'card-value', dataset: { value: key } }, value),
+function card(key, label, value, { tone, href, title, sub, text } = {}) {
+  const body = [h('div', { class: 'card-label' }, label), h('div', { class: 'card-value' + (text ? ' text' : ''), dataset: { value: key } }, value),
     sub ? h('div', { class: 'card-sub' }, sub) : null];
   return href
     ? h('a', { class: 'card' + (tone ? ' ' + tone : ''), href, dataset: { card: key }, title }, body)
@@ -120,7 +120,7 @@ function paintCards(ctx, o, slots, workers) {
   const active = o ? o.workers_active : workers ? workers.filter(x => x.state === 'ACTIVE').length : null;
   const backlog = o ? o.backlog_total : null;
   fill(el,
-    card('leader', 'Leader', o ? (o.leader_id || 'none') : '—', { tone: o && !o.leader_id ? 'bad' : null, title: o ? `term ${o.term}` : null }),
+    card('leader', 'Leader', o ? (o.leader_id || 'none') : '—', { tone: o && !o.leader_id ? 'bad' : null, title: o ? `term ${o.term}` : null, text: true }),
     card('term', 'Term', o ? fmtInt(o.term) : '—'),
     card('slots', 'Slots', total === null ? '—' : fmtInt(total),
       { tone: notActive ? 'warn' : null, sub: notActive ? `${fmtInt(notActive)} not ACTIVE` : null }),
@@ -143,8 +143,10 @@ function heat(v, max) {
 function slotTitle(x) {
   const parts = [`slot ${x.slot_id}`, `state ${x.state}`, `owner ${x.owner || 'none'}`, `epoch ${x.epoch ?? '—'}`];
   if (x.target) parts.push(`moving to ${x.target}`);
-  if (x.backlog !== undefined) parts.push(`backlog ${fmtInt(x.backlog)}`);
-  if (x.lag_ms !== undefined) parts.push(`lag ${fmtMs(x.lag_ms)}`);
+  if (x.backlog != null) parts.push(`backlog ${fmtInt(x.backlog)}`);
+  if (x.mailbox != null) parts.push(`mailbox ${fmtInt(x.mailbox)}`);
+  if (x.lag_ms != null) parts.push(`lag ${fmtMs(x.lag_ms)}`);
+  if (x.rate != null) parts.push(`${fmtRate(x.rate)} results/s`);
   return parts.join(' · ');
 }
 
@@ -173,8 +175,9 @@ function paintGrid(ctx, slots) {
     cell.dataset.state = x.state;
     cell.dataset.epoch = x.epoch ?? '';
     if (x.target) cell.dataset.target = x.target; else delete cell.dataset.target;
-    if (x.backlog !== undefined) cell.dataset.backlog = x.backlog;
-    if (x.lag_ms !== undefined) cell.dataset.lag = x.lag_ms;
+    if (x.backlog != null) cell.dataset.backlog = x.backlog; else delete cell.dataset.backlog;
+    if (x.lag_ms != null) cell.dataset.lag = x.lag_ms; else delete cell.dataset.lag;
+    if (x.rate != null) cell.dataset.rate = x.rate; else delete cell.dataset.rate;
     cell.title = slotTitle(x);
     cell.textContent = x.slot_id;
     cell.classList.toggle('free', x.state === 'FREE' || !x.owner);
@@ -201,7 +204,7 @@ function paintGrid(ctx, slots) {
         h('i', { class: 'swatch st-' + st }), `${st} ${byState[st]}`))));
   } else {
     const max = mode === 'backlog' ? maxBacklog : maxLag;
-    const has = slots.some(x => (mode === 'backlog' ? x.backlog : x.lag_ms) !== undefined);
+    const has = slots.some(x => (mode === 'backlog' ? x.backlog : x.lag_ms) != null);
     fill(legend, h('div', { class: 'legend-row' },
       has ? [h('span', { class: 'legend-item' }, h('i', { class: 'swatch', style: { background: heat(0, max) } }), mode === 'backlog' ? 'empty' : 'no lag'),
         h('span', { class: 'legend-item' }, h('i', { class: 'swatch', style: { background: heat(max / 30, max) } }), 'some'),
@@ -219,12 +222,13 @@ function showSlot(ctx, cell) {
     d.owner ? h('a', { href: '#/workers/' + encodeURIComponent(d.owner) }, d.owner) : 'none',
     ` · epoch ${d.epoch}`, d.target ? ` · moving to ${d.target}` : '',
     d.backlog !== undefined ? ` · backlog ${fmtInt(Number(d.backlog))}` : '',
-    d.lag !== undefined ? ` · lag ${fmtMs(Number(d.lag))}` : '');
+    d.lag !== undefined ? ` · lag ${fmtMs(Number(d.lag))}` : '',
+    d.rate !== undefined ? ` · ${fmtRate(Number(d.rate))} results/s` : '');
 }
 
 function paintHotSlots(ctx, slots) {
   const el = ctx.root.querySelector('#hot-slots');
-  if (!slots.some(x => x.backlog !== undefined || x.lag_ms !== undefined)) {
+  if (!slots.some(x => x.backlog != null || x.lag_ms != null)) {
     fill(el, h('p', { class: 'empty' }, 'This server does not report per-slot backlog and lag.'));
     return;
   }
@@ -235,6 +239,7 @@ function paintHotSlots(ctx, slots) {
     { title: 'state', cell: x => badge(x.state) },
     { title: 'backlog', cell: x => fmtInt(x.backlog), class: 'num' },
     { title: 'lag', cell: x => fmtMs(x.lag_ms), class: 'num' },
+    { title: 'results/s', cell: x => fmtRate(x.rate), class: 'num' },
   ], top, { empty: 'No slots.' }));
 }
 
