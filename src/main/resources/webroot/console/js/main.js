@@ -107,6 +107,7 @@ async function tick(ctx) {
     if (!ctx.alive) return;
     if (!ctx.errors.length) lastSuccess = Date.now();
     showErrors(ctx.errors);
+    freshnessTick();
   } catch (e) {
     if (ctx.alive && e.name !== 'AbortError') showErrors([...ctx.errors, 'the page failed to update: ' + describe(e)]);
   } finally {
@@ -143,6 +144,7 @@ async function headerTick() {
       setCount('nav-dead', o.dead_letters_pending);
       line.classList.remove('bad-text');
       if (!current || !current.errors.length) lastSuccess = Math.max(lastSuccess, Date.now());
+      freshnessTick();
     }
   } catch (e) {
     if (e.name !== 'AbortError') {

@@ -45,9 +45,11 @@ import org.openqa.selenium.support.ui.WebDriverWait;
 /**
  * The console in a real browser (Debian's headless Chromium through ChromeDriver) against real nodes: a
  * scheduler, two workers and a probe with simulated devices, each with its own schema and queues. An
- * operator logs in, reads the slot grid (checked cell by cell against slot_lease), drains a worker from
- * its page and watches the progress reach 100 % and the worker go OFFLINE, opens a device and waits for
- * its history chart. Screenshots of the overview and the device page go to target/screenshots/.
+ * operator logs in (after a refused password), reads the slot grid (checked against slot_lease per owner
+ * and state), acknowledges an alert, replays dead letters and drains a worker from its page, watching
+ * both progress bars reach 100 % and the worker go OFFLINE, opens a device and waits for its history
+ * chart, and is sent to the login when the session ends. Screenshots of the overview and the device page
+ * (and of the dead letters and the drained worker) go to target/screenshots/.
  */
 class ConsoleBrowserIT {
   private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
@@ -211,9 +213,12 @@ class ConsoleBrowserIT {
         assertNoErrorBanner(driver, "device");
         Path devicePng = screenshot(driver, shots.resolve("device.png"));
 
-        // 7. a session that ends sends the page back to the login (an API 401)
+        // 7. a session that ends sends the page to the login (an API 401); logging in again returns to that page
         driver.manage().deleteAllCookies();
         waiting(driver, 15).until(ExpectedConditions.urlContains("/login"));
+        logIn(driver, TestEnv.CONSOLE_USER, TestEnv.CONSOLE_PASSWORD);
+        waiting(driver, 15).until(ExpectedConditions.urlContains("#/devices/sim-000001"));
+        waiting(driver, 15).until(d -> "true".equals(d.findElement(By.id("history-chart")).getAttribute("data-drawn")));
 
         List<String> jsErrors = new ArrayList<>();
         for (LogEntry e : driver.manage().logs().get(LogType.BROWSER)) {
