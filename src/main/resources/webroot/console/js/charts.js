@@ -92,7 +92,10 @@ class Chart {
 /** A trend over time with two value scales (left and right axis). */
 export class TrendChart extends Chart {
   constructor(el, series) {
-    super(el, series.map(s => ({ ...s, kind: 'line' })), { height: 180 });
+    // every scale from zero: a wobble of 2 % must not look like a cliff
+    const fromZero = (u, min, max) => [0, max > 0 ? max * 1.1 : 1];
+    const scales = Object.fromEntries(series.map(s => [s.scale, { range: fromZero }]));
+    super(el, series.map(s => ({ ...s, kind: 'line' })), { height: 180, scales });
   }
 }
 

@@ -6,7 +6,6 @@ import { HistoryChart, RollupChart } from './charts.js';
 export const devicesView = {
   title: 'Devices',
   nav: 'devices',
-  poll: false,
 
   mount(ctx) {
     const q = ctx.query.q || '';
@@ -36,7 +35,7 @@ export const devicesView = {
           else ctx.refreshNow();
         },
       }, input, h('button', { type: 'submit' }, 'Open')),
-      h('p', { class: 'muted small' }, 'Type the beginning of an id to search the inventory; Enter opens the device with exactly that id (also one that only a probe knows, like sim-000001).'),
+      h('p', { class: 'muted small' }, 'Type the beginning of an id: devices with stored results and devices in the inventory. Enter opens the device with exactly that id.'),
       h('div', { id: 'device-results' })));
     input.focus();
   },
@@ -61,11 +60,14 @@ export const devicesView = {
       openExact,
       r ? table([
         { title: 'device', cell: d => h('a', { href: '#/devices/' + encodeId(d.device_id), class: 'device-link', dataset: { device: d.device_id } }, d.device_id) },
-        { title: 'priority', cell: d => 'P' + d.priority, class: 'num' },
+        { title: 'status', cell: d => (d.status ? badge(d.status) : h('span', { class: 'muted' }, 'no result')) },
+        { title: 'last result', cell: d => (d.collected_at ? h('span', { title: d.collected_at }, ago(d.collected_at)) : '—') },
+        { title: 'slot', cell: d => (d.slot_id === null || d.slot_id === undefined ? '—' : String(d.slot_id)), class: 'num' },
+        { title: 'priority', cell: d => (d.priority === null || d.priority === undefined ? '—' : 'P' + d.priority), class: 'num' },
         { title: 'group', cell: d => d.probe_group || '—' },
         { title: 'check', cell: d => d.check_type || '—' },
         { title: 'profile', cell: d => d.payload_profile || '—' },
-      ], found, { empty: `No device in the inventory starts with “${q}”.` }) : null,
+      ], found, { empty: `No device starts with “${q}” (neither in the inventory nor with a stored result).` }) : null,
       found.length >= 50 ? h('p', { class: 'muted small' }, 'First 50 shown; type more of the id.') : null);
   },
 };

@@ -99,7 +99,11 @@ function route() {
 let ticking = new Set();
 
 async function tick(ctx) {
-  if (!ctx.alive || ticking.has(ctx.id)) return;
+  if (!ctx.alive) return;
+  if (ticking.has(ctx.id)) {
+    ctx.again = true; // asked for while a refresh runs: run once more right after it
+    return;
+  }
   ticking.add(ctx.id);
   ctx.errors = [];
   try {
@@ -112,8 +116,10 @@ async function tick(ctx) {
     if (ctx.alive && e.name !== 'AbortError') showErrors([...ctx.errors, 'the page failed to update: ' + describe(e)]);
   } finally {
     ticking.delete(ctx.id);
-    if (ctx.alive && ctx.view.refresh && ctx.view.poll !== false) {
-      const ms = typeof ctx.view.interval === 'function' ? ctx.view.interval(ctx) : POLL_MS;
+    if (ctx.alive && ctx.view.refresh && (ctx.view.poll !== false || ctx.again)) {
+      const ms = ctx.again ? 0 : typeof ctx.view.interval === 'function' ? ctx.view.interval(ctx) : POLL_MS;
+      ctx.again = false;
+      clearTimeout(ctx.timer);
       ctx.timer = setTimeout(() => schedule(ctx), ms);
     }
   }

@@ -60,10 +60,12 @@ class ConsoleBrowserIT {
 
   @Test
   void operatorLogsInReadsTheSlotGridDrainsAWorkerAndSeesADeviceHistory() throws Exception {
-    if (!Files.isExecutable(CHROMIUM) || !Files.isExecutable(CHROMEDRIVER)) {
-      fail("the console's browser test needs " + CHROMIUM + " and " + CHROMEDRIVER + " (Debian packages chromium and chromium-driver)"
-          + " and " + (Files.isExecutable(CHROMIUM) ? CHROMEDRIVER : CHROMIUM) + " is missing: run scripts/ensure-chromium.sh"
-          + " (./run.sh test runs it first)");
+    List<String> missing = new ArrayList<>();
+    if (!Files.isExecutable(CHROMIUM)) missing.add(CHROMIUM + " (Debian package chromium)");
+    if (!Files.isExecutable(CHROMEDRIVER)) missing.add(CHROMEDRIVER + " (Debian package chromium-driver)");
+    if (!missing.isEmpty()) {
+      fail("the console's browser test drives headless Chromium, and " + String.join(" and ", missing) + (missing.size() == 1 ? " is" : " are")
+          + " missing: run scripts/ensure-chromium.sh (./run.sh test runs it first)");
     }
     Path shots = Path.of("target", "screenshots").toAbsolutePath();
     Files.createDirectories(shots);
