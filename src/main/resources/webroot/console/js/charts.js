@@ -55,7 +55,9 @@ class Chart {
         label: s.label, scale: s.scale, stroke: s.stroke, width: s.width || 2, fill: s.fill,
         spanGaps: false,
         value: s.value,
-        points: { show: s.kind === 'points' || s.kind === 'line-points', size: 6, fill: s.stroke, stroke: s.stroke },
+        // a plain line shows its points only while they are few (uPlot decides); the others always or never
+        points: s.kind === 'line' ? { size: 5, fill: s.stroke, stroke: s.stroke }
+          : { show: s.kind === 'points' || s.kind === 'line-points', size: 6, fill: s.stroke, stroke: s.stroke },
         paths: s.kind === 'step' ? uPlot.paths.stepped({ align: 1 })
           : s.kind === 'bars' ? uPlot.paths.bars({ size: [0.7, 40] })
           : s.kind === 'points' ? () => null

@@ -22,6 +22,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.logging.Level;
@@ -141,6 +142,8 @@ class ConsoleBrowserIT {
         }
         wait.until(d -> d.findElements(By.cssSelector("#workers a.worker-link")).size() >= 2);
         wait.until(d -> !d.findElement(By.cssSelector("[data-card='rate'] .card-value")).getText().equals("—"));
+        // the results/s trend is kept by the page itself: a few refreshes make it a line
+        wait.until(d -> Integer.parseInt(Objects.requireNonNullElse(d.findElement(By.id("trend-chart")).getAttribute("data-points"), "0")) >= 3);
         assertNoErrorBanner(driver, "overview");
         Path overviewPng = screenshot(driver, shots.resolve("overview.png"));
 
