@@ -40,7 +40,8 @@ export default {
             h('div', { class: 'segmented', role: 'group', 'aria-label': 'colour the slots by' }, h('span', { class: 'muted' }, 'colour by '), modeButtons)),
           h('div', { id: 'slot-grid', class: 'slot-grid', 'aria-label': 'slot grid' }),
           h('div', { id: 'grid-legend', class: 'legend' }),
-          h('p', { id: 'slot-detail', class: 'slot-detail muted' }, 'Point at a slot for its owner, epoch, backlog and lag.')),
+          h('p', { id: 'slot-detail', class: 'slot-detail muted' }, 'Point at a slot for its owner, epoch, backlog and lag; click it for its lease history.'),
+          h('div', { id: 'slot-history' })),
         h('div', { class: 'side' },
           h('section', { class: 'panel' }, h('div', { class: 'panel-head' }, h('h2', null, 'Results per second and backlog'),
             h('span', { class: 'muted' }, 'since this page opened')), h('div', { id: 'trend-chart', class: 'chart' })),
@@ -82,6 +83,7 @@ export default {
     ctx.state.trend.setData([trend.t, trend.rps, trend.backlog]);
     if (workers) fill(ctx.root.querySelector('#workers'), workersTable(workers, { compact: true }));
     paintProbes(ctx, p, probeError);
+    if (ctx.state.pinned !== undefined && ctx.state.pinned !== null) await loadSlotHistory(ctx);
   },
 };
 
@@ -159,6 +161,13 @@ function paintGrid(ctx, slots) {
       const cell = h('div', { class: 'slot', tabindex: '0' });
       cell.addEventListener('mouseenter', () => showSlot(ctx, cell));
       cell.addEventListener('focus', () => showSlot(ctx, cell));
+      const pin = () => {
+        ctx.state.pinned = cell.dataset.slot;
+        showSlot(ctx, cell);
+        loadSlotHistory(ctx);
+      };
+      cell.addEventListener('click', pin);
+      cell.addEventListener('keydown', ev => { if (ev.key === 'Enter' || ev.key === ' ') { ev.preventDefault(); pin(); } });
       grid.appendChild(cell);
     }
   }
@@ -183,6 +192,7 @@ function paintGrid(ctx, slots) {
     cell.classList.toggle('free', x.state === 'FREE' || !x.owner);
     cell.classList.toggle('moving', TRANSITION.has(x.state));
     cell.classList.toggle('orphaned', x.state === 'ORPHANED');
+    cell.classList.toggle('pinned', ctx.state.pinned === String(x.slot_id));
     let bg;
     if (mode === 'backlog') bg = heat(x.backlog, maxBacklog);
     else if (mode === 'lag') bg = heat(x.lag_ms, maxLag);
@@ -257,4 +267,28 @@ function paintProbes(ctx, p, err) {
     { title: 'oldest', cell: x => h('span', { class: x.oldest_age_s > 60 ? 'warn-text' : null }, x.oldest_age_s === null || x.oldest_age_s === undefined ? '—' : fmtMs(x.oldest_age_s * 1000)), class: 'num' },
     { title: 'reported', cell: x => timeCell(x.at) },
   ], probes, { empty: 'No probe has reported.' }));
+}
+
+async function loadSlotHistory(ctx) {
+  const slot = ctx.state.pinned;
+  const el = ctx.root.querySelector('#slot-history');
+  const r = await ctx.load('/slots/' + encodeURIComponent(slot) + '/history');
+  if (!ctx.alive || ctx.state.pinned !== slot) return;
+  ctx.root.querySelectorAll('#slot-grid .slot').forEach(c => c.classList.toggle('pinned', c.dataset.slot === slot));
+  if (!r) return;
+  const rows = (r.history || []).slice(0, 10);
+  fill(el, h('div', { class: 'panel-head' }, h('h2', null, `Slot ${slot}: lease history`),
+      h('button', { type: 'button', class: 'link', id: 'slot-history-close', onclick: () => {
+        ctx.state.pinned = null;
+        el.replaceChildren();
+        ctx.root.querySelectorAll('#slot-grid .slot.pinned').forEach(c => c.classList.remove('pinned'));
+      } }, 'close')),
+    table([
+      { title: 'when', cell: x => timeCell(x.at) },
+      { title: 'owner', cell: x => (x.old_owner === x.new_owner ? (x.new_owner || '—') : `${x.old_owner || '—'} → ${x.new_owner || '—'}`) },
+      { title: 'epoch', cell: x => (x.old_epoch === x.new_epoch ? String(x.new_epoch) : `${x.old_epoch ?? '—'} → ${x.new_epoch}`), class: 'num' },
+      { title: 'state', cell: x => [x.old_state ? badge(x.old_state) : '', ' → ', badge(x.new_state)] },
+      { title: 'reason', cell: x => x.reason || '—' },
+    ], rows, { empty: 'No lease change recorded for this slot.' }),
+    (r.history || []).length > 10 ? h('p', { class: 'muted small' }, `newest 10 of ${(r.history || []).length} shown`) : null);
 }

@@ -140,6 +140,10 @@ class ConsoleBrowserIT {
         for (String w : List.of(w1, w2)) {
           System.out.printf("console grid: %s owns %d of %d slots in the grid and in slot_lease%n", w, matched.getOrDefault(w + "|ACTIVE", 0L), SLOTS);
         }
+        // a slot's lease history, one click away
+        click(wait, By.cssSelector("#slot-grid .slot[data-slot='0']"));
+        wait.until(d -> !d.findElements(By.cssSelector("#slot-history table tbody tr")).isEmpty());
+        wait.until(d -> !d.findElements(By.cssSelector("#workers a.worker-link")).isEmpty());
         wait.until(d -> d.findElements(By.cssSelector("#workers a.worker-link")).size() >= 2);
         wait.until(d -> !d.findElement(By.cssSelector("[data-card='rate'] .card-value")).getText().equals("—"));
         // the results/s trend is kept by the page itself: a few refreshes make it a line
