@@ -1,6 +1,6 @@
 // Devices: search by id prefix, and one device's page: current status, derived state, a chart of its
 // recent results and per-minute rollups, its alert events and history.
-import { h, fill, fmtInt, fmtMs, badge, table, timeCell, facts, ago, describe, severityBadge, encodeId } from './core.js';
+import { h, fill, fmtInt, fmtMs, badge, table, timeCell, facts, ago, describe, severityBadge, encodeId, api, progressBar } from './core.js';
 import { HistoryChart, RollupChart } from './charts.js';
 
 export const devicesView = {
@@ -36,7 +36,8 @@ export const devicesView = {
         },
       }, input, h('button', { type: 'submit' }, 'Open')),
       h('p', { class: 'muted small' }, 'Type the beginning of an id: devices with stored results and devices in the inventory. Enter opens the device with exactly that id.'),
-      h('div', { id: 'device-results' })));
+      h('div', { id: 'device-results' })),
+      importPanel());
     input.focus();
   },
 
@@ -71,6 +72,63 @@ export const devicesView = {
       found.length >= 50 ? h('p', { class: 'muted small' }, 'First 50 shown; type more of the id.') : null);
   },
 };
+
+// ------------------------------------------------------------------ import
+
+/** Parses a JSON array or JSON lines into device objects; throws with the line that is not JSON. */
+function parseDevices(text) {
+  const t = text.trim();
+  if (!t) throw new Error('paste a JSON array of devices or one device object per line');
+  if (t.startsWith('[')) return JSON.parse(t);
+  return t.split('\n').filter(l => l.trim()).map((l, i) => {
+    try {
+      return JSON.parse(l);
+    } catch (e) {
+      throw new Error(`line ${i + 1} is not JSON: ${e.message}`);
+    }
+  });
+}
+
+/** Bulk import into the inventory as a job, with its progress (POST /devices/import?async=true, GET /jobs/{id}). */
+function importPanel() {
+  const text = h('textarea', { id: 'import-text', rows: 5, spellcheck: 'false',
+    placeholder: '[{"device_id":"d1","check_type":"tcp","check_spec":{"host":"10.0.0.1","port":22},"priority":2,"interval_ms":10000}]' });
+  const file = h('input', { type: 'file', accept: '.json,.jsonl,.txt', onchange: async () => {
+    if (file.files.length) text.value = await file.files[0].text();
+  } });
+  const out = h('div', { id: 'import-status' });
+  const run = async ev => {
+    ev.preventDefault();
+    let devices;
+    try {
+      devices = parseDevices(text.value);
+    } catch (e) {
+      fill(out, h('p', { class: 'error-inline' }, 'Not imported: ' + e.message));
+      return;
+    }
+    try {
+      const r = await api('/devices/import?async=true', { method: 'POST', body: devices });
+      const rejected = r.rejected || [];
+      const show = j => fill(out, progressBar('import-progress', j.percent, 'import progress'),
+        h('p', { class: 'muted small' }, `${j.state}: ${fmtInt(j.done)} of ${fmtInt(j.total)} device(s) ${j.message ? '— ' + j.message : ''}`),
+        rejected.length ? h('p', { class: 'error-inline' }, `${rejected.length} rejected: ` + rejected.slice(0, 5).map(x => `#${x.index} ${x.error}`).join('; ')) : null);
+      show(r.job);
+      const poll = async () => {
+        const j = await api('/jobs/' + r.job_id);
+        show(j);
+        if (j.state === 'RUNNING') setTimeout(poll, 1000);
+      };
+      if (r.job.state === 'RUNNING') setTimeout(poll, 500);
+    } catch (e) {
+      fill(out, h('p', { class: 'error-inline' }, 'Import refused: ' + describe(e)));
+    }
+  };
+  return h('section', { class: 'panel' },
+    h('h2', null, 'Import devices'),
+    h('p', { class: 'muted small' }, 'A JSON array or one device per line (an upsert: importing again updates). Progress is shown while it runs.'),
+    h('form', { onsubmit: run }, text, h('div', null, file, h('button', { type: 'submit', id: 'import' }, 'Import'))),
+    out);
+}
 
 // ------------------------------------------------------------------ one device
 

@@ -207,6 +207,14 @@ class ConsoleBrowserIT {
         assertEquals(0, env.queryLong("SELECT count(*) FROM $S.slot_lease WHERE owner_worker_id = '" + w1 + "'"), "it holds no slot");
         screenshot(driver, shots.resolve("worker.png"));
 
+        // 5b. an inventory import runs as a job whose progress the page shows until 100 %
+        driver.get(base + "/console/#/devices");
+        WebElement importText = wait.until(d -> d.findElement(By.id("import-text")));
+        importText.sendKeys("{\"device_id\":\"console-import-1\",\"check_type\":\"sim\"}\n{\"device_id\":\"console-import-2\",\"check_type\":\"sim\"}");
+        click(wait, By.id("import"));
+        wait.until(d -> "100".equals(d.findElement(By.id("import-progress")).getAttribute("data-percent")));
+        assertEquals(2, env.queryLong("SELECT count(*) FROM $S.device_resource WHERE device_id LIKE 'console-import-%'"), "both devices imported");
+
         // 6. a device page: its history chart is drawn by uPlot on a canvas
         driver.get(base + "/console/#/devices/sim-000001");
         waiting(driver, 30).until(d -> {
