@@ -252,17 +252,28 @@ public final class HttpApi extends VerticleBase {
         .onFailure(ctx::fail);
   }
 
+  /**
+   * A whole-number query parameter within [min, max], its default when absent; null after answering 400
+   * with a message naming the parameter and its range.
+   */
+  private static Integer intParam(RoutingContext ctx, String name, int dflt, int min, int max) {
+    String v = ctx.queryParams().get(name);
+    try {
+      int n = v == null ? dflt : Integer.parseInt(v.trim());
+      if (n >= min && n <= max) return n;
+    } catch (NumberFormatException ignored) {
+      // answered below
+    }
+    error(ctx, 400, name + " must be a whole number from " + min + " to " + max + " (got '" + v + "')");
+    return null;
+  }
+
   private void searchDevices(RoutingContext ctx) {
     String q = ctx.queryParams().get("q") == null ? "" : ctx.queryParams().get("q");
-    int limit;
-    try {
-      limit = Integer.parseInt(ctx.queryParams().get("limit") == null ? "50" : ctx.queryParams().get("limit"));
-    } catch (NumberFormatException e) {
-      error(ctx, 400, "limit must be a whole number (1..1000)");
-      return;
-    }
-    if (limit < 1 || limit > 1000 || q.length() > 64) {
-      error(ctx, 400, "limit must be 1..1000 and q at most 64 characters");
+    Integer limit = intParam(ctx, "limit", 50, 1, 1000);
+    if (limit == null) return;
+    if (q.length() > 64) {
+      error(ctx, 400, "q must be at most 64 characters (a device id prefix)");
       return;
     }
     devices.get().search(q, limit).onSuccess(a -> json(ctx, 200, new JsonObject().put("devices", a))).onFailure(ctx::fail);
@@ -303,17 +314,8 @@ public final class HttpApi extends VerticleBase {
       error(ctx, 400, "state must be PENDING, REPLAYED, DISCARDED or all");
       return;
     }
-    int limit;
-    try {
-      limit = Integer.parseInt(ctx.queryParams().get("limit") == null ? "200" : ctx.queryParams().get("limit"));
-    } catch (NumberFormatException e) {
-      error(ctx, 400, "limit must be a whole number (1..5000)");
-      return;
-    }
-    if (limit < 1 || limit > 5000) {
-      error(ctx, 400, "limit must be 1..5000");
-      return;
-    }
+    Integer limit = intParam(ctx, "limit", 200, 1, 5000);
+    if (limit == null) return;
     scheduler.get().deadLetters().list(state, ctx.queryParams().get("reason"), limit).onSuccess(j -> json(ctx, 200, j)).onFailure(ctx::fail);
   }
 
@@ -328,12 +330,21 @@ public final class HttpApi extends VerticleBase {
     return out;
   }
 
+  /** The body's dead-letter ids (null = none given); answers 400 and throws when they are not numbers. */
+  private Long[] idsOr400(RoutingContext ctx) {
+    try {
+      return ids(bodyObject(ctx));
+    } catch (IllegalArgumentException e) {
+      error(ctx, 400, e.getMessage());
+      throw e;
+    }
+  }
+
   private void replay(RoutingContext ctx) {
     Long[] ids;
     try {
-      ids = ids(bodyObject(ctx));
-    } catch (IllegalArgumentException e) {
-      error(ctx, 400, e.getMessage());
+      ids = idsOr400(ctx);
+    } catch (IllegalArgumentException answered) {
       return;
     }
     scheduler.get().requireLeader().compose(v -> scheduler.get().deadLetters().replay(ids, who(ctx)))
@@ -343,9 +354,8 @@ public final class HttpApi extends VerticleBase {
   private void discard(RoutingContext ctx) {
     Long[] ids;
     try {
-      ids = ids(bodyObject(ctx));
-    } catch (IllegalArgumentException e) {
-      error(ctx, 400, e.getMessage());
+      ids = idsOr400(ctx);
+    } catch (IllegalArgumentException answered) {
       return;
     }
     if (ids == null || ids.length == 0) {
@@ -376,19 +386,10 @@ public final class HttpApi extends VerticleBase {
       error(ctx, 400, "state must be ACTIVE, RESOLVED or all");
       return;
     }
-    int minSeverity;
-    int limit;
-    try {
-      minSeverity = Integer.parseInt(ctx.queryParams().get("min_severity") == null ? "0" : ctx.queryParams().get("min_severity"));
-      limit = Integer.parseInt(ctx.queryParams().get("limit") == null ? "500" : ctx.queryParams().get("limit"));
-    } catch (NumberFormatException e) {
-      error(ctx, 400, "min_severity (0..4) and limit (1..10000) must be whole numbers");
-      return;
-    }
-    if (minSeverity < 0 || minSeverity > 4 || limit < 1 || limit > 10_000) {
-      error(ctx, 400, "min_severity must be 0..4 and limit 1..10000");
-      return;
-    }
+    Integer minSeverity = intParam(ctx, "min_severity", 0, 0, 4);
+    if (minSeverity == null) return;
+    Integer limit = intParam(ctx, "limit", 500, 1, 10_000);
+    if (limit == null) return;
     String st = state;
     scheduler.get().state().alerts(st, ctx.queryParams().get("device"), minSeverity, ctx.queryParams().get("alert_key"), limit)
         .onSuccess(a -> json(ctx, 200, new JsonObject().put("alerts", a))).onFailure(ctx::fail);
@@ -420,17 +421,8 @@ public final class HttpApi extends VerticleBase {
       error(ctx, 400, "query parameter 'group' is required (the probe group)");
       return;
     }
-    int limit;
-    try {
-      limit = Integer.parseInt(ctx.queryParams().get("limit") == null ? "5000" : ctx.queryParams().get("limit"));
-    } catch (NumberFormatException e) {
-      error(ctx, 400, "limit must be a whole number");
-      return;
-    }
-    if (limit < 1 || limit > 50_000) {
-      error(ctx, 400, "limit must be between 1 and 50000");
-      return;
-    }
+    Integer limit = intParam(ctx, "limit", 5000, 1, 50_000);
+    if (limit == null) return;
     String after = ctx.queryParams().get("after") == null ? "" : ctx.queryParams().get("after");
     devices.get().page(group, after, limit).onSuccess(p -> json(ctx, 200, p)).onFailure(ctx::fail);
   }

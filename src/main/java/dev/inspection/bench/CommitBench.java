@@ -20,8 +20,6 @@ import io.vertx.core.json.JsonObject;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.Tuple;
 import java.time.Instant;
-import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -176,28 +174,7 @@ public final class CommitBench {
   }
 
   private static Tuple arrays(List<Envelope> list) {
-    int n = list.size();
-    Short[] slot = new Short[n];
-    Long[] epoch = new Long[n];
-    String[] dev = new String[n];
-    Long[] seq = new Long[n];
-    Long[] cyc = new Long[n];
-    OffsetDateTime[] at = new OffsetDateTime[n];
-    String[] mid = new String[n];
-    String[] payload = new String[n];
-    for (int i = 0; i < n; i++) {
-      Envelope e = list.get(i);
-      slot[i] = (short) e.slotId();
-      epoch[i] = 1L;
-      dev[i] = e.deviceId();
-      seq[i] = e.seq();
-      cyc[i] = e.cycleId();
-      at[i] = e.collectedAt().atOffset(ZoneOffset.UTC);
-      mid[i] = e.messageId();
-      payload[i] = e.payload().encode();
-    }
-    return Tuple.tuple().addArrayOfShort(slot).addArrayOfLong(epoch).addArrayOfString(dev).addArrayOfLong(seq).addArrayOfLong(cyc)
-        .addArrayOfOffsetDateTime(at).addArrayOfString(mid).addArrayOfString(payload);
+    return BatchStore.resultColumns(list.stream().map(e -> new BatchStore.ResultRow(e.slotId(), 1, e, e.payload())).toList());
   }
 
   private static <T> T await(Future<T> f) throws Exception {

@@ -2,6 +2,7 @@ package dev.inspection.worker;
 
 import dev.inspection.messaging.Envelope;
 import io.vertx.core.Future;
+import io.vertx.core.json.JsonObject;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.Row;
 import io.vertx.sqlclient.SqlConnection;
@@ -271,7 +272,14 @@ public final class BatchStore {
         });
   }
 
-  private static Tuple currentArrays(List<Cur> list) {
+  /** One result as the unnest() columns every batch statement starts with. */
+  public record ResultRow(int slot, long epoch, Envelope envelope, JsonObject payload) {}
+
+  /**
+   * The eight columns (slot, epoch, device, seq, cycle, collected_at, message id, payload JSON) of the
+   * batch statements as arrays, in list order; callers add their own columns after them.
+   */
+  public static Tuple resultColumns(List<ResultRow> list) {
     int n = list.size();
     Short[] slot = new Short[n];
     Long[] epoch = new Long[n];
@@ -281,51 +289,43 @@ public final class BatchStore {
     OffsetDateTime[] at = new OffsetDateTime[n];
     String[] mid = new String[n];
     String[] payload = new String[n];
-    String[] derived = new String[n];
-    String[] profile = new String[n];
     for (int i = 0; i < n; i++) {
-      Cur c = list.get(i);
-      Envelope e = c.row().newest();
-      slot[i] = (short) c.slot();
-      epoch[i] = c.epoch();
+      ResultRow r = list.get(i);
+      Envelope e = r.envelope();
+      slot[i] = (short) r.slot();
+      epoch[i] = r.epoch();
       dev[i] = e.deviceId();
       seq[i] = e.seq();
       cyc[i] = e.cycleId();
       at[i] = e.collectedAt().atOffset(ZoneOffset.UTC);
       mid[i] = e.messageId();
-      payload[i] = c.row().payload().encode();
+      payload[i] = r.payload().encode();
+    }
+    return Tuple.tuple().addArrayOfShort(slot).addArrayOfLong(epoch).addArrayOfString(dev).addArrayOfLong(seq).addArrayOfLong(cyc)
+        .addArrayOfOffsetDateTime(at).addArrayOfString(mid).addArrayOfString(payload);
+  }
+
+  private static Tuple currentArrays(List<Cur> list) {
+    List<ResultRow> rows = new ArrayList<>(list.size());
+    String[] derived = new String[list.size()];
+    String[] profile = new String[list.size()];
+    for (int i = 0; i < list.size(); i++) {
+      Cur c = list.get(i);
+      rows.add(new ResultRow(c.slot(), c.epoch(), c.row().newest(), c.row().payload()));
       derived[i] = c.row().derived() == null ? null : c.row().derived().encode();
       profile[i] = c.row().profile().name();
     }
-    return Tuple.tuple().addArrayOfShort(slot).addArrayOfLong(epoch).addArrayOfString(dev).addArrayOfLong(seq).addArrayOfLong(cyc)
-        .addArrayOfOffsetDateTime(at).addArrayOfString(mid).addArrayOfString(payload).addArrayOfString(derived).addArrayOfString(profile);
+    return resultColumns(rows).addArrayOfString(derived).addArrayOfString(profile);
   }
 
   private static Tuple historyArrays(List<Hist> list) {
-    int n = list.size();
-    Short[] slot = new Short[n];
-    Long[] epoch = new Long[n];
-    String[] dev = new String[n];
-    Long[] seq = new Long[n];
-    Long[] cyc = new Long[n];
-    OffsetDateTime[] at = new OffsetDateTime[n];
-    String[] mid = new String[n];
-    String[] payload = new String[n];
-    Short[] rc = new Short[n];
-    for (int i = 0; i < n; i++) {
+    List<ResultRow> rows = new ArrayList<>(list.size());
+    Short[] rc = new Short[list.size()];
+    for (int i = 0; i < list.size(); i++) {
       Hist h = list.get(i);
-      Envelope e = h.row().envelope();
-      slot[i] = (short) h.slot();
-      epoch[i] = h.epoch();
-      dev[i] = e.deviceId();
-      seq[i] = e.seq();
-      cyc[i] = e.cycleId();
-      at[i] = e.collectedAt().atOffset(ZoneOffset.UTC);
-      mid[i] = e.messageId();
-      payload[i] = h.row().payload().encode();
+      rows.add(new ResultRow(h.slot(), h.epoch(), h.row().envelope(), h.row().payload()));
       rc[i] = (short) h.row().retentionClass();
     }
-    return Tuple.tuple().addArrayOfShort(slot).addArrayOfLong(epoch).addArrayOfString(dev).addArrayOfLong(seq).addArrayOfLong(cyc)
-        .addArrayOfOffsetDateTime(at).addArrayOfString(mid).addArrayOfString(payload).addArrayOfShort(rc);
+    return resultColumns(rows).addArrayOfShort(rc);
   }
 }
