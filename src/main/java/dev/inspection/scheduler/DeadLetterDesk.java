@@ -65,12 +65,30 @@ public final class DeadLetterDesk {
     this.amqp = vertx.createSharedWorkerExecutor("dead-letter-desk-" + name + "-" + System.identityHashCode(this), 1);
   }
 
-  /** On every (re)connect: declare the topology and consume the dead-letter queue. */
+  /**
+   * On every (re)connect: consume the dead-letter queue once it exists. The workers declare the topology
+   * (with their queue arguments); the scheduler only looks, so differing settings can never make its
+   * declaration fail. Until the queue exists it looks again every 5 s.
+   */
   public Future<Void> connected(Connection c) {
-    return amqp.executeBlocking(() -> {
-      connection = c;
+    connection = c;
+    consume(c);
+    return Future.succeededFuture();
+  }
+
+  private void consume(Connection c) {
+    amqp.executeBlocking(() -> {
+      if (c != connection || !c.isOpen()) return null;
+      Channel probe = c.createChannel();
+      try {
+        probe.queueDeclarePassive(topology.deadLetterQueue());
+      } catch (java.io.IOException notYet) {
+        vertx.setTimer(5000, t -> consume(c)); // no worker has declared the topology yet
+        return null;
+      } finally {
+        if (probe.isOpen()) probe.close();
+      }
       Channel ch = c.createChannel();
-      topology.declare(ch);
       ch.basicQos(200);
       ch.basicConsume(topology.deadLetterQueue(), false, "dead-letter-desk", new DefaultConsumer(ch) {
         @Override
@@ -83,8 +101,9 @@ public final class DeadLetterDesk {
         }
       });
       consumeChannel = ch;
+      log.info("consuming the dead-letter queue {}", topology.deadLetterQueue());
       return null;
-    }, true).mapEmpty();
+    }, true).onFailure(e -> log.warn("cannot consume the dead-letter queue yet ({}); retrying on reconnect", e.toString()));
   }
 
   public void connectionLost() {

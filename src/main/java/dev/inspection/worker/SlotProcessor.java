@@ -163,9 +163,11 @@ public final class SlotProcessor {
    * sit unacked (and invisible) until the channel closed.
    */
   public Future<Void> open(Connection conn) {
-    if (stopped || opening || !channels.isEmpty() || conn == null || !conn.isOpen()) return Future.succeededFuture();
+    if (stopped || closing || opening || !channels.isEmpty() || conn == null || !conn.isOpen()) return Future.succeededFuture();
     opening = true;
-    return vertx.executeBlocking(() -> {
+    Promise<Void> opened = Promise.promise();
+    openDone = opened.future();
+    vertx.executeBlocking(() -> {
       try {
         for (Priority p : Priority.values()) {
           Channel ch = conn.createChannel();
@@ -192,18 +194,24 @@ public final class SlotProcessor {
           ch.basicConsume(topology.queue(slot, p), false, consumerTag(p), consumer);
         }
       } catch (Exception e) {
-        List<Channel> opened = new ArrayList<>(channels.values());
+        List<Channel> half = new ArrayList<>(channels.values());
         channels.clear();
-        opened.forEach(SlotProcessor::closeQuietly);
+        half.forEach(SlotProcessor::closeQuietly);
         throw e;
       }
       return null;
-    }, false).eventually(() -> {
+    }, false).onComplete(ar -> {
       opening = false;
       if (stopped || paused) closeChannels();
-      return Future.succeededFuture();
-    }).mapEmpty();
+      // a close() that came while the channels were being opened waited for this: it cancels them now
+      if (ar.failed()) opened.fail(ar.cause());
+      else opened.complete();
+    });
+    return opened.future();
   }
+
+  /** Completes when no open() is in flight. */
+  private Future<Void> openDone = Future.succeededFuture();
 
   private String consumerTag(Priority p) {
     return workerId + "-s" + slot + "-" + p.wire + "-e" + epoch;
@@ -423,6 +431,16 @@ public final class SlotProcessor {
     if (stopped || closing) return idle == null ? Future.succeededFuture() : idle.future();
     closing = true;
     idle = Promise.promise();
+    // a move can arrive while this slot's channels are still being opened: cancel them once they exist
+    openDone.onComplete(v -> cancelThenDrain());
+    return idle.future().eventually(() -> lastAck.recover(e -> Future.succeededFuture())).eventually(() -> {
+      stopped = true;
+      closeChannels();
+      return Future.<Void>succeededFuture();
+    }).mapEmpty();
+  }
+
+  private void cancelThenDrain() {
     List<Future<Void>> cancels = new ArrayList<>();
     Map<Priority, Channel> chs = new java.util.HashMap<>(channels);
     for (Priority p : chs.keySet()) {
@@ -445,11 +463,6 @@ public final class SlotProcessor {
       closeWhenIdle();
       maybeDrain();
     });
-    return idle.future().eventually(() -> lastAck.recover(e -> Future.succeededFuture())).eventually(() -> {
-      stopped = true;
-      closeChannels();
-      return Future.<Void>succeededFuture();
-    }).mapEmpty();
   }
 
   private boolean cancelDone() {
