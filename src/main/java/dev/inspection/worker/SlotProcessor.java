@@ -73,6 +73,7 @@ public final class SlotProcessor {
   private Future<Void> lastAck = Future.succeededFuture();
   private long committedTotal;
   private volatile long lastLagMs;
+  private final java.util.concurrent.atomic.AtomicInteger redeliveriesLogged = new java.util.concurrent.atomic.AtomicInteger();
   private long batchNanosTotal;
   private long batches;
   private final SnapshotLoader.Snapshot snapshot;
@@ -177,7 +178,12 @@ public final class SlotProcessor {
             @Override
             public void handleDelivery(String tag, Envelope env, AMQP.BasicProperties props, byte[] body) {
               Delivery d = new Delivery(ch, env.getDeliveryTag(), body, clock.millis(), p, env.getRoutingKey());
-              if (env.isRedeliver()) metrics.redelivered(slot);
+              if (env.isRedeliver()) {
+                metrics.redelivered(slot);
+                if (redeliveriesLogged.getAndIncrement() < 3) {
+                  log.info("slot {} (epoch {}): a redelivered message on the {} queue (an earlier consumer did not ack it)", slot, epoch, p.wire);
+                }
+              }
               context.runOnContext(v -> onDelivery(d));
             }
 
@@ -226,6 +232,7 @@ public final class SlotProcessor {
 
   private void onDelivery(Delivery d) {
     if (stopped || paused || channels.get(d.priority()) != d.channel()) return; // its channel is closing: the broker requeues it
+    lastDeliveryNanos = System.nanoTime();
     (d.priority() == Priority.HIGH ? high : normal).add(d);
     metrics.consumed(slot, 1);
     maybeDrain();
@@ -470,9 +477,28 @@ public final class SlotProcessor {
     return true;
   }
 
+  /**
+   * A quorum queue can still hand the channel deliveries it sent before it processed the cancel, even
+   * after cancel-ok: the channels stay open until none has arrived for {@link #QUIET_MS}, and whatever
+   * arrives meanwhile is committed and acked like the rest — so a move redelivers nothing.
+   */
   private void closeWhenIdle() {
-    if (idle != null && closing && cancelDone() && !draining && mailboxSize() == 0) idle.tryComplete();
+    if (idle == null || !closing || !cancelDone() || draining || mailboxSize() > 0 || idle.future().isComplete()) return;
+    long quietFor = (System.nanoTime() - lastDeliveryNanos) / 1_000_000;
+    if (quietFor >= QUIET_MS) {
+      idle.tryComplete();
+    } else if (quietTimer < 0) {
+      quietTimer = vertx.setTimer(QUIET_MS - quietFor, t -> {
+        quietTimer = -1;
+        maybeDrain();
+        closeWhenIdle();
+      });
+    }
   }
+
+  static final long QUIET_MS = 150;
+  private long quietTimer = -1;
+  private volatile long lastDeliveryNanos = System.nanoTime() - QUIET_MS * 1_000_000;
 
   private List<String> consumerTags(Channel ch) {
     List<String> out = new ArrayList<>();

@@ -197,7 +197,12 @@ public final class WorkerVerticle extends VerticleBase {
 
   private void open(SlotProcessor p) {
     if (!connector.isConnected() || processors.get(p.slot()) != p || p.consuming()) return;
-    p.open(connector.connection()).onFailure(e -> log.warn("slot {}: cannot start consuming ({}); retrying on reconnect", p.slot(), e.toString()));
+    p.open(connector.connection()).onFailure(e -> {
+      // a slot held without a consumer consumes nothing: try again shortly rather than at the next reconnect
+      Throwable why = e.getCause() != null ? e.getCause() : e;
+      log.warn("slot {}: cannot start consuming ({}); trying again in 1 s", p.slot(), why.getMessage() != null ? why.getMessage() : why.toString());
+      vertx.setTimer(1000, t -> open(p));
+    });
   }
 
   private Future<Void> connected(Connection c) {
