@@ -181,7 +181,7 @@ public final class SlotProcessor {
               if (env.isRedeliver()) {
                 metrics.redelivered(slot);
                 if (redeliveriesLogged.getAndIncrement() < 3) {
-                  log.info("slot {} (epoch {}): a redelivered message on the {} queue (an earlier consumer did not ack it)", slot, epoch, p.wire);
+                  log.debug("slot {} (epoch {}): a redelivered message on the {} queue (an earlier consumer did not ack it)", slot, epoch, p.wire);
                 }
               }
               context.runOnContext(v -> onDelivery(d));
