@@ -4,7 +4,10 @@
 # PostgreSQL, RabbitMQ and Redis are not part of the image; point the node at them with INSPECT_*
 # environment variables (every config key has one), e.g.
 #   docker run -p 8080:8080 -e INSPECT_PG_HOST=db -e INSPECT_PG_PASSWORD=... \
-#     -e INSPECT_RABBIT_HOST=mq -e INSPECT_REDIS_URL=redis://cache:6379 inspection-node
+#     -e INSPECT_RABBIT_HOST=mq -e INSPECT_REDIS_URL=redis://cache:6379 \
+#     -e INSPECT_API_TOKEN="$(openssl rand -hex 32)" -e INSPECT_CONSOLE_PASSWORD=... inspection-node
+# The scheduler role (part of --role=all) refuses to start without a real API token and console password
+# (there are no defaults); add --demo.mode=true to have them generated and printed once instead.
 # The probe keeps its outbox in data.dir (/app/data here); mount a volume there to keep it across restarts.
 FROM eclipse-temurin:17-jre
 WORKDIR /app
