@@ -205,7 +205,9 @@ public final class HttpApi extends VerticleBase {
 
   private void device(RoutingContext ctx) {
     String id = ctx.pathParam("id");
-    devices.get().detail(id, 20).onSuccess(d -> {
+    Integer history = intParam(ctx, "history", 20, 1, 1000);
+    if (history == null) return;
+    devices.get().detail(id, history).onSuccess(d -> {
       if (d == null) error(ctx, 404, "unknown device '" + id + "': import it with POST /api/v1/devices/import");
       else json(ctx, 200, d);
     }).onFailure(ctx::fail);

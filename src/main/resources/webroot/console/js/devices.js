@@ -199,7 +199,7 @@ export const deviceView = {
     const from = new Date(to.getTime() - 3600_000);
     let notFound = false;
     const [d, ev, ro] = await Promise.all([
-      ctx.load('/devices/' + enc, { quiet: true, onError: e => { if (e.status === 404) notFound = true; else ctx.errors.push(describe(e)); } }),
+      ctx.load('/devices/' + enc + '?history=200', { quiet: true, onError: e => { if (e.status === 404) notFound = true; else ctx.errors.push(describe(e)); } }),
       ctx.load('/devices/' + enc + '/alerts'),
       withRollups ? ctx.load(`/devices/${enc}/rollups?from=${encodeURIComponent(from.toISOString())}&to=${encodeURIComponent(to.toISOString())}`) : null,
     ]);

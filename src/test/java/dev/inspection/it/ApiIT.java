@@ -107,6 +107,9 @@ class ApiIT {
       String device = found.getJsonObject(0).getString("device_id");
       assertEquals(200, get(port, "/api/v1/devices/" + device).status());
       assertEquals(404, get(port, "/api/v1/devices/no-such-device").status());
+      awaitTrue(Duration.ofSeconds(20), "a few results of the device", () -> get(port, "/api/v1/devices/" + device + "?history=2").json()
+          .getJsonArray("history").size() == 2);
+      assertEquals(400, get(port, "/api/v1/devices/" + device + "?history=0").status());
       assertEquals(200, get(port, "/api/v1/devices/" + device + "/rollups").status());
       assertEquals(400, get(port, "/api/v1/devices/" + device + "/rollups?from=2026-13-01").status());
       assertEquals(200, get(port, "/api/v1/devices/" + device + "/alerts").status());
