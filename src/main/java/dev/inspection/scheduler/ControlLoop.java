@@ -13,9 +13,7 @@ import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
 import java.time.Clock;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -197,49 +195,54 @@ public final class ControlLoop {
     }
     if (!orphan.isEmpty()) return bump(orphan, term);
 
-    Map<Integer, Double> weights = weights(workers);
-    List<SlotInfo> infos = new ArrayList<>();
-    for (SlotRow s : slots) infos.add(new SlotInfo(s.slot(), s.owner(), s.state(), weights.getOrDefault(s.slot(), 1.0)));
+    Map<Integer, SlotRow> bySlot = new HashMap<>();
+    for (SlotRow s : slots) bySlot.put(s.slot(), s);
+    // slot weights are needed only by a round that places slots
+    java.util.function.Supplier<List<SlotInfo>> infos = memo(() -> {
+      Map<Integer, Double> weights = weights(workers);
+      List<SlotInfo> out = new ArrayList<>();
+      for (SlotRow s : slots) out.add(new SlotInfo(s.slot(), s.owner(), s.state(), weights.getOrDefault(s.slot(), SlotWeight.MIN)));
+      return out;
+    });
 
     // 3. handovers: released by the old owner, or not released in time (the epoch bump fences the old owner)
-    List<Bump> handover = new ArrayList<>();
-    Map<String, Double> load = loads(active, infos);
+    List<RebalancePlanner.Release> released = new ArrayList<>();
     for (SlotRow s : slots) {
-      boolean released = s.state() == SlotState.DRAINING_OLD;
       boolean overdue = s.state() == SlotState.MOVING && s.stateAgeMs() > settings.moveTimeoutMs();
-      if (!released && !overdue) continue;
-      String to = s.target() != null && active.contains(s.target()) && !s.target().equals(s.owner()) ? s.target()
-          : lightest(load, s.owner());
-      // nobody else can take it: a released slot goes back to its old owner if that one is still ACTIVE
-      if (to == null && released && active.contains(s.owner())) to = s.owner();
-      if (to == null) continue; // nobody to take it yet: it stays released and unconsumed until a worker is ACTIVE
-      load.merge(to, weights.getOrDefault(s.slot(), 1.0), Double::sum);
-      handover.add(new Bump(s.slot(), s.epoch(), to, SlotState.LOADING_NEW, released ? "handover" : "move timeout"));
+      // an overdue owner is being fenced, so it never gets its own slot back
+      if (s.state() == SlotState.DRAINING_OLD || overdue) {
+        released.add(new RebalancePlanner.Release(s.slot(), s.owner(), s.target(), s.state() == SlotState.DRAINING_OLD));
+      }
     }
-    if (!handover.isEmpty()) return bump(handover, term);
+    if (!released.isEmpty()) {
+      List<Bump> handover = new ArrayList<>();
+      for (Move m : RebalancePlanner.handover(active, infos.get(), released)) {
+        SlotRow s = bySlot.get(m.slot());
+        handover.add(new Bump(m.slot(), s.epoch(), m.to(), SlotState.LOADING_NEW,
+            s.state() == SlotState.DRAINING_OLD ? "handover" : "move timeout"));
+      }
+      // slots nobody can take yet stay released and unconsumed until a worker is ACTIVE
+      if (!handover.isEmpty()) return bump(handover, term);
+    }
 
     // 4. unowned slots
     List<Integer> unowned = slots.stream().filter(s -> s.state() == SlotState.FREE || s.state() == SlotState.ORPHANED).map(SlotRow::slot).toList();
     if (!unowned.isEmpty() && !active.isEmpty()) {
       List<Bump> assign = new ArrayList<>();
-      Map<Integer, SlotRow> bySlot = new HashMap<>();
-      for (SlotRow s : slots) bySlot.put(s.slot(), s);
-      for (Move m : RebalancePlanner.assign(active, infos, unowned)) {
+      for (Move m : RebalancePlanner.assign(active, infos.get(), unowned)) {
         assign.add(new Bump(m.slot(), bySlot.get(m.slot()).epoch(), m.to(), SlotState.LOADING_NEW, "assign"));
       }
       if (!assign.isEmpty()) return bump(assign, term);
     }
 
     // 5. drains
-    Map<Integer, SlotRow> bySlot = new HashMap<>();
-    for (SlotRow s : slots) bySlot.put(s.slot(), s);
     List<SlotRow> moveRows = new ArrayList<>();
     List<String> targets = new ArrayList<>();
     List<String> reasons = new ArrayList<>();
     for (WorkerRow w : workers) {
       if (w.state() != WorkerState.DRAINING) continue;
       List<String> others = active.stream().filter(a -> !a.equals(w.id())).toList();
-      for (Move m : RebalancePlanner.drain(w.id(), others, infos, settings.drainBatch())) {
+      for (Move m : RebalancePlanner.drain(w.id(), others, infos.get(), settings.drainBatch())) {
         moveRows.add(bySlot.get(m.slot()));
         targets.add(m.to());
         reasons.add("drain");
@@ -254,7 +257,7 @@ public final class ControlLoop {
     if (!moving && !active.isEmpty() && (rebalanceDue || now - lastRebalance >= settings.rebalanceIntervalMs())) {
       rebalanceDue = false;
       lastRebalance = now;
-      RebalancePlanner.Plan plan = RebalancePlanner.rebalance(active, infos, lastSlotMove, lastSourceMove, now, settings.planner());
+      RebalancePlanner.Plan plan = RebalancePlanner.rebalance(active, infos.get(), lastSlotMove, lastSourceMove, now, settings.planner());
       lastPlan = plan.reason();
       log.debug("rebalance: {}", plan.reason());
       if (!plan.moves().isEmpty()) {
@@ -345,21 +348,15 @@ public final class ControlLoop {
     });
   }
 
-  private static Map<String, Double> loads(List<String> active, List<SlotInfo> infos) {
-    Map<String, Double> load = new HashMap<>();
-    for (String a : active) load.put(a, 0.0);
-    for (SlotInfo s : infos) {
-      if (s.owner() != null && load.containsKey(s.owner()) && s.state() != SlotState.MOVING && s.state().owned()) {
-        load.merge(s.owner(), s.weight(), Double::sum);
-      }
-    }
-    return load;
-  }
-
-  private static String lightest(Map<String, Double> load, String except) {
-    return load.entrySet().stream().filter(e -> !e.getKey().equals(except))
-        .min(Comparator.comparingDouble((Map.Entry<String, Double> e) -> e.getValue()).thenComparing(Map.Entry::getKey))
-        .map(Map.Entry::getKey).orElse(null);
+  /** A value computed on first use, at most once. */
+  private static <T> java.util.function.Supplier<T> memo(java.util.function.Supplier<T> compute) {
+    Object[] box = new Object[1];
+    return () -> {
+      if (box[0] == null) box[0] = compute.get();
+      @SuppressWarnings("unchecked")
+      T t = (T) box[0];
+      return t;
+    };
   }
 
   /**
@@ -391,9 +388,7 @@ public final class ControlLoop {
       }
     }
     Map<Integer, Double> out = new HashMap<>();
-    Set<Integer> all = new HashSet<>();
-    for (int s = 0; s < settings.totalSlots(); s++) all.add(s);
-    for (int s : all) {
+    for (int s = 0; s < settings.totalSlots(); s++) {
       JsonObject r = reported.getOrDefault(s, new JsonObject());
       out.put(s, SlotWeight.weight(settings.weights(), devices.getOrDefault(s, 0L), r.getDouble("rate", 0.0), r.getLong("backlog", 0L),
           r.getDouble("ms", 0.0), critical.getOrDefault(s, 0L)));

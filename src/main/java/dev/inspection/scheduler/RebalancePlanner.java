@@ -163,6 +163,35 @@ public final class RebalancePlanner {
     return List.copyOf(moves);
   }
 
+  /**
+   * A slot whose old owner released it ({@code mayReturn}: it may go back to that owner when nobody else
+   * can take it) or did not release it in time (it is being fenced: never back), and where the leader
+   * meant it to go.
+   */
+  public record Release(int slot, String owner, String target, boolean mayReturn) {}
+
+  /**
+   * Where released slots go: to their intended target while it is active, else to the least-loaded
+   * active worker other than the old owner, else (when {@code mayReturn}) back to the old owner if it is
+   * the only active one left; a slot nobody can take yet gets no move. Loads count every assignment before the next one.
+   */
+  public static List<Move> handover(List<String> activeWorkers, List<SlotInfo> slots, List<Release> released) {
+    Set<String> workers = workerSet(activeWorkers, null);
+    if (workers.isEmpty() || released == null || released.isEmpty()) return List.of();
+    Map<Integer, Double> weights = new TreeMap<>();
+    for (SlotInfo si : distinct(slots)) weights.put(si.slot(), si.weight());
+    Loads loads = new Loads(workers, slots, Set.of());
+    List<Move> moves = new ArrayList<>();
+    for (Release r : released) {
+      String to = r.target() != null && workers.contains(r.target()) && !r.target().equals(r.owner()) ? r.target() : loads.lightest(r.owner());
+      if (to == null && r.mayReturn() && workers.contains(r.owner())) to = r.owner();
+      if (to == null) continue;
+      moves.add(new Move(r.slot(), r.owner(), to));
+      loads.add(r.slot(), weights.getOrDefault(r.slot(), SlotWeight.MIN), to);
+    }
+    return List.copyOf(moves);
+  }
+
   /** The worker ids, without nulls, duplicates or {@code except}, sorted so that ties go to the smaller id. */
   private static Set<String> workerSet(Collection<String> ids, String except) {
     Set<String> out = new TreeSet<>();
@@ -219,9 +248,15 @@ public final class RebalancePlanner {
     }
 
     String lightest() {
+      return lightest(null);
+    }
+
+    /** The least-loaded worker other than {@code except}; null when there is none. */
+    String lightest(String except) {
       String best = null;
       double bestLoad = 0;
       for (Map.Entry<String, Double> e : perWorker().entrySet()) {
+        if (e.getKey().equals(except)) continue;
         if (best == null || e.getValue() < bestLoad) {
           best = e.getKey();
           bestLoad = e.getValue();

@@ -361,6 +361,34 @@ class RebalancePlannerTest {
     assertEquals(List.of(), RebalancePlanner.drain("D", List.of("D"), active("D", 0, 3, 1), 5));
   }
 
+  // ---- handover ----
+
+  @Test
+  void releasedSlotGoesToItsTargetWhileTheTargetIsActive() {
+    List<SlotInfo> slots = concat(slots("A", 0, 1, 1, SlotState.DRAINING_OLD), active("B", 1, 5, 1), active("C", 6, 1, 1));
+    assertEquals(List.of(new Move(0, "A", "B")),
+        RebalancePlanner.handover(List.of("B", "C"), slots, List.of(new RebalancePlanner.Release(0, "A", "B", true))));
+  }
+
+  @Test
+  void releasedSlotWhoseTargetLeftGoesToTheLightestOtherWorkerAndLoadsCountEachHandover() {
+    List<SlotInfo> slots = concat(slots("A", 0, 2, 1, SlotState.DRAINING_OLD), active("B", 2, 3, 1), active("C", 5, 2, 1));
+    List<Move> moves = RebalancePlanner.handover(List.of("A", "B", "C"), slots, List.of(
+        new RebalancePlanner.Release(0, "A", "gone", true), new RebalancePlanner.Release(1, "A", null, true)));
+    // C (2) takes the first; then B and C both carry 3 and the tie goes to the smaller id
+    assertEquals(List.of(new Move(0, "A", "C"), new Move(1, "A", "B")), moves);
+  }
+
+  @Test
+  void aReleasedSlotGoesBackToItsOwnerOnlyWhenNobodyElseCanTakeItAndNeverToAFencedOne() {
+    List<SlotInfo> slots = slots("A", 0, 1, 1, SlotState.DRAINING_OLD);
+    assertEquals(List.of(new Move(0, "A", "A")),
+        RebalancePlanner.handover(List.of("A"), slots, List.of(new RebalancePlanner.Release(0, "A", null, true))));
+    assertEquals(List.of(), RebalancePlanner.handover(List.of("A"), slots(("A"), 0, 1, 1, SlotState.MOVING),
+        List.of(new RebalancePlanner.Release(0, "A", null, false))), "an owner being fenced never gets the slot back");
+    assertEquals(List.of(), RebalancePlanner.handover(List.of(), slots, List.of(new RebalancePlanner.Release(0, "A", null, true))));
+  }
+
   // ---- helpers ----
 
   private static Plan plan(List<String> workers, List<SlotInfo> slots) {
