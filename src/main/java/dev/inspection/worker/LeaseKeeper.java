@@ -365,36 +365,23 @@ public final class LeaseKeeper {
   private void reconcile(List<Lease> rows, long issued) {
     lastLeaseRead = System.currentTimeMillis();
     if (frozen) return;
-    Map<Integer, long[]> now = new HashMap<>();
-    Map<Integer, SlotState> states = new HashMap<>();
-    for (Lease r : rows) {
-      if (stale(r.slot(), issued)) continue;
-      now.put(r.slot(), new long[] {r.epoch()});
-      states.put(r.slot(), r.state());
-    }
+    Map<Integer, Lease> now = new HashMap<>();
+    for (Lease r : rows) if (!stale(r.slot(), issued)) now.put(r.slot(), r);
     boolean mayConsume = state.consumes() || stopping;
     for (Map.Entry<Integer, Held> e : new ArrayList<>(held.entrySet())) {
       int slot = e.getKey();
       Held h = e.getValue();
       if (stale(slot, issued)) continue;
-      long[] row = now.get(slot);
-      boolean sameEpoch = row != null && row[0] == h.epoch;
-      if (!sameEpoch || !mayConsume) {
-        held.remove(slot);
-        touch(slot);
-        listener.lost(slot, h.epoch);
-      } else if (states.get(slot) == SlotState.DRAINING_OLD && h.phase != Phase.RELEASING) {
-        held.remove(slot);
-        touch(slot);
-        listener.lost(slot, h.epoch);
-      }
+      Lease row = now.get(slot);
+      boolean gone = row == null || row.epoch() != h.epoch || (row.state() == SlotState.DRAINING_OLD && h.phase != Phase.RELEASING);
+      if (gone || !mayConsume) drop(slot, h);
     }
     if (!mayConsume) return;
-    for (Map.Entry<Integer, long[]> e : now.entrySet()) {
-      int slot = e.getKey();
-      long epoch = e.getValue()[0];
+    for (Lease row : now.values()) {
+      int slot = row.slot();
+      long epoch = row.epoch();
       Held h = held.get(slot);
-      switch (states.get(slot)) {
+      switch (row.state()) {
         case LOADING_NEW -> {
           if (h == null && !stopping) load(slot, epoch);
           else if (h == null) released(slot, epoch); // stopping: hand it straight back
@@ -436,21 +423,20 @@ public final class LeaseKeeper {
             announce.run();
           } else {
             // the lease moved while loading, or the database failed: forget it; the next read decides again
-            held.remove(slot);
-        touch(slot);
-            listener.lost(slot, epoch);
+            drop(slot, h);
             if (ar.failed()) log.warn("slot {}: cannot load its derived state ({}); will retry", slot, ar.cause().getMessage());
           }
         });
   }
 
-  private void release(int slot, Held h) {
+  /** Graceful: the slot stops, commits and acks what it holds, then is marked DRAINING_OLD. */
+  private Future<Void> release(int slot, Held h) {
     h.phase = Phase.RELEASING;
     touch(slot);
-    listener.release(slot, h.epoch).onComplete(ar -> {
+    return listener.release(slot, h.epoch).eventually(() -> {
       if (held.get(slot) == h) held.remove(slot);
-        touch(slot);
-      released(slot, h.epoch);
+      touch(slot);
+      return released(slot, h.epoch);
     });
   }
 
@@ -465,19 +451,18 @@ public final class LeaseKeeper {
   /** A batch found the lease gone: forget the slot now, without waiting for the next read. */
   public void forget(int slot, long epoch) {
     Held h = held.get(slot);
-    if (h != null && h.epoch == epoch) {
-      held.remove(slot);
-        touch(slot);
-      listener.lost(slot, epoch);
-    }
+    if (h != null && h.epoch == epoch) drop(slot, h);
+  }
+
+  /** Stops a slot at once (everything unacked goes back to the queue) and remembers the change. */
+  private void drop(int slot, Held h) {
+    held.remove(slot);
+    touch(slot);
+    listener.lost(slot, h.epoch);
   }
 
   private void dropAll(String why) {
-    for (Map.Entry<Integer, Held> e : new ArrayList<>(held.entrySet())) {
-      held.remove(e.getKey());
-      touch(e.getKey());
-      listener.lost(e.getKey(), e.getValue().epoch);
-    }
+    for (Map.Entry<Integer, Held> e : new ArrayList<>(held.entrySet())) drop(e.getKey(), e.getValue());
   }
 
   // ---- graceful stop (D6)
@@ -503,16 +488,9 @@ public final class LeaseKeeper {
       int slot = e.getKey();
       Held h = e.getValue();
       if (h.phase == Phase.CONSUMING) {
-        h.phase = Phase.RELEASING;
-        all.add(listener.release(slot, h.epoch).eventually(() -> {
-          held.remove(slot);
-        touch(slot);
-          return released(slot, h.epoch);
-        }));
+        all.add(release(slot, h));
       } else if (h.phase == Phase.LOADING) {
-        held.remove(slot);
-        touch(slot);
-        listener.lost(slot, h.epoch);
+        drop(slot, h);
         all.add(released(slot, h.epoch));
       }
     }
