@@ -19,8 +19,16 @@ import java.util.TreeMap;
  * non-object, or a MAX field to a non-number, inside a batch breaks that: the fold then cannot say "forget the
  * stored value" to a later object or number of the same batch.
  */
-public record PayloadProfile(String name, Map<String, MergeRule> rules, MergeRule defaultRule) {
+public record PayloadProfile(String name, Map<String, MergeRule> rules, MergeRule defaultRule,
+    java.util.function.UnaryOperator<JsonObject> normalizer) {
+
+  /** A profile whose payloads are stored as they arrive. */
+  public PayloadProfile(String name, Map<String, MergeRule> rules, MergeRule defaultRule) {
+    this(name, rules, defaultRule, java.util.function.UnaryOperator.identity());
+  }
+
   public PayloadProfile {
+    if (normalizer == null) throw new IllegalArgumentException("payload profile " + name + ": the normalizer must not be null");
     if (name == null || name.isBlank()) throw new IllegalArgumentException("a payload profile needs a name");
     if (rules == null) throw new IllegalArgumentException("payload profile " + name + ": rules must not be null (use an empty map)");
     if (defaultRule == null) throw new IllegalArgumentException("payload profile " + name + ": the default rule must not be null");
@@ -32,6 +40,14 @@ public record PayloadProfile(String name, Map<String, MergeRule> rules, MergeRul
       sorted.put(field, rule);
     });
     rules = Collections.unmodifiableMap(sorted);
+  }
+
+  /**
+   * The fields this profile stores from a raw payload (e.g. the hotel frames' lists keyed by loop); throws
+   * IllegalArgumentException naming what does not fit, which the worker dead-letters as {@code bad_payload}.
+   */
+  public JsonObject normalize(JsonObject raw) {
+    return normalizer.apply(raw);
   }
 
   public MergeRule ruleFor(String field) {

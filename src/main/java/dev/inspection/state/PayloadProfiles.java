@@ -18,7 +18,7 @@ public final class PayloadProfiles {
       HotelRoomPayload.DEV_LOOPS, MergeRule.MERGE,
       HotelRoomPayload.FAULTS, MergeRule.REPLACE,
       HotelRoomPayload.SYS_LOCK_STATUS, MergeRule.COALESCE,
-      HotelRoomPayload.TS_MS, MergeRule.MAX), MergeRule.REPLACE);
+      HotelRoomPayload.TS_MS, MergeRule.MAX), MergeRule.REPLACE, HotelRoomPayload::normalize);
 
   private static final List<PayloadProfile> ALL = List.of(DEFAULT, HOTEL_ROOM);
 

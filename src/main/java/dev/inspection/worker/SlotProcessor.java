@@ -16,6 +16,7 @@ import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonObject;
 import java.time.Clock;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -417,9 +418,10 @@ public final class SlotProcessor {
   }
 
   private static dev.inspection.messaging.Envelope normalize(dev.inspection.messaging.Envelope e, DeviceDirectory.Info info) {
-    if (info.profile() != dev.inspection.state.PayloadProfiles.HOTEL_ROOM) return e;
+    JsonObject payload = info.profile().normalize(e.payload());
+    if (payload == e.payload()) return e;
     return new dev.inspection.messaging.Envelope(e.messageId(), e.deviceId(), e.slotId(), e.slotMapVersion(), e.resourceVersion(), e.planVersion(),
-        e.isNode(), e.cycleId(), e.seq(), e.collectedAt(), e.priority(), dev.inspection.state.HotelRoomPayload.normalize(e.payload()));
+        e.isNode(), e.cycleId(), e.seq(), e.collectedAt(), e.priority(), payload);
   }
 
   /** Lease lost: stop at once; everything unacked goes back to the queue. */

@@ -25,6 +25,14 @@ class HotelProfileTest {
   }
 
   @Test
+  void theHotelProfileNormalisesItsFramesAndTheDefaultProfileStoresPayloadsAsTheyCome() {
+    JsonObject raw = j("{\"frame\":\"0x0F\",\"ts_ms\":5,\"control_list\":[{\"dev_type\":1,\"dev_addr\":23,\"loop\":12,\"state\":\"on\"}]}");
+    assertEquals(HotelRoomPayload.normalize(raw), HOTEL_ROOM.normalize(raw));
+    JsonObject plain = j("{\"status\":\"UP\"}");
+    assertEquals(plain, PayloadProfiles.DEFAULT.normalize(plain));
+  }
+
+  @Test
   void aReportBecomesTimestampLockStatusLoopsAndFaults() {
     JsonObject stored = normalize("""
         {"frame":"0x36","ts_ms":1745000000123,"sys_lock_status":1,"hotel_id":1085,"room_id":"8201",
