@@ -1,5 +1,6 @@
 package dev.inspection.scheduler;
 
+import dev.inspection.store.Rows;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -30,7 +31,7 @@ public final class ClusterView {
     return pool.query(LEADER).execute().map(rows -> {
       Row r = rows.iterator().next();
       return new JsonObject().put("term", r.getLong(0)).put("leader_id", r.getString(1)).put("leader_url", r.getString(2))
-          .put("elected_at", r.getOffsetDateTime(3) == null ? null : r.getOffsetDateTime(3).toString());
+          .put("elected_at", Rows.iso(r, 3));
     });
   }
 

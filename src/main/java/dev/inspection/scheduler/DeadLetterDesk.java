@@ -6,6 +6,7 @@ import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.DefaultConsumer;
 import com.rabbitmq.client.Envelope;
 import dev.inspection.messaging.Topology;
+import dev.inspection.store.Rows;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -15,7 +16,6 @@ import io.vertx.core.json.JsonObject;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.Row;
 import io.vertx.sqlclient.Tuple;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -174,7 +174,7 @@ public final class DeadLetterDesk {
       for (Row r : rs) {
         a.add(new JsonObject().put("id", r.getLong(0)).put("reason", r.getString(1)).put("detail", r.getString(2)).put("queue", r.getString(3))
             .put("routing_key", r.getString(4)).put("at", r.getOffsetDateTime(5).toString()).put("state", r.getString(6))
-            .put("handled_at", r.getOffsetDateTime(7) == null ? null : r.getOffsetDateTime(7).toString()).put("handled_by", r.getString(8))
+            .put("handled_at", Rows.iso(r, 7)).put("handled_by", r.getString(8))
             .put("bytes", r.getInteger(9)));
       }
       return a;
@@ -233,10 +233,5 @@ public final class DeadLetterDesk {
 
   public void close() {
     amqp.close();
-  }
-
-  static String preview(byte[] body) {
-    String s = new String(body, StandardCharsets.UTF_8);
-    return s.length() > 200 ? s.substring(0, 200) + "…" : s;
   }
 }

@@ -1,6 +1,7 @@
 package dev.inspection.scheduler;
 
 import dev.inspection.probe.Device;
+import dev.inspection.store.Rows;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -132,7 +133,7 @@ public final class DeviceStore {
       JsonArray a = new JsonArray();
       for (Row r : rows) {
         a.add(new JsonObject().put("slot_id", (int) r.getShort(0)).put("owner", r.getString(1)).put("epoch", r.getLong(2))
-            .put("state", r.getString(3)).put("lease_until", r.getOffsetDateTime(4) == null ? null : r.getOffsetDateTime(4).toString())
+            .put("state", r.getString(3)).put("lease_until", Rows.iso(r, 4))
             .put("target", r.getString(5)));
       }
       return a;

@@ -1,5 +1,6 @@
 package dev.inspection.scheduler;
 
+import dev.inspection.store.Rows;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -42,7 +43,7 @@ public final class StateView {
         a.add(new JsonObject().put("device_id", r.getString(0)).put("alert_key", r.getString(1)).put("state", r.getString(2))
             .put("severity", (int) r.getShort(3)).put("first_fired_at", r.getOffsetDateTime(4).toString())
             .put("last_event_at", r.getOffsetDateTime(5).toString()).put("last_event_id", r.getLong(6)).put("payload", r.getValue(7))
-            .put("acked_at", r.getOffsetDateTime(8) == null ? null : r.getOffsetDateTime(8).toString()).put("acked_by", r.getString(9))
+            .put("acked_at", Rows.iso(r, 8)).put("acked_by", r.getString(9))
             .put("ack_note", r.getString(10)));
       }
       return a;
