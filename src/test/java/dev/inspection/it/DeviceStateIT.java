@@ -60,15 +60,21 @@ class DeviceStateIT {
     return env.queryLong("SELECT count(*) FROM $S.device_status_history WHERE device_id = '" + device + "'");
   }
 
+  /** One worker holding every slot, and a confirming publisher channel: the set-up most tests here share. */
+  private static Node oneWorker(TestEnv env, Channel ch) throws Exception {
+    ch.confirmSelect();
+    Node w = env.start(Map.of("role", "worker", "node.id", env.name + "-w1"));
+    env.awaitSettled(Set.of(env.name + "-w1"), Duration.ofSeconds(20));
+    return w;
+  }
+
   @Test
   void takeoverInTheMiddleOfADebounceFiresOnExactlyTheCheckWhereTheOldOwnerWould() throws Exception {
     try (TestEnv env = new TestEnv(2); Channel ch = env.channel()) {
-      ch.confirmSelect();
       Topology t = env.topology();
       String w1 = env.name + "-w1";
       String w2 = env.name + "-w2";
-      env.start(Map.of("role", "worker", "node.id", w1));
-      env.awaitSettled(Set.of(w1), Duration.ofSeconds(20));
+      oneWorker(env, ch);
       String dev = "debounce-1";
       long base = System.currentTimeMillis() - 60_000;
       // normal priority: device.offline fires on the 5th consecutive failure; the old owner sees 3
@@ -102,11 +108,8 @@ class DeviceStateIT {
   @Test
   void aFiringOnTheHighQueueAndANewerStatusOnTheNormalQueueInReverseOrderLeaveTheAlertActive() throws Exception {
     try (TestEnv env = new TestEnv(2); Channel ch = env.channel()) {
-      ch.confirmSelect();
       Topology t = env.topology();
-      String w1 = env.name + "-w1";
-      env.start(Map.of("role", "worker", "node.id", w1));
-      env.awaitSettled(Set.of(w1), Duration.ofSeconds(20));
+      oneWorker(env, ch);
       String dev = "reorder-1";
       long base = System.currentTimeMillis() - 60_000;
       List<Envelope> lead = new ArrayList<>();
@@ -128,10 +131,8 @@ class DeviceStateIT {
   @Test
   void replayingADaysMessagesTwiceLeavesHistoryAlertsAndRollupsIdentical() throws Exception {
     try (TestEnv env = new TestEnv(4); Channel ch = env.channel()) {
-      ch.confirmSelect();
       Topology t = env.topology();
-      Node w = env.start(Map.of("role", "worker", "node.id", env.name + "-w1"));
-      env.awaitSettled(Set.of(env.name + "-w1"), Duration.ofSeconds(20));
+      Node w = oneWorker(env, ch);
       long end = System.currentTimeMillis() - 60_000;
       long start = end - Duration.ofHours(24).toMillis();
       Random rnd = new Random(42);
@@ -199,11 +200,8 @@ class DeviceStateIT {
   @Test
   void hotelRoomPayloadsMergeInTheDatabaseLikeTheReferenceFold() throws Exception {
     try (TestEnv env = new TestEnv(2); Channel ch = env.channel()) {
-      ch.confirmSelect();
       Topology t = env.topology();
-      String w1 = env.name + "-w1";
-      env.start(Map.of("role", "worker", "node.id", w1));
-      env.awaitSettled(Set.of(w1), Duration.ofSeconds(20));
+      oneWorker(env, ch);
       String dev = "room-1201";
       String body = new JsonArray().add(new JsonObject().put("device_id", dev).put("check_type", "sim").put("payload_profile", "hotel_room")
           .put("interval_ms", 10_000)).encode();
@@ -285,10 +283,8 @@ class DeviceStateIT {
   @Test
   void alertsAndRollupsAreReadThroughTheApi() throws Exception {
     try (TestEnv env = new TestEnv(2); Channel ch = env.channel()) {
-      ch.confirmSelect();
       Topology t = env.topology();
-      env.start(Map.of("role", "worker", "node.id", env.name + "-w1"));
-      env.awaitSettled(Set.of(env.name + "-w1"), Duration.ofSeconds(20));
+      oneWorker(env, ch);
       String dev = "api-dev";
       long base = Instant.now().truncatedTo(ChronoUnit.MINUTES).minus(Duration.ofMinutes(10)).toEpochMilli();
       List<Envelope> all = new ArrayList<>();
