@@ -19,6 +19,9 @@
 # Options:
 #   --quick            10 s windows and smaller fleets, to smoke-test this script (figures not for the README)
 #   --skip-baselines   run only the end-to-end part
+#   --commit           only the batch-write benchmark (dev.inspection.bench.CommitBench, from the test sources:
+#                      full device-state write against the plain upsert + history, in one run; builds with mvn;
+#                      its flags through BENCH_COMMIT_ARGS, e.g. "--batches 300 --batch 200 --devices 20000")
 #   -h, --help         this text
 # Environment overrides (optional): BENCH_CAP_DEVICES, BENCH_CAP_INTERVAL_MS, BENCH_HALF_INTERVAL_MS,
 #   BENCH_WARMUP_S, BENCH_WINDOW_S, BENCH_HEAP (default 2g), BENCH_PERFTEST_VERSIONS (versions tried in order),
@@ -40,14 +43,23 @@ usage() { awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$SEL
 
 QUICK=0
 SKIP_BASELINES=0
+COMMIT_ONLY=0
 for arg in "$@"; do
   case "$arg" in
     --quick) QUICK=1 ;;
+    --commit) COMMIT_ONLY=1 ;;
     --skip-baselines) SKIP_BASELINES=1 ;;
     -h | --help) usage; exit 0 ;;
     *) echo "bench.sh: unknown option '$arg'" >&2; usage >&2; exit 2 ;;
   esac
 done
+
+if [ "$COMMIT_ONLY" = 1 ]; then
+  # CommitBench is test code (it is not in the production jar): compile the tests, run it on both class paths
+  mvn -q -B test-compile dependency:build-classpath -Dmdep.outputFile=target/bench-classpath.txt
+  # shellcheck disable=SC2086 # BENCH_COMMIT_ARGS holds several flags
+  exec java -cp "target/classes:target/test-classes:$(cat target/bench-classpath.txt)" dev.inspection.bench.CommitBench ${BENCH_COMMIT_ARGS:-}
+fi
 
 OUT=target/bench
 DATA=$OUT/data

@@ -1,8 +1,8 @@
 package dev.inspection.admin;
 
-import dev.inspection.node.Config;
-import dev.inspection.node.ConfigException;
-import dev.inspection.node.Keys;
+import dev.inspection.config.Config;
+import dev.inspection.config.ConfigException;
+import dev.inspection.config.Keys;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;

@@ -1,8 +1,9 @@
 package dev.inspection.admin;
 
+import dev.inspection.common.ApiError;
+import dev.inspection.config.Config;
+import dev.inspection.config.Keys;
 import dev.inspection.metrics.Metrics;
-import dev.inspection.node.Config;
-import dev.inspection.node.Keys;
 import dev.inspection.scheduler.DeviceStore;
 import dev.inspection.scheduler.SchedulerVerticle;
 import io.vertx.core.Future;
@@ -171,7 +172,7 @@ public final class HttpApi extends VerticleBase {
       return;
     }
     JsonArray rejected = new JsonArray();
-    java.util.List<dev.inspection.probe.Device> parsed;
+    java.util.List<dev.inspection.inventory.Device> parsed;
     try {
       parsed = DeviceStore.parseImport(body, "default", config.getLong(Keys.PROBE_INTERVAL_MS), rejected);
     } catch (DecodeException e) {
@@ -191,12 +192,12 @@ public final class HttpApi extends VerticleBase {
         .onFailure(ctx::fail);
   }
 
-  private void importChunks(java.util.List<dev.inspection.probe.Device> all, int from, dev.inspection.scheduler.Jobs.Job job, JsonArray rejected) {
+  private void importChunks(java.util.List<dev.inspection.inventory.Device> all, int from, dev.inspection.scheduler.Jobs.Job job, JsonArray rejected) {
     if (from >= all.size()) {
       job.done("imported " + all.size() + " device(s); rejected " + rejected.size());
       return;
     }
-    java.util.List<dev.inspection.probe.Device> chunk = all.subList(from, Math.min(all.size(), from + 5000));
+    java.util.List<dev.inspection.inventory.Device> chunk = all.subList(from, Math.min(all.size(), from + 5000));
     devices.get().importDevices(chunk).onSuccess(v -> {
       job.advance(chunk.size());
       importChunks(all, from + chunk.size(), job, rejected);

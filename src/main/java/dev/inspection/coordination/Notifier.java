@@ -1,6 +1,6 @@
 package dev.inspection.coordination;
 
-import dev.inspection.messaging.Backoff;
+import dev.inspection.common.Backoff;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.redis.client.Command;

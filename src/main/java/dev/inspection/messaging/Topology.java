@@ -2,6 +2,8 @@ package dev.inspection.messaging;
 
 import com.rabbitmq.client.BuiltinExchangeType;
 import com.rabbitmq.client.Channel;
+import dev.inspection.config.Config;
+import dev.inspection.config.Keys;
 import java.io.IOException;
 import java.util.HashMap;
 import java.util.Map;
@@ -25,6 +27,11 @@ public final class Topology {
     this.totalSlots = totalSlots;
     this.maxBytes = maxBytes;
     this.deliveryLimit = deliveryLimit;
+  }
+
+  /** The topology a configuration describes (prefix, slot count, per-queue byte and delivery limits). */
+  public static Topology of(Config c) {
+    return new Topology(c.get(Keys.TOPOLOGY_PREFIX), c.getInt(Keys.SLOTS_TOTAL), c.getLong(Keys.QUEUE_MAX_BYTES), c.getInt(Keys.QUEUE_DELIVERY_LIMIT));
   }
 
   public int totalSlots() {

@@ -1,5 +1,8 @@
 package dev.inspection.node;
 
+import dev.inspection.config.Config;
+import dev.inspection.config.ConfigException;
+import dev.inspection.config.Keys;
 import java.time.Clock;
 import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
@@ -22,7 +25,7 @@ public final class Main {
     Config config;
     try {
       config = Config.load(args, System.getenv());
-      Config.validateAll(config);
+      Node.validate(config);
     } catch (ConfigException e) {
       System.err.println("error: " + e.getMessage());
       System.exit(2);

@@ -1,10 +1,15 @@
 package dev.inspection.node;
 
 import dev.inspection.admin.HttpApi;
+import dev.inspection.config.Config;
+import dev.inspection.config.ConfigException;
+import dev.inspection.config.Keys;
+import dev.inspection.config.Role;
 import dev.inspection.messaging.Topology;
 import dev.inspection.metrics.Metrics;
 import dev.inspection.probe.ProbeVerticle;
 import dev.inspection.scheduler.SchedulerVerticle;
+import dev.inspection.state.AlertRules;
 import dev.inspection.store.Db;
 import dev.inspection.store.Migrations;
 import dev.inspection.worker.WorkerVerticle;
@@ -40,8 +45,16 @@ public final class Node {
     this.clock = clock;
   }
 
-  public static Topology topology(Config c) {
-    return new Topology(c.get(Keys.TOPOLOGY_PREFIX), c.getInt(Keys.SLOTS_TOTAL), c.getLong(Keys.QUEUE_MAX_BYTES), c.getInt(Keys.QUEUE_DELIVERY_LIMIT));
+  /** Every check of a configuration that goes across keys, including the alert rules it describes; each failure names the key. */
+  public static void validate(Config config) {
+    Config.validateAll(config);
+    for (int p = 1; p <= 3; p++) {
+      try {
+        AlertRules.fromConfig(p, config::raw);
+      } catch (IllegalArgumentException e) {
+        throw new ConfigException("alert rules: " + e.getMessage());
+      }
+    }
   }
 
   public Future<Void> start() {
@@ -54,7 +67,7 @@ public final class Node {
       return Future.failedFuture(e);
     }
     vertx = Vertx.vertx(new VertxOptions().setBlockedThreadCheckInterval(2000));
-    Topology topology = topology(config);
+    Topology topology = Topology.of(config);
     Future<Void> ready = Future.succeededFuture();
     if (role.runsWorker() || role.runsScheduler()) ready = migrate();
     Map<String, BooleanSupplier> checks = new LinkedHashMap<>();
@@ -87,13 +100,13 @@ public final class Node {
   private Future<Void> migrate() {
     Pool pool = Db.pool(vertx, config, 1);
     io.vertx.core.Promise<Void> done = io.vertx.core.Promise.promise();
-    dev.inspection.messaging.Backoff backoff = new dev.inspection.messaging.Backoff(config.getLong(Keys.BACKOFF_INITIAL_MS),
+    dev.inspection.common.Backoff backoff = new dev.inspection.common.Backoff(config.getLong(Keys.BACKOFF_INITIAL_MS),
         config.getLong(Keys.BACKOFF_MAX_MS));
     tryMigrate(pool, backoff, done);
     return done.future().eventually(pool::close);
   }
 
-  private void tryMigrate(Pool pool, dev.inspection.messaging.Backoff backoff, io.vertx.core.Promise<Void> done) {
+  private void tryMigrate(Pool pool, dev.inspection.common.Backoff backoff, io.vertx.core.Promise<Void> done) {
     Migrations.apply(pool, Db.schema(config), config.getInt(Keys.SLOTS_TOTAL)).onComplete(ar -> {
       if (ar.succeeded()) {
         done.complete();

@@ -2,6 +2,9 @@ package dev.inspection.node;
 
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
+import dev.inspection.config.Config;
+import dev.inspection.config.ConfigException;
+import dev.inspection.config.Keys;
 import dev.inspection.messaging.RabbitConnector;
 import dev.inspection.store.Db;
 import io.vertx.core.Vertx;
@@ -26,7 +29,7 @@ public final class Teardown {
       System.exit(2);
       return;
     }
-    var topology = Node.topology(config);
+    var topology = dev.inspection.messaging.Topology.of(config);
     try (Connection c = RabbitConnector.factory(config).newConnection("teardown"); Channel ch = c.createChannel()) {
       topology.delete(ch);
       System.out.println("deleted " + (2 * topology.totalSlots() + 1) + " queues and 2 exchanges with prefix '" + config.get(Keys.TOPOLOGY_PREFIX) + "'");

@@ -1,5 +1,6 @@
 package dev.inspection.probe;
 
+import dev.inspection.inventory.Device;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpClient;

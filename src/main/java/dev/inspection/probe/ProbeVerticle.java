@@ -1,12 +1,14 @@
 package dev.inspection.probe;
 
+import dev.inspection.config.Config;
+import dev.inspection.config.Keys;
+import dev.inspection.inventory.Device;
+import dev.inspection.inventory.Inventory;
 import dev.inspection.messaging.Priority;
 import dev.inspection.messaging.RabbitConnector;
 import dev.inspection.messaging.SlotHash;
 import dev.inspection.messaging.Topology;
 import dev.inspection.metrics.Metrics;
-import dev.inspection.node.Config;
-import dev.inspection.node.Keys;
 import dev.inspection.outbox.CheckResult;
 import dev.inspection.outbox.Outbox;
 import dev.inspection.outbox.OutboxPublisher;

@@ -1,5 +1,6 @@
 package dev.inspection.scheduler;
 
+import dev.inspection.control.Pacing;
 import dev.inspection.store.Rows;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonArray;

@@ -1,5 +1,7 @@
 package dev.inspection.scheduler;
 
+import dev.inspection.control.SlotState;
+import dev.inspection.control.WorkerState;
 import dev.inspection.messaging.SlotHash;
 import dev.inspection.metrics.Metrics;
 import dev.inspection.scheduler.ControlStore.Bump;

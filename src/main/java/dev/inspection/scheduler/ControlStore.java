@@ -1,5 +1,8 @@
 package dev.inspection.scheduler;
 
+import dev.inspection.control.Liveness;
+import dev.inspection.control.SlotState;
+import dev.inspection.control.WorkerState;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonObject;
 import io.vertx.sqlclient.Pool;
@@ -93,12 +96,7 @@ public final class ControlStore {
 
   public ControlStore(Pool pool, String schema) {
     this.pool = pool;
-    this.livenessNamespace = livenessNamespace(schema);
-  }
-
-  /** The first key of every worker's liveness lock in this schema (the second is hashtext(worker id)). */
-  public static String livenessNamespace(String schema) {
-    return "inspection.worker." + schema;
+    this.livenessNamespace = Liveness.namespace(schema);
   }
 
   public Future<List<WorkerRow>> workers() {

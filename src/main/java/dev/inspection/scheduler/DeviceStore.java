@@ -1,6 +1,6 @@
 package dev.inspection.scheduler;
 
-import dev.inspection.probe.Device;
+import dev.inspection.inventory.Device;
 import dev.inspection.store.Rows;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonArray;

@@ -1,5 +1,6 @@
 package dev.inspection.scheduler;
 
+import dev.inspection.control.SlotState;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;

@@ -1,11 +1,12 @@
 package dev.inspection.scheduler;
 
-import dev.inspection.admin.ApiError;
+import dev.inspection.common.ApiError;
+import dev.inspection.common.Backoff;
+import dev.inspection.config.Config;
+import dev.inspection.config.Keys;
+import dev.inspection.control.WorkerState;
 import dev.inspection.coordination.Notifier;
-import dev.inspection.messaging.Backoff;
 import dev.inspection.metrics.Metrics;
-import dev.inspection.node.Config;
-import dev.inspection.node.Keys;
 import dev.inspection.store.Db;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
@@ -155,7 +156,7 @@ public final class SchedulerVerticle extends VerticleBase {
         config.getInt(Keys.RETENTION_HISTORY_DAYS_NORMAL), config.getInt(Keys.RETENTION_ALERT_DAYS), config.getInt(Keys.RETENTION_ROLLUP_DAYS),
         config.getInt(Keys.RETENTION_AHEAD_DAYS)));
     vertx.setPeriodic(config.getLong(Keys.RETENTION_CHECK_MS), t -> retention());
-    dev.inspection.messaging.Topology topology = dev.inspection.node.Node.topology(config);
+    dev.inspection.messaging.Topology topology = dev.inspection.messaging.Topology.of(config);
     deadLetters = new DeadLetterDesk(vertx, pool, topology, jobs, config.nodeId());
     connector = new dev.inspection.messaging.RabbitConnector(vertx, config, "scheduler-" + config.nodeId(), deadLetters::connected,
         deadLetters::connectionLost);

@@ -1,8 +1,8 @@
 package dev.inspection.store;
 
-import dev.inspection.node.Config;
-import dev.inspection.node.ConfigException;
-import dev.inspection.node.Keys;
+import dev.inspection.config.Config;
+import dev.inspection.config.ConfigException;
+import dev.inspection.config.Keys;
 import io.vertx.core.Vertx;
 import io.vertx.pgclient.PgBuilder;
 import io.vertx.pgclient.PgConnectOptions;

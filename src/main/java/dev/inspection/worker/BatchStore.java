@@ -1,6 +1,9 @@
 package dev.inspection.worker;
 
 import dev.inspection.messaging.Envelope;
+import dev.inspection.state.AlertCurrent;
+import dev.inspection.state.AlertEvent;
+import dev.inspection.state.AlertFold;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonObject;
 import io.vertx.sqlclient.Pool;
@@ -15,9 +18,6 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import dev.inspection.state.AlertCurrent;
-import dev.inspection.state.AlertEvent;
-import dev.inspection.state.AlertFold;
 
 /**
  * One transaction for the batches of one or more slots (seed 000 §3.1 as corrected by DESIGN.md D1, D4,

@@ -1,6 +1,6 @@
 package dev.inspection.worker;
 
-import dev.inspection.messaging.Backoff;
+import dev.inspection.common.Backoff;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;

@@ -1,9 +1,9 @@
 package dev.inspection.worker;
 
-import dev.inspection.messaging.Backoff;
-import dev.inspection.scheduler.ControlStore;
-import dev.inspection.scheduler.SlotState;
-import dev.inspection.scheduler.WorkerState;
+import dev.inspection.common.Backoff;
+import dev.inspection.control.Liveness;
+import dev.inspection.control.SlotState;
+import dev.inspection.control.WorkerState;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
@@ -148,7 +148,7 @@ public final class LeaseKeeper {
     java.util.Map<String, String> props = new HashMap<>(connectOptions.getProperties());
     props.put("application_name", "inspection-worker-liveness");
     this.livenessOptions = new PgConnectOptions(connectOptions).setProperties(props);
-    this.livenessNamespace = ControlStore.livenessNamespace(schema);
+    this.livenessNamespace = Liveness.namespace(schema);
     this.workerId = workerId;
     this.settings = settings;
     this.listener = listener;

@@ -2,13 +2,13 @@ package dev.inspection.worker;
 
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
+import dev.inspection.common.Backoff;
+import dev.inspection.config.Config;
+import dev.inspection.config.Keys;
 import dev.inspection.coordination.Notifier;
-import dev.inspection.messaging.Backoff;
 import dev.inspection.messaging.RabbitConnector;
 import dev.inspection.messaging.Topology;
 import dev.inspection.metrics.Metrics;
-import dev.inspection.node.Config;
-import dev.inspection.node.Keys;
 import dev.inspection.store.Db;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
@@ -17,7 +17,6 @@ import io.vertx.sqlclient.Pool;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -90,7 +89,7 @@ public final class WorkerVerticle extends VerticleBase {
     controlPool = Db.pool(vertx, config, 3);
     snapshots = new SnapshotLoader(controlPool, config.getInt(Keys.WORKER_SNAPSHOT_PAGE));
     directory = new DeviceDirectory(pool, 600_000, 1_000_000);
-    for (int p = 1; p <= 3; p++) rules.put(p, Config.alertRules(config, p));
+    for (int p = 1; p <= 3; p++) rules.put(p, dev.inspection.state.AlertRules.fromConfig(p, config::raw));
     deadLetters = new DeadLetterPublisher(vertx, topology, workerId);
     settings = new SlotProcessor.Settings(config.getInt(Keys.WORKER_PREFETCH_HIGH), config.getInt(Keys.WORKER_PREFETCH_NORMAL),
         config.getInt(Keys.WORKER_BATCH_MAX), config.getLong(Keys.WORKER_BATCH_LINGER_MS), config.getInt(Keys.WORKER_MAX_MESSAGE_BYTES));

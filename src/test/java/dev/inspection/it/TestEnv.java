@@ -5,9 +5,9 @@ import static org.awaitility.Awaitility.await;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
+import dev.inspection.config.Config;
 import dev.inspection.messaging.Priority;
 import dev.inspection.messaging.Topology;
-import dev.inspection.node.Config;
 import dev.inspection.node.Node;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -85,7 +85,7 @@ public final class TestEnv implements AutoCloseable {
   }
 
   public Topology topology() {
-    return Node.topology(config(Map.of()));
+    return dev.inspection.messaging.Topology.of(config(Map.of()));
   }
 
   private Node scheduler;

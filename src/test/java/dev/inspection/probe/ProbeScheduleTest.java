@@ -3,6 +3,7 @@ package dev.inspection.probe;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.inspection.inventory.Device;
 import io.vertx.core.json.JsonObject;
 import java.util.List;
 import java.util.Random;

@@ -3,6 +3,7 @@ package dev.inspection.scheduler;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.inspection.control.WorkerState;
 import dev.inspection.scheduler.ControlStore.WorkerChange;
 import dev.inspection.scheduler.ControlStore.WorkerRow;
 import io.vertx.core.json.JsonObject;

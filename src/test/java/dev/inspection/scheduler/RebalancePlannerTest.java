@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.inspection.control.SlotState;
 import dev.inspection.scheduler.RebalancePlanner.Move;
 import dev.inspection.scheduler.RebalancePlanner.Plan;
 import dev.inspection.scheduler.RebalancePlanner.Settings;

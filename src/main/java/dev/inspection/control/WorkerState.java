@@ -1,4 +1,4 @@
-package dev.inspection.scheduler;
+package dev.inspection.control;
 
 import java.util.List;
 

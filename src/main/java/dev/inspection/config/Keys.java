@@ -1,6 +1,6 @@
-package dev.inspection.node;
+package dev.inspection.config;
 
-import static dev.inspection.node.ConfigKey.Type.*;
+import static dev.inspection.config.ConfigKey.Type.*;
 
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -1,4 +1,4 @@
-package dev.inspection.node;
+package dev.inspection.config;
 
 import java.util.Locale;
 

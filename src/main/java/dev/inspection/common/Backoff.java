@@ -1,4 +1,4 @@
-package dev.inspection.messaging;
+package dev.inspection.common;
 
 import java.util.concurrent.ThreadLocalRandom;
 

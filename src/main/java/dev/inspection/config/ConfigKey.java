@@ -1,4 +1,4 @@
-package dev.inspection.node;
+package dev.inspection.config;
 
 /** One documented configuration key: its name, built-in default and what it means. */
 public record ConfigKey(String name, String defaultValue, Type type, String help) {

@@ -1,4 +1,4 @@
-package dev.inspection.scheduler;
+package dev.inspection.control;
 
 /**
  * Opens the probe tap gradually during a cold start. When only a few of the expected workers are up,

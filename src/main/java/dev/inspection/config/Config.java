@@ -1,4 +1,4 @@
-package dev.inspection.node;
+package dev.inspection.config;
 
 import java.io.IOException;
 import java.io.Reader;
@@ -172,21 +172,11 @@ public final class Config {
     for (ConfigKey k : java.util.List.of(Keys.RETENTION_ALERT_DAYS, Keys.RETENTION_ROLLUP_DAYS, Keys.RETENTION_AHEAD_DAYS)) {
       if (c.getInt(k) < 1) throw new ConfigException(k.name() + " must be at least 1 (got " + c.get(k) + ")");
     }
-    for (int p = 1; p <= 3; p++) {
-      try {
-        alertRules(c, p);
-      } catch (IllegalArgumentException e) {
-        throw new ConfigException("alert rules: " + e.getMessage());
-      }
-    }
   }
 
-  /** The alert rules of a device priority from the alert.* keys. */
-  public static dev.inspection.state.AlertRules alertRules(Config c, int priority) {
-    return dev.inspection.state.AlertRules.fromConfig(priority, key -> {
-      ConfigKey k = Keys.BY_NAME.get(key);
-      return k == null ? null : c.get(k);
-    });
+  /** The value of a key given by name, or null when no such key exists (for rule sets that name their own keys). */
+  public String raw(String keyName) {
+    return Keys.BY_NAME.containsKey(keyName) ? values.get(keyName) : null;
   }
 
   public String get(ConfigKey k) {

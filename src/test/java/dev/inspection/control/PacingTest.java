@@ -1,4 +1,4 @@
-package dev.inspection.scheduler;
+package dev.inspection.control;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;

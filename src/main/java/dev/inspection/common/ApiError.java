@@ -1,4 +1,4 @@
-package dev.inspection.admin;
+package dev.inspection.common;
 
 import io.vertx.core.json.JsonObject;
 

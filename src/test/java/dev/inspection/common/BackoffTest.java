@@ -1,4 +1,4 @@
-package dev.inspection.messaging;
+package dev.inspection.common;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 

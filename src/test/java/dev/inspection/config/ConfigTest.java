@@ -1,4 +1,4 @@
-package dev.inspection.node;
+package dev.inspection.config;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;

@@ -1,11 +1,11 @@
-package dev.inspection.scheduler;
+package dev.inspection.control;
 
-import static dev.inspection.scheduler.SlotState.ACTIVE;
-import static dev.inspection.scheduler.SlotState.DRAINING_OLD;
-import static dev.inspection.scheduler.SlotState.FREE;
-import static dev.inspection.scheduler.SlotState.LOADING_NEW;
-import static dev.inspection.scheduler.SlotState.MOVING;
-import static dev.inspection.scheduler.SlotState.ORPHANED;
+import static dev.inspection.control.SlotState.ACTIVE;
+import static dev.inspection.control.SlotState.DRAINING_OLD;
+import static dev.inspection.control.SlotState.FREE;
+import static dev.inspection.control.SlotState.LOADING_NEW;
+import static dev.inspection.control.SlotState.MOVING;
+import static dev.inspection.control.SlotState.ORPHANED;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;

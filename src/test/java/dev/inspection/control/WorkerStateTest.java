@@ -1,13 +1,13 @@
-package dev.inspection.scheduler;
+package dev.inspection.control;
 
-import static dev.inspection.scheduler.WorkerState.ACTIVE;
-import static dev.inspection.scheduler.WorkerState.DEAD;
-import static dev.inspection.scheduler.WorkerState.DRAINING;
-import static dev.inspection.scheduler.WorkerState.OFFLINE;
-import static dev.inspection.scheduler.WorkerState.QUARANTINE;
-import static dev.inspection.scheduler.WorkerState.REGISTERED;
-import static dev.inspection.scheduler.WorkerState.SUSPECTED;
-import static dev.inspection.scheduler.WorkerState.WARMING;
+import static dev.inspection.control.WorkerState.ACTIVE;
+import static dev.inspection.control.WorkerState.DEAD;
+import static dev.inspection.control.WorkerState.DRAINING;
+import static dev.inspection.control.WorkerState.OFFLINE;
+import static dev.inspection.control.WorkerState.QUARANTINE;
+import static dev.inspection.control.WorkerState.REGISTERED;
+import static dev.inspection.control.WorkerState.SUSPECTED;
+import static dev.inspection.control.WorkerState.WARMING;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;

@@ -1,6 +1,6 @@
-package dev.inspection.probe;
+package dev.inspection.inventory;
 
-import dev.inspection.node.ConfigException;
+import dev.inspection.config.ConfigException;
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;

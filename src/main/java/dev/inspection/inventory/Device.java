@@ -1,4 +1,4 @@
-package dev.inspection.probe;
+package dev.inspection.inventory;
 
 import io.vertx.core.json.JsonObject;
 import java.util.Set;

@@ -1,10 +1,9 @@
 package dev.inspection.bench;
 
+import dev.inspection.config.Config;
 import dev.inspection.messaging.Envelope;
 import dev.inspection.messaging.Priority;
 import dev.inspection.messaging.SlotHash;
-import dev.inspection.node.Config;
-import dev.inspection.node.Keys;
 import dev.inspection.state.AlertRules;
 import dev.inspection.state.DerivedState;
 import dev.inspection.state.PayloadProfiles;
@@ -39,7 +38,7 @@ import java.util.concurrent.TimeUnit;
  * </ul>
  * Then the snapshot load of one slot holding {@code --slot-devices} devices (INV-10).
  *
- * <pre>java -cp node.jar dev.inspection.bench.CommitBench [--batches 300] [--batch 200] [--devices 20000] [--slot-devices 4000]</pre>
+ * <pre>BENCH_COMMIT_ARGS="[--batches 300] [--batch 200] [--devices 20000] [--slot-devices 4000]" ./run.sh bench --commit</pre>
  * Uses a scratch schema {@code bench_commit_<time>} and drops it at the end.
  */
 public final class CommitBench {
