@@ -1,5 +1,7 @@
 package dev.inspection.control;
 
+import dev.inspection.inventory.Device;
+
 /**
  * Opens the probe tap gradually during a cold start. When only a few of the expected workers are up,
  * probing at full rate would pile a backlog on them (and on the broker) that the rest of the fleet then

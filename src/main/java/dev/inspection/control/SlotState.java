@@ -22,11 +22,16 @@ public enum SlotState {
   /** Its owner is gone (dead, or the hand-over failed); waits to be given out again. */
   ORPHANED;
 
-  private static final String MACHINE = "slot state";
+  /** The legal moves of this machine: the only place that lists them. */
+  public static final TransitionTable<SlotState> TRANSITIONS = TransitionTable.of("slot state", SlotState.class, SlotState::next);
 
   /** The states this one may move to, in the order the design lists them. */
   List<SlotState> legalNext() {
-    return switch (this) {
+    return TRANSITIONS.legalNext(this);
+  }
+
+  private static List<SlotState> next(SlotState s) {
+    return switch (s) {
       case FREE -> List.of(LOADING_NEW);
       case ORPHANED -> List.of(LOADING_NEW, FREE);
       case LOADING_NEW -> List.of(ACTIVE, ORPHANED);
@@ -38,13 +43,12 @@ public enum SlotState {
 
   /** Whether {@code next} is a legal move from this state. X to X is not a move, so it is false. */
   public boolean canMoveTo(SlotState next) {
-    return next != null && legalNext().contains(next);
+    return TRANSITIONS.allowed(this, next);
   }
 
   /** Returns {@code next} when the move is legal; otherwise throws {@link IllegalStateTransition}. */
   public SlotState transitionTo(SlotState next) {
-    if (!canMoveTo(next)) throw new IllegalStateTransition(MACHINE, this, next, legalNext());
-    return next;
+    return TRANSITIONS.check(this, next);
   }
 
   /**

@@ -26,11 +26,16 @@ public enum WorkerState {
   /** Came back after being declared dead; alive but not trusted with slots until it warms up again. */
   QUARANTINE;
 
-  private static final String MACHINE = "worker state";
+  /** The legal moves of this machine: the only place that lists them. */
+  public static final TransitionTable<WorkerState> TRANSITIONS = TransitionTable.of("worker state", WorkerState.class, WorkerState::next);
 
   /** The states this one may move to, in the order the design lists them. */
   List<WorkerState> legalNext() {
-    return switch (this) {
+    return TRANSITIONS.legalNext(this);
+  }
+
+  private static List<WorkerState> next(WorkerState s) {
+    return switch (s) {
       case REGISTERED -> List.of(WARMING, DRAINING, OFFLINE, DEAD);
       case WARMING -> List.of(ACTIVE, DRAINING, OFFLINE, DEAD);
       case ACTIVE -> List.of(DRAINING, SUSPECTED, DEAD, OFFLINE);
@@ -44,13 +49,12 @@ public enum WorkerState {
 
   /** Whether {@code next} is a legal move from this state. Staying put is not a move, so X to X is false. */
   public boolean canMoveTo(WorkerState next) {
-    return next != null && legalNext().contains(next);
+    return TRANSITIONS.allowed(this, next);
   }
 
   /** Returns {@code next} when the move is legal; otherwise throws {@link IllegalStateTransition}. */
   public WorkerState transitionTo(WorkerState next) {
-    if (!canMoveTo(next)) throw new IllegalStateTransition(MACHINE, this, next, legalNext());
-    return next;
+    return TRANSITIONS.check(this, next);
   }
 
   /** States in which a worker may keep its slots (and keep consuming them). */

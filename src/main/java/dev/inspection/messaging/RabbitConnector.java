@@ -4,8 +4,8 @@ import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
 import com.rabbitmq.client.ShutdownSignalException;
 import dev.inspection.common.Backoff;
-import dev.inspection.config.Config;
-import dev.inspection.config.Keys;
+import dev.inspection.common.Retry;
+import dev.inspection.common.RetryPolicy;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -27,7 +27,9 @@ public final class RabbitConnector {
   private final Context context;
   private final ConnectionFactory factory;
   private final String name;
-  private final Backoff backoff;
+  private final Retry retry;
+  /** Delay before reconnecting after a loss; reset only once a connection's set-up succeeded (a set-up that keeps failing must not spin). */
+  private final Backoff afterLoss;
   private final Function<Connection, Future<Void>> onConnected;
   private final Runnable onLost;
   private volatile Connection connection;
@@ -35,28 +37,30 @@ public final class RabbitConnector {
   private boolean stopped;
   private long generation;
 
-  public RabbitConnector(Vertx vertx, Config config, String name, Function<Connection, Future<Void>> onConnected, Runnable onLost) {
+  public RabbitConnector(Vertx vertx, RabbitOptions options, RetryPolicy retryPolicy, String name, Function<Connection, Future<Void>> onConnected,
+      Runnable onLost) {
     this.vertx = vertx;
     this.context = vertx.getOrCreateContext();
-    this.factory = factory(config);
+    this.factory = factory(options);
     this.name = name;
-    this.backoff = new Backoff(config.getLong(Keys.BACKOFF_INITIAL_MS), config.getLong(Keys.BACKOFF_MAX_MS));
+    this.retry = new Retry(vertx, retryPolicy, log);
+    this.afterLoss = retryPolicy.backoff();
     this.onConnected = onConnected;
     this.onLost = onLost;
   }
 
-  public static ConnectionFactory factory(Config config) {
+  public static ConnectionFactory factory(RabbitOptions o) {
     ConnectionFactory f = new ConnectionFactory();
-    f.setHost(config.get(Keys.RABBIT_HOST));
-    f.setPort(config.getInt(Keys.RABBIT_PORT));
-    f.setUsername(config.get(Keys.RABBIT_USER));
-    f.setPassword(config.get(Keys.RABBIT_PASSWORD));
-    f.setVirtualHost(config.get(Keys.RABBIT_VHOST));
+    f.setHost(o.host());
+    f.setPort(o.port());
+    f.setUsername(o.user());
+    f.setPassword(o.password());
+    f.setVirtualHost(o.vhost());
     f.setAutomaticRecoveryEnabled(false);
     f.setTopologyRecoveryEnabled(false);
     f.setConnectionTimeout(5000);
     f.setRequestedHeartbeat(10);
-    if (config.getBool(Keys.RABBIT_SSL)) {
+    if (o.ssl()) {
       try {
         f.useSslProtocol();
       } catch (Exception e) {
@@ -92,36 +96,30 @@ public final class RabbitConnector {
   private void attempt() {
     if (stopped) return;
     long gen = ++generation;
-    vertx.executeBlocking(() -> factory.newConnection(name), false).onComplete(ar -> {
-      if (stopped) {
-        if (ar.succeeded()) closeQuietly(ar.result());
-        return;
-      }
-      if (ar.failed()) {
-        long delay = backoff.next();
-        log.warn("{}: cannot connect to RabbitMQ at {}:{} ({}); retrying in {} ms (attempt {})", name, factory.getHost(),
-            factory.getPort(), ar.cause().getMessage(), delay, backoff.attempts());
-        vertx.setTimer(delay, t -> attempt());
-        return;
-      }
-      Connection c = ar.result();
-      c.addShutdownListener(cause -> context.runOnContext(v -> lost(gen, cause)));
-      connection = c;
-      onConnected.apply(c).onComplete(done -> {
-        if (done.succeeded()) {
-          ready = true;
-          afterReady.run();
-          if (backoff.attempts() > 0) log.info("{}: connected to RabbitMQ again after {} attempt(s)", name, backoff.attempts());
-          backoff.reset();
-        } else {
-          log.warn("{}: set-up after connecting failed ({}); reconnecting", name, done.cause().toString());
-          vertx.executeBlocking(() -> {
+    retry.until(name + ": connect to RabbitMQ at " + factory.getHost() + ":" + factory.getPort(),
+        () -> vertx.executeBlocking(() -> factory.newConnection(name), false), e -> false, () -> stopped).onComplete(ar -> {
+          if (ar.failed()) return; // stopped
+          Connection c = ar.result();
+          if (stopped) {
             closeQuietly(c);
-            return null;
-          }, false);
-        }
-      });
-    });
+            return;
+          }
+          c.addShutdownListener(cause -> context.runOnContext(v -> lost(gen, cause)));
+          connection = c;
+          onConnected.apply(c).onComplete(done -> {
+            if (done.succeeded()) {
+              ready = true;
+              afterLoss.reset();
+              afterReady.run();
+            } else {
+              log.warn("{}: set-up after connecting failed ({}); reconnecting", name, done.cause().toString());
+              vertx.executeBlocking(() -> {
+                closeQuietly(c);
+                return null;
+              }, false);
+            }
+          });
+        });
   }
 
   private void lost(long gen, ShutdownSignalException cause) {
@@ -132,8 +130,7 @@ public final class RabbitConnector {
       log.warn("{}: RabbitMQ connection lost: {}", name, cause.getMessage());
     }
     onLost.run();
-    long delay = backoff.next();
-    vertx.setTimer(delay, t -> attempt());
+    vertx.setTimer(afterLoss.next(), t -> attempt());
   }
 
   public Future<Void> stop() {

@@ -1,6 +1,8 @@
 package dev.inspection.node;
 
 import dev.inspection.admin.HttpApi;
+import dev.inspection.common.Retry;
+import dev.inspection.common.RetryPolicy;
 import dev.inspection.config.Config;
 import dev.inspection.config.ConfigException;
 import dev.inspection.config.Keys;
@@ -12,6 +14,7 @@ import dev.inspection.scheduler.SchedulerVerticle;
 import dev.inspection.state.AlertRules;
 import dev.inspection.store.Db;
 import dev.inspection.store.Migrations;
+import dev.inspection.store.PgOptions;
 import dev.inspection.worker.WorkerVerticle;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -48,6 +51,7 @@ public final class Node {
   /** Every check of a configuration that goes across keys, including the alert rules it describes; each failure names the key. */
   public static void validate(Config config) {
     Config.validateAll(config);
+    PgOptions.from(config); // pg.schema must be a plain identifier
     for (int p = 1; p <= 3; p++) {
       try {
         AlertRules.fromConfig(p, config::raw);
@@ -98,27 +102,12 @@ public final class Node {
 
   /** Applies the migrations with a short-lived pool, retrying while PostgreSQL is not reachable. */
   private Future<Void> migrate() {
-    Pool pool = Db.pool(vertx, config, 1);
-    io.vertx.core.Promise<Void> done = io.vertx.core.Promise.promise();
-    dev.inspection.common.Backoff backoff = new dev.inspection.common.Backoff(config.getLong(Keys.BACKOFF_INITIAL_MS),
-        config.getLong(Keys.BACKOFF_MAX_MS));
-    tryMigrate(pool, backoff, done);
-    return done.future().eventually(pool::close);
-  }
-
-  private void tryMigrate(Pool pool, dev.inspection.common.Backoff backoff, io.vertx.core.Promise<Void> done) {
-    Migrations.apply(pool, Db.schema(config), config.getInt(Keys.SLOTS_TOTAL)).onComplete(ar -> {
-      if (ar.succeeded()) {
-        done.complete();
-      } else if (ar.cause() instanceof IllegalStateException) {
-        done.fail(ar.cause());
-      } else {
-        long d = backoff.next();
-        log.warn("cannot migrate schema {} on {}:{} ({}); retrying in {} ms", Db.schema(config), config.get(Keys.PG_HOST),
-            config.get(Keys.PG_PORT), ar.cause().getMessage(), d);
-        vertx.setTimer(d, t -> tryMigrate(pool, backoff, done));
-      }
-    });
+    PgOptions pg = PgOptions.from(config);
+    Pool pool = Db.pool(vertx, pg, 1);
+    // a migration that finds a conflicting schema (IllegalStateException) is not fixed by waiting
+    return new Retry(vertx, RetryPolicy.from(config), log).until("migrate schema " + pg.schema() + " on " + pg.where(),
+        () -> Migrations.apply(pool, pg.schema(), config.getInt(Keys.SLOTS_TOTAL)), e -> e instanceof IllegalStateException, () -> false)
+        .<Void>mapEmpty().eventually(pool::close);
   }
 
   private volatile Runnable onExit = () -> log.info("exit requested (no exit handler in this process)");

@@ -6,7 +6,9 @@ import dev.inspection.config.Config;
 import dev.inspection.config.ConfigException;
 import dev.inspection.config.Keys;
 import dev.inspection.messaging.RabbitConnector;
+import dev.inspection.messaging.RabbitOptions;
 import dev.inspection.store.Db;
+import dev.inspection.store.PgOptions;
 import io.vertx.core.Vertx;
 import io.vertx.sqlclient.Pool;
 import java.util.concurrent.TimeUnit;
@@ -30,15 +32,15 @@ public final class Teardown {
       return;
     }
     var topology = dev.inspection.messaging.Topology.of(config);
-    try (Connection c = RabbitConnector.factory(config).newConnection("teardown"); Channel ch = c.createChannel()) {
+    try (Connection c = RabbitConnector.factory(RabbitOptions.from(config)).newConnection("teardown"); Channel ch = c.createChannel()) {
       topology.delete(ch);
       System.out.println("deleted " + (2 * topology.totalSlots() + 1) + " queues and 2 exchanges with prefix '" + config.get(Keys.TOPOLOGY_PREFIX) + "'");
     }
     Vertx vertx = Vertx.vertx();
     try {
-      Pool pool = Db.pool(vertx, config, 1);
-      pool.query("DROP SCHEMA IF EXISTS " + Db.schema(config) + " CASCADE").execute().toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
-      System.out.println("dropped schema " + Db.schema(config));
+      Pool pool = Db.pool(vertx, PgOptions.from(config), 1);
+      pool.query("DROP SCHEMA IF EXISTS " + config.get(Keys.PG_SCHEMA) + " CASCADE").execute().toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
+      System.out.println("dropped schema " + config.get(Keys.PG_SCHEMA));
       pool.close();
     } finally {
       vertx.close();

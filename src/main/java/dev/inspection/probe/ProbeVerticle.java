@@ -1,11 +1,13 @@
 package dev.inspection.probe;
 
+import dev.inspection.common.RetryPolicy;
 import dev.inspection.config.Config;
 import dev.inspection.config.Keys;
 import dev.inspection.inventory.Device;
 import dev.inspection.inventory.Inventory;
 import dev.inspection.messaging.Priority;
 import dev.inspection.messaging.RabbitConnector;
+import dev.inspection.messaging.RabbitOptions;
 import dev.inspection.messaging.SlotHash;
 import dev.inspection.messaging.Topology;
 import dev.inspection.metrics.Metrics;
@@ -92,7 +94,7 @@ public final class ProbeVerticle extends VerticleBase {
           outbox = o;
           publisher = new OutboxPublisher(vertx, outbox, topology, metrics, clock, config.getInt(Keys.OUTBOX_MAX_INFLIGHT),
               config.getLong(Keys.OUTBOX_REPLAY_MIN_AGE_MS), config.getInt(Keys.OUTBOX_PUBLISH_CHANNELS));
-          connector = new RabbitConnector(vertx, config, "probe-" + isNode, publisher::onConnected, publisher::onLost);
+          connector = new RabbitConnector(vertx, RabbitOptions.from(config), RetryPolicy.from(config), "probe-" + isNode, publisher::onConnected, publisher::onLost);
           connector.start();
           return loadInventory();
         })

@@ -1,13 +1,15 @@
 package dev.inspection.scheduler;
 
 import dev.inspection.common.ApiError;
-import dev.inspection.common.Backoff;
+import dev.inspection.common.RetryPolicy;
 import dev.inspection.config.Config;
 import dev.inspection.config.Keys;
 import dev.inspection.control.WorkerState;
 import dev.inspection.coordination.Notifier;
+import dev.inspection.messaging.RabbitOptions;
 import dev.inspection.metrics.Metrics;
 import dev.inspection.store.Db;
+import dev.inspection.store.PgOptions;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.json.JsonObject;
@@ -112,11 +114,11 @@ public final class SchedulerVerticle extends VerticleBase {
 
   @Override
   public Future<?> start() {
-    pool = Db.pool(vertx, config, Math.max(2, config.getInt(Keys.PG_POOL_SIZE) / 2));
+    pool = Db.pool(vertx, PgOptions.from(config), Math.max(2, config.getInt(Keys.PG_POOL_SIZE) / 2));
     devices = new DeviceStore(pool);
     view = new ClusterView(pool);
     state = new StateView(pool);
-    String schema = Db.schema(config);
+    String schema = config.get(Keys.PG_SCHEMA);
     ControlStore store = new ControlStore(pool, schema);
     RebalancePlanner.Settings planner = new RebalancePlanner.Settings(config.getDouble(Keys.SCHEDULER_REBALANCE_THRESHOLD),
         config.getInt(Keys.SCHEDULER_REBALANCE_MAX_MOVES), config.getLong(Keys.SCHEDULER_COOLDOWN_SLOT_MS), config.getLong(Keys.SCHEDULER_COOLDOWN_SOURCE_MS));
@@ -129,11 +131,11 @@ public final class SchedulerVerticle extends VerticleBase {
         config.getLong(Keys.SCHEDULER_LEADER_GRACE_MS), config.getInt(Keys.SCHEDULER_DRAIN_BATCH), config.getLong(Keys.SCHEDULER_REBALANCE_INTERVAL_MS),
         planner, weights, config.getInt(Keys.SLOTS_TOTAL));
     notifier = new Notifier(vertx, config.get(Keys.REDIS_URL), config.get(Keys.REDIS_CHANNEL_PREFIX),
-        new Backoff(config.getLong(Keys.BACKOFF_INITIAL_MS), config.getLong(Keys.BACKOFF_MAX_MS)), msg -> {
+        RetryPolicy.from(config).backoff(), msg -> {
           // a worker released a slot, finished loading, or is draining: decide now rather than at the next tick
           if (loop != null && !msg.startsWith("leader ")) loop.kick();
         });
-    leadership = new Leadership(vertx, Db.connectOptions(config), config.getLong(Keys.SCHEDULER_LEADER_SESSION_TIMEOUT_MS), pool,
+    leadership = new Leadership(vertx, Db.connectOptions(PgOptions.from(config)), config.getLong(Keys.SCHEDULER_LEADER_SESSION_TIMEOUT_MS), pool,
         config.nodeId(), schema, apiUrl, config.getLong(Keys.SCHEDULER_ELECTION_MS),
         config.getLong(Keys.SCHEDULER_LOCK_TIMEOUT_MS), new Leadership.Listener() {
           @Override
@@ -158,7 +160,7 @@ public final class SchedulerVerticle extends VerticleBase {
     vertx.setPeriodic(config.getLong(Keys.RETENTION_CHECK_MS), t -> retention());
     dev.inspection.messaging.Topology topology = dev.inspection.messaging.Topology.of(config);
     deadLetters = new DeadLetterDesk(vertx, pool, topology, jobs, config.nodeId());
-    connector = new dev.inspection.messaging.RabbitConnector(vertx, config, "scheduler-" + config.nodeId(), deadLetters::connected,
+    connector = new dev.inspection.messaging.RabbitConnector(vertx, RabbitOptions.from(config), RetryPolicy.from(config), "scheduler-" + config.nodeId(), deadLetters::connected,
         deadLetters::connectionLost);
     connector.start();
     queues = new QueueSampler(vertx, topology, () -> connector.isConnected() ? connector.connection() : null, 5000);

@@ -1,5 +1,7 @@
 package dev.inspection.state;
 
+import dev.inspection.config.Config;
+import dev.inspection.config.Keys;
 import java.util.Objects;
 import java.util.function.Function;
 

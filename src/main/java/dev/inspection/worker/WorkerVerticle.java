@@ -2,14 +2,17 @@ package dev.inspection.worker;
 
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
-import dev.inspection.common.Backoff;
+import dev.inspection.common.Retry;
+import dev.inspection.common.RetryPolicy;
 import dev.inspection.config.Config;
 import dev.inspection.config.Keys;
 import dev.inspection.coordination.Notifier;
 import dev.inspection.messaging.RabbitConnector;
+import dev.inspection.messaging.RabbitOptions;
 import dev.inspection.messaging.Topology;
 import dev.inspection.metrics.Metrics;
 import dev.inspection.store.Db;
+import dev.inspection.store.PgOptions;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.json.JsonObject;
@@ -82,11 +85,11 @@ public final class WorkerVerticle extends VerticleBase {
 
   @Override
   public Future<?> start() {
-    pool = Db.pool(vertx, config, config.getInt(Keys.PG_POOL_SIZE));
-    gate = new DbGate(vertx, pool, new Backoff(config.getLong(Keys.BACKOFF_INITIAL_MS), config.getLong(Keys.BACKOFF_MAX_MS)));
+    pool = Db.pool(vertx, PgOptions.from(config), config.getInt(Keys.PG_POOL_SIZE));
+    gate = new DbGate(vertx, pool, RetryPolicy.from(config).backoff());
     int poolSize = config.getInt(Keys.PG_POOL_SIZE);
     store = new CommitGroup(new BatchStore(pool, workerId), Math.max(1, poolSize / 2), 4 * config.getInt(Keys.WORKER_BATCH_MAX));
-    controlPool = Db.pool(vertx, config, 3);
+    controlPool = Db.pool(vertx, PgOptions.from(config), 3);
     snapshots = new SnapshotLoader(controlPool, config.getInt(Keys.WORKER_SNAPSHOT_PAGE));
     directory = new DeviceDirectory(pool, 600_000, 1_000_000);
     for (int p = 1; p <= 3; p++) rules.put(p, dev.inspection.state.AlertRules.fromConfig(p, config::raw));
@@ -98,8 +101,8 @@ public final class WorkerVerticle extends VerticleBase {
         () -> processors.values().stream().mapToInt(SlotProcessor::mailboxSize).sum());
     metrics.gauge("worker_lease_cache_age_ms", "age of the newest lease read from PostgreSQL (INV-15; batches also check the lease in their transaction)",
         () -> leases == null ? -1 : leases.leaseCacheAgeMs());
-    connector = new RabbitConnector(vertx, config, "worker-" + workerId, this::connected, this::connectionLost);
-    leases = new LeaseKeeper(vertx, controlPool, Db.connectOptions(config), Db.schema(config), workerId,
+    connector = new RabbitConnector(vertx, RabbitOptions.from(config), RetryPolicy.from(config), "worker-" + workerId, this::connected, this::connectionLost);
+    leases = new LeaseKeeper(vertx, controlPool, Db.connectOptions(PgOptions.from(config)), config.get(Keys.PG_SCHEMA), workerId,
         new LeaseKeeper.Settings(config.getLong(Keys.WORKER_LEASE_TTL_MS), config.getLong(Keys.WORKER_HEARTBEAT_MS),
             config.getLong(Keys.WORKER_LEASE_POLL_MS), config.getLong(Keys.WORKER_FAULT_FREEZE_HEARTBEAT_AFTER_MS)),
         new LeaseKeeper.Listener() {
@@ -142,9 +145,9 @@ public final class WorkerVerticle extends VerticleBase {
               log.info("worker {} lost slot {} (epoch {})", workerId, slot, epoch);
             }
           }
-        }, this::backlog, new Backoff(config.getLong(Keys.BACKOFF_INITIAL_MS), config.getLong(Keys.BACKOFF_MAX_MS)), drained);
+        }, this::backlog, RetryPolicy.from(config).backoff(), drained);
     notifier = new Notifier(vertx, config.get(Keys.REDIS_URL), config.get(Keys.REDIS_CHANNEL_PREFIX),
-        new Backoff(config.getLong(Keys.BACKOFF_INITIAL_MS), config.getLong(Keys.BACKOFF_MAX_MS)), msg -> {
+        RetryPolicy.from(config).backoff(), msg -> {
           // the leader or another worker changed leases: read ours now rather than at the next poll
           if (!msg.startsWith(workerId + " ")) leases.poll();
         });
@@ -152,17 +155,8 @@ public final class WorkerVerticle extends VerticleBase {
     notifier.start();
     connector.onReady(this::consumeAll).start();
     // the SQL merge reads the profiles' rules from the database; a failure here is retried by the first batch's error path
-    publishProfiles(new Backoff(config.getLong(Keys.BACKOFF_INITIAL_MS), config.getLong(Keys.BACKOFF_MAX_MS)));
+    new Retry(vertx, RetryPolicy.from(config), log).until("write the payload profiles", directory::publishProfiles);
     return leases.start();
-  }
-
-  /** The SQL merge reads the profiles' rules from the database: write them, retrying until PostgreSQL answers. */
-  private void publishProfiles(Backoff backoff) {
-    directory.publishProfiles().onFailure(e -> {
-      long d = backoff.next();
-      log.warn("cannot write the payload profiles yet ({}); retrying in {} ms", e.getMessage(), d);
-      vertx.setTimer(d, t -> publishProfiles(backoff));
-    });
   }
 
   /** Heartbeat payload: totals and, per slot, the terms of the slot weight (seed 000 §4.3). */

@@ -9,6 +9,7 @@ import dev.inspection.state.DerivedState;
 import dev.inspection.state.PayloadProfiles;
 import dev.inspection.store.Db;
 import dev.inspection.store.Migrations;
+import dev.inspection.store.PgOptions;
 import dev.inspection.worker.BatchStore;
 import dev.inspection.worker.DeviceDirectory;
 import dev.inspection.worker.SnapshotLoader;
@@ -79,7 +80,7 @@ public final class CommitBench {
     int slots = 256;
     Config config = Config.of(Map.of("pg.schema", schema, "slots.total", Integer.toString(slots), "role", "worker"));
     Vertx vertx = Vertx.vertx();
-    Pool pool = Db.pool(vertx, config, 4);
+    Pool pool = Db.pool(vertx, PgOptions.from(config), 4);
     try {
       await(Migrations.apply(pool, schema, slots));
       await(pool.query("UPDATE slot_lease SET owner_worker_id = 'bench', lease_epoch = 1, state = 'ACTIVE'").execute());

@@ -4,8 +4,10 @@ import static dev.inspection.it.TestEnv.awaitTrue;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.inspection.inventory.Inventory;
 import dev.inspection.node.Node;
 import dev.inspection.store.Migrations;
+import dev.inspection.store.PgOptions;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonArray;
@@ -97,7 +99,7 @@ class InventoryIT {
         List<Pool> pools = new ArrayList<>();
         List<Future<Integer>> runs = new ArrayList<>();
         for (int i = 0; i < 5; i++) {
-          Pool pool = dev.inspection.store.Db.pool(vertx, env.config(Map.of()), 1);
+          Pool pool = dev.inspection.store.Db.pool(vertx, PgOptions.from(env.config(Map.of())), 1);
           pools.add(pool);
           runs.add(Migrations.apply(pool, env.name, 8));
         }
