@@ -34,7 +34,7 @@ public enum SlotState {
     return switch (s) {
       case FREE -> List.of(LOADING_NEW);
       case ORPHANED -> List.of(LOADING_NEW, FREE);
-      case LOADING_NEW -> List.of(ACTIVE, ORPHANED);
+      case LOADING_NEW -> List.of(ACTIVE, ORPHANED, DRAINING_OLD); // DRAINING_OLD: a worker that stops while loading hands it straight back
       case ACTIVE -> List.of(MOVING, ORPHANED, DRAINING_OLD);
       case MOVING -> List.of(DRAINING_OLD, LOADING_NEW, ORPHANED, ACTIVE);
       case DRAINING_OLD -> List.of(LOADING_NEW, ORPHANED);
