@@ -5,7 +5,6 @@ import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
@@ -47,11 +46,6 @@ public final class Metrics {
   public static Metrics prometheus() {
     PrometheusMeterRegistry r = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     return new Metrics(r, r);
-  }
-
-  /** In-memory only (unit tests). */
-  public static Metrics noop() {
-    return new Metrics(new SimpleMeterRegistry(), null);
   }
 
   public String scrape() {

@@ -245,11 +245,6 @@ public final class Outbox implements AutoCloseable {
     }, true);
   }
 
-  /** The next sequence number a device would get (tests and the API). */
-  public Future<Long> lastSeq(String deviceId) {
-    return executor.executeBlocking(() -> seqs.getOrDefault(deviceId, 0L), true);
-  }
-
   private void rollbackQuietly() {
     try {
       db.rollback();

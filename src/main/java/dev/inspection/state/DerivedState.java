@@ -152,11 +152,6 @@ public record DerivedState(
     return offlinePhase.stateType();
   }
 
-  /** Whether {@code alertKey} is firing now. */
-  public boolean isFiring(String alertKey) {
-    return firing.containsKey(alertKey);
-  }
-
   /**
    * The snapshot as stored in {@code derived_snapshot}. Absent values are left out rather than written as
    * null. The ring is written oldest first as a plain array (no ring_pos: the list is already in order).
