@@ -1,6 +1,16 @@
 package dev.inspection.node;
 
+import dev.inspection.admin.AlertRoutes;
+import dev.inspection.admin.Credentials;
+import dev.inspection.admin.DeadLetterRoutes;
+import dev.inspection.admin.DeviceRoutes;
 import dev.inspection.admin.HttpApi;
+import dev.inspection.admin.JobRoutes;
+import dev.inspection.admin.OverviewRoutes;
+import dev.inspection.admin.ProbeRoutes;
+import dev.inspection.admin.Routes;
+import dev.inspection.admin.SlotRoutes;
+import dev.inspection.admin.WorkerRoutes;
 import dev.inspection.common.Retry;
 import dev.inspection.common.RetryPolicy;
 import dev.inspection.config.Config;
@@ -10,6 +20,7 @@ import dev.inspection.config.Role;
 import dev.inspection.messaging.Topology;
 import dev.inspection.metrics.Metrics;
 import dev.inspection.probe.ProbeVerticle;
+import dev.inspection.scheduler.Operations;
 import dev.inspection.scheduler.SchedulerVerticle;
 import dev.inspection.state.AlertRules;
 import dev.inspection.store.Db;
@@ -22,6 +33,7 @@ import io.vertx.core.VertxOptions;
 import io.vertx.sqlclient.Pool;
 import java.time.Clock;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
@@ -63,10 +75,10 @@ public final class Node {
 
   public Future<Void> start() {
     Role role = config.role();
-    dev.inspection.admin.Credentials credentials;
+    Credentials credentials;
     try {
       // the API refuses to start without real secrets (demo mode generates them)
-      credentials = role.runsScheduler() ? dev.inspection.admin.Credentials.resolve(config, System.out) : null;
+      credentials = role.runsScheduler() ? Credentials.resolve(config, System.out) : null;
     } catch (ConfigException e) {
       return Future.failedFuture(e);
     }
@@ -95,9 +107,23 @@ public final class Node {
       }
       return f;
     }).compose(x -> {
-      http = new HttpApi(config, metrics, checks, scheduler == null ? null : () -> scheduler, credentials);
+      http = scheduler == null ? new HttpApi(config, metrics, checks) : new HttpApi(config, metrics, checks, credentials, apiResources(scheduler));
       return vertx.deployVerticle(http);
     }).<Void>mapEmpty().onFailure(e -> vertx.close());
+  }
+
+  /** The API's resources: each gets the scheduler parts it reads, and the scheduler's {@link Operations} for what it changes. */
+  private List<Routes> apiResources(SchedulerVerticle s) {
+    Operations ops = s.operations();
+    return List.of(
+        new OverviewRoutes(s.view(), s.queues(), s::leading),
+        new WorkerRoutes(s.view(), ops),
+        new SlotRoutes(s.devices(), s.view(), s.queues(), config.getInt(Keys.SLOTS_TOTAL)),
+        new DeviceRoutes(s.devices(), s.state(), ops, config.getLong(Keys.PROBE_INTERVAL_MS), clock),
+        new AlertRoutes(s.state(), ops),
+        new DeadLetterRoutes(s.deadLetters(), ops),
+        new JobRoutes(s.jobs()),
+        new ProbeRoutes(s.devices(), s.view(), s::probes, s.minWorkers()));
   }
 
   /** Applies the migrations with a short-lived pool, retrying while PostgreSQL is not reachable. */

@@ -22,7 +22,7 @@ import java.util.function.Supplier;
  * while leading, the control loop ({@link ControlLoop}). Followers serve the read-only API and refuse
  * mutations with a pointer to the leader. Wiring only.
  */
-public final class SchedulerVerticle extends VerticleBase {
+public final class SchedulerVerticle extends VerticleBase implements Operations.Leader {
   private final Config config;
   private final Metrics metrics;
   private final Clock clock;
@@ -39,6 +39,7 @@ public final class SchedulerVerticle extends VerticleBase {
   private dev.inspection.messaging.RabbitConnector connector;
   private DeadLetterDesk deadLetters;
   private QueueSampler queues;
+  private Operations operations;
   private io.vertx.redis.client.Redis redis;
   private volatile boolean dbOk;
 
@@ -71,6 +72,11 @@ public final class SchedulerVerticle extends VerticleBase {
 
   public QueueSampler queues() {
     return queues;
+  }
+
+  /** What the API may change, each command run on this verticle's context. */
+  public Operations operations() {
+    return operations;
   }
 
   /** Probes' latest reports (each probe writes its line of the hash {prefix}:probes every 5 s); silent for 60 s = gone. */
@@ -160,6 +166,7 @@ public final class SchedulerVerticle extends VerticleBase {
     vertx.setPeriodic(config.getLong(Keys.RETENTION_CHECK_MS), t -> retention());
     dev.inspection.messaging.Topology topology = dev.inspection.messaging.Topology.of(config);
     deadLetters = new DeadLetterDesk(vertx, pool, topology, jobs, config.nodeId());
+    operations = new Operations(context, this, devices, state, deadLetters, jobs);
     connector = new dev.inspection.messaging.RabbitConnector(vertx, RabbitOptions.from(config), RetryPolicy.from(config), "scheduler-" + config.nodeId(), deadLetters::connected,
         deadLetters::connectionLost);
     connector.start();

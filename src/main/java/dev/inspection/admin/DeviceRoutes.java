@@ -1,0 +1,111 @@
+package dev.inspection.admin;
+
+import static dev.inspection.admin.Http.error;
+import static dev.inspection.admin.Http.intParam;
+import static dev.inspection.admin.Http.json;
+import static dev.inspection.admin.Http.param;
+
+import dev.inspection.common.ApiError;
+import dev.inspection.inventory.Device;
+import dev.inspection.scheduler.DeviceStore;
+import dev.inspection.scheduler.Operations;
+import dev.inspection.scheduler.StateView;
+import io.vertx.core.Future;
+import io.vertx.core.json.DecodeException;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+import java.time.Clock;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeParseException;
+import java.util.List;
+
+/**
+ * Devices: bulk import (as a job with {@code ?async=true}), search, detail, PATCH, and one device's alerts and rollups.
+ *
+ * @param defaultIntervalMs the check interval of an imported device that names none
+ */
+public record DeviceRoutes(DeviceStore devices, StateView state, Operations operations, long defaultIntervalMs, Clock clock) implements Routes {
+  @Override
+  public void mount(Router r) {
+    r.post("/api/v1/devices/import").handler(ctx -> operations.requireLeader().onFailure(ctx::fail).onSuccess(v -> importOnLeader(ctx)));
+    r.get("/api/v1/devices").handler(this::search);
+    r.get("/api/v1/devices/:id").handler(this::detail);
+    r.patch("/api/v1/devices/:id").handler(this::update);
+    r.get("/api/v1/devices/:id/alerts").handler(ctx -> state.events(ctx.pathParam("id"), 100)
+        .onSuccess(a -> json(ctx, 200, new JsonObject().put("device_id", ctx.pathParam("id")).put("events", a))).onFailure(ctx::fail));
+    r.get("/api/v1/devices/:id/rollups").handler(this::rollups);
+  }
+
+  private void importOnLeader(RoutingContext ctx) {
+    String body = ctx.body().asString();
+    if (body == null || body.isBlank()) {
+      error(ctx, 400, "empty body: send a JSON array of devices or one device object per line");
+      return;
+    }
+    JsonArray rejected = new JsonArray();
+    List<Device> parsed;
+    try {
+      parsed = DeviceStore.parseImport(body, "default", defaultIntervalMs, rejected);
+    } catch (DecodeException e) {
+      error(ctx, 400, "the body is not a JSON array: " + e.getMessage());
+      return;
+    }
+    if ("true".equals(ctx.queryParams().get("async"))) {
+      operations.startImport(parsed, rejected.size())
+          .onSuccess(job -> json(ctx, 202, new JsonObject().put("job_id", job.id()).put("rejected", rejected).put("job", job.toJson())))
+          .onFailure(ctx::fail);
+      return;
+    }
+    operations.importDevices(parsed)
+        .onSuccess(v -> json(ctx, rejected.isEmpty() ? 200 : 207, new JsonObject().put("imported", parsed.size())
+            .put("rejected", rejected).put("resource_version", v)))
+        .onFailure(ctx::fail);
+  }
+
+  private void search(RoutingContext ctx) {
+    String q = param(ctx, "q", "");
+    int limit = intParam(ctx, "limit", 50, 1, 1000);
+    if (q.length() > 64) throw new ApiError(400, "q must be at most 64 characters (a device id prefix)");
+    devices.search(q, limit).onSuccess(a -> json(ctx, 200, new JsonObject().put("devices", a))).onFailure(ctx::fail);
+  }
+
+  private void detail(RoutingContext ctx) {
+    String id = ctx.pathParam("id");
+    int history = intParam(ctx, "history", 20, 1, 1000);
+    devices.detail(id, history).onSuccess(d -> {
+      if (d == null) error(ctx, 404, "unknown device '" + id + "': import it with POST /api/v1/devices/import");
+      else json(ctx, 200, d);
+    }).onFailure(ctx::fail);
+  }
+
+  private void update(RoutingContext ctx) {
+    String id = ctx.pathParam("id");
+    JsonObject patch = Http.bodyObject(ctx);
+    operations.updateDevice(id, patch)
+        // a field the inventory refuses (DeviceStore#update) is the caller's to fix
+        .recover(e -> Future.failedFuture(e instanceof IllegalArgumentException ? new ApiError(400, e.getMessage()) : e))
+        .onSuccess(version -> {
+          if (version == null) error(ctx, 404, "unknown device '" + id + "' in the inventory: add it with POST /api/v1/devices/import");
+          else json(ctx, 200, new JsonObject().put("device_id", id).put("resource_version", version));
+        }).onFailure(ctx::fail);
+  }
+
+  private void rollups(RoutingContext ctx) {
+    OffsetDateTime to;
+    OffsetDateTime from;
+    try {
+      to = ctx.queryParams().get("to") == null ? OffsetDateTime.ofInstant(clock.instant(), ZoneOffset.UTC) : OffsetDateTime.parse(ctx.queryParams().get("to"));
+      from = ctx.queryParams().get("from") == null ? to.minusHours(1) : OffsetDateTime.parse(ctx.queryParams().get("from"));
+    } catch (DateTimeParseException e) {
+      throw new ApiError(400, "from and to must be ISO-8601 instants with an offset, e.g. 2026-11-30T10:00:00Z");
+    }
+    if (!from.isBefore(to) || from.plusDays(7).isBefore(to)) throw new ApiError(400, "from must be before to, at most 7 days apart");
+    OffsetDateTime since = from;
+    OffsetDateTime until = to;
+    state.rollups(ctx.pathParam("id"), from, to).onSuccess(a -> json(ctx, 200, new JsonObject().put("device_id", ctx.pathParam("id"))
+        .put("from", since.toString()).put("to", until.toString()).put("minutes", a))).onFailure(ctx::fail);
+  }
+}

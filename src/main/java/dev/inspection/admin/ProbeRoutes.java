@@ -1,0 +1,38 @@
+package dev.inspection.admin;
+
+import static dev.inspection.admin.Http.error;
+import static dev.inspection.admin.Http.json;
+
+import dev.inspection.common.ApiError;
+import dev.inspection.scheduler.ClusterView;
+import dev.inspection.scheduler.DeviceStore;
+import io.vertx.core.Future;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+import java.util.function.Supplier;
+
+/**
+ * What probes pull without credentials ({@code /probe/inventory}, {@code /probe/pacing}) and what they
+ * report through Redis ({@code /probes}).
+ *
+ * @param reports each probe's latest report as kept in Redis
+ * @param minWorkers the floor of the cold-start pacing
+ */
+public record ProbeRoutes(DeviceStore devices, ClusterView view, Supplier<Future<JsonArray>> reports, int minWorkers) implements Routes {
+  @Override
+  public void mount(Router r) {
+    r.get("/api/v1/probe/inventory").handler(this::inventory);
+    r.get("/api/v1/probe/pacing").handler(ctx -> view.pacing(minWorkers).onSuccess(p -> json(ctx, 200, p)).onFailure(ctx::fail));
+    r.get("/api/v1/probes").handler(ctx -> reports.get().onSuccess(a -> json(ctx, 200, new JsonObject().put("probes", a)))
+        .onFailure(e -> error(ctx, 503, "cannot read the probes' reports from Redis (" + e.getMessage() + "): check redis.url and Redis")));
+  }
+
+  private void inventory(RoutingContext ctx) {
+    String group = ctx.queryParams().get("group");
+    if (group == null || group.isBlank()) throw new ApiError(400, "query parameter 'group' is required (the probe group)");
+    int limit = Http.intParam(ctx, "limit", 5000, 1, 50_000);
+    devices.page(group, Http.param(ctx, "after", ""), limit).onSuccess(p -> json(ctx, 200, p)).onFailure(ctx::fail);
+  }
+}
