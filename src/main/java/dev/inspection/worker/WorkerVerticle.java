@@ -102,10 +102,11 @@ public final class WorkerVerticle extends VerticleBase {
     metrics.gauge("worker_lease_cache_age_ms", "age of the newest lease read from PostgreSQL (INV-15; batches also check the lease in their transaction)",
         () -> leases == null ? -1 : leases.leaseCacheAgeMs());
     connector = new RabbitConnector(vertx, RabbitOptions.from(config), RetryPolicy.from(config), "worker-" + workerId, this::connected, this::connectionLost);
-    leases = new LeaseKeeper(vertx, controlPool, Db.connectOptions(PgOptions.from(config)), config.get(Keys.PG_SCHEMA), workerId,
+    leases = new LeaseKeeper(vertx, clock, new LeaseStore(controlPool, workerId),
+        new LivenessSession(vertx, Db.connectOptions(PgOptions.from(config)), config.get(Keys.PG_SCHEMA), workerId, RetryPolicy.from(config)),
         new LeaseKeeper.Settings(config.getLong(Keys.WORKER_LEASE_TTL_MS), config.getLong(Keys.WORKER_HEARTBEAT_MS),
-            config.getLong(Keys.WORKER_LEASE_POLL_MS), config.getLong(Keys.WORKER_FAULT_FREEZE_HEARTBEAT_AFTER_MS)),
-        new LeaseKeeper.Listener() {
+            config.getLong(Keys.WORKER_LEASE_POLL_MS), config.getLong(Keys.WORKER_FAULT_FREEZE_HEARTBEAT_AFTER_MS), RetryPolicy.from(config)),
+        new HeldSlots.Listener() {
           @Override
           public Future<Void> load(int slot, long epoch) {
             return snapshots.load(slot).map(snap -> {
@@ -145,7 +146,7 @@ public final class WorkerVerticle extends VerticleBase {
               log.info("worker {} lost slot {} (epoch {})", workerId, slot, epoch);
             }
           }
-        }, this::backlog, RetryPolicy.from(config).backoff(), drained);
+        }, this::backlog, drained);
     notifier = new Notifier(vertx, config.get(Keys.REDIS_URL), config.get(Keys.REDIS_CHANNEL_PREFIX),
         RetryPolicy.from(config).backoff(), msg -> {
           // the leader or another worker changed leases: read ours now rather than at the next poll
@@ -228,7 +229,7 @@ public final class WorkerVerticle extends VerticleBase {
   @Override
   public Future<?> stop() {
     long grace = Math.max(2000, config.getLong(Keys.SHUTDOWN_GRACE_MS) - 3000);
-    long deadline = System.currentTimeMillis() + grace;
+    long deadline = clock.millis() + grace;
     int before = processors.size();
     long start = System.nanoTime();
     return leases.beginDrain()

@@ -1,0 +1,199 @@
+package dev.inspection.worker;
+
+import dev.inspection.control.WorkerState;
+import dev.inspection.worker.LeaseReconciler.Action;
+import dev.inspection.worker.LeaseReconciler.Consume;
+import dev.inspection.worker.LeaseReconciler.Drop;
+import dev.inspection.worker.LeaseReconciler.HandBack;
+import dev.inspection.worker.LeaseReconciler.Holding;
+import dev.inspection.worker.LeaseReconciler.Lease;
+import dev.inspection.worker.LeaseReconciler.Load;
+import dev.inspection.worker.LeaseReconciler.Release;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The slots this worker holds, and the hands that carry out {@link LeaseReconciler}'s actions: through
+ * the {@link Listener} (load, consume, release, lost) and the {@link LeaseStore} (ACTIVE after a load,
+ * DRAINING_OLD after a release). Numbers every read and every local change of a slot (see the reconciler).
+ */
+final class HeldSlots {
+  private static final Logger log = LoggerFactory.getLogger(HeldSlots.class);
+
+  /** What the worker does when its holdings change. */
+  interface Listener {
+    /** INV-10: load the derived state of the slot's devices; completes when the slot may consume. */
+    Future<Void> load(int slot, long epoch);
+
+    void consume(int slot, long epoch);
+
+    /** Graceful: stop consuming, commit and ack what is held, close the channels. */
+    Future<Void> release(int slot, long epoch);
+
+    /** Immediate: the lease is gone; everything unacked goes back to the queue. */
+    void lost(int slot, long epoch);
+  }
+
+  private final Vertx vertx;
+  private final Clock clock;
+  private final LeaseStore store;
+  private final Listener listener;
+  private final Runnable announce;
+  private final Map<Integer, Holding> held = new HashMap<>();
+  private final Map<Integer, Long> touched = new HashMap<>();
+  private long seq;
+
+  HeldSlots(Vertx vertx, Clock clock, LeaseStore store, Listener listener, Runnable announce) {
+    this.vertx = vertx;
+    this.clock = clock;
+    this.store = store;
+    this.listener = listener;
+    this.announce = announce;
+  }
+
+  /** The sequence number of a read about to be sent. */
+  long newRead() {
+    return ++seq;
+  }
+
+  /** Slots consumed (or being loaded or released) at their epochs. */
+  Map<Integer, Long> epochs() {
+    Map<Integer, Long> out = new HashMap<>();
+    held.forEach((s, h) -> out.put(s, h.epoch()));
+    return out;
+  }
+
+  int count() {
+    return held.size();
+  }
+
+  /** Follows one read of the leases, sent when {@link #newRead()} answered {@code readSeq}. */
+  void reconcile(List<Lease> leases, long readSeq, WorkerState state, boolean stopping) {
+    apply(LeaseReconciler.reconcile(new LeaseReconciler.Read(leases, readSeq),
+        new LeaseReconciler.Local(Map.copyOf(held), Map.copyOf(touched), state, stopping)));
+  }
+
+  /** A batch found the lease gone: forget the slot now, without waiting for the next read. */
+  void forget(int slot, long epoch) {
+    Holding h = held.get(slot);
+    if (h != null && h.epoch() == epoch) drop(slot, h);
+  }
+
+  /** Stops every slot at once (everything unacked goes back to the queue). */
+  void dropAll() {
+    for (Map.Entry<Integer, Holding> e : new ArrayList<>(held.entrySet())) drop(e.getKey(), e.getValue());
+  }
+
+  /** Whatever the leader did not move in time: release it here (commit, ack, DRAINING_OLD) within the deadline. */
+  Future<Void> releaseRemaining(long deadlineMs) {
+    List<Future<Void>> all = apply(LeaseReconciler.releaseAll(Map.copyOf(held)));
+    long left = Math.max(1, deadlineMs - clock.millis());
+    return Future.join(all).timeout(left, TimeUnit.MILLISECONDS).<Void>mapEmpty().recover(e -> {
+      log.warn("worker {}: {} slot(s) did not finish releasing in time; their unacked messages go back to the queue", store.workerId(), held.size());
+      dropAll();
+      return Future.succeededFuture();
+    });
+  }
+
+  /** Completes when every held slot is gone, or when nothing moved for {@code stallMs} (no leader?), or at the deadline. */
+  Future<Void> awaitHandover(long deadlineMs, long stallMs) {
+    Promise<Void> done = Promise.promise();
+    long[] lastChange = {clock.millis()};
+    int[] lastCount = {held.size()};
+    long[] timer = {-1};
+    timer[0] = vertx.setPeriodic(50, t -> {
+      long now = clock.millis();
+      if (held.size() != lastCount[0]) {
+        lastCount[0] = held.size();
+        lastChange[0] = now;
+      }
+      if (held.isEmpty() || now >= deadlineMs || now - lastChange[0] >= stallMs) {
+        vertx.cancelTimer(timer[0]);
+        done.tryComplete();
+      }
+    });
+    return done.future();
+  }
+
+  /** Takes the holdings the reconciler computed and carries out its actions; the futures of the hand-backs. */
+  private List<Future<Void>> apply(LeaseReconciler.Result r) {
+    held.clear();
+    held.putAll(r.holdings());
+    List<Future<Void>> pending = new ArrayList<>();
+    for (Action a : r.actions()) {
+      int slot = a.slot();
+      if (a instanceof HandBack) {
+        pending.add(handBack(slot, a.epoch()));
+        continue;
+      }
+      touch(slot);
+      if (a instanceof Drop) {
+        listener.lost(slot, a.epoch());
+      } else if (a instanceof Load) {
+        load(slot, held.get(slot));
+      } else if (a instanceof Consume) {
+        listener.consume(slot, a.epoch());
+      } else if (a instanceof Release) {
+        pending.add(release(slot, held.get(slot)));
+      }
+    }
+    return pending;
+  }
+
+  private void touch(int slot) {
+    touched.put(slot, ++seq);
+  }
+
+  private void load(int slot, Holding h) {
+    long start = System.nanoTime();
+    listener.load(slot, h.epoch())
+        .compose(v -> held.get(slot) == h ? store.activate(slot, h.epoch(), "loaded in " + (System.nanoTime() - start) / 1_000_000 + " ms")
+            : Future.succeededFuture(false))
+        .onComplete(ar -> {
+          if (held.get(slot) != h) return; // lost meanwhile (the same instance: a slot dropped and taken again is another holding)
+          if (ar.succeeded() && ar.result()) {
+            held.put(slot, h.consuming());
+            touch(slot);
+            listener.consume(slot, h.epoch());
+            announce.run();
+          } else {
+            // the lease moved while loading, or the database failed: forget it; the next read decides again
+            drop(slot, h);
+            if (ar.failed()) log.warn("slot {}: cannot load its derived state ({}); will retry", slot, ar.cause().getMessage());
+          }
+        });
+  }
+
+  /** Graceful: the slot stops, commits and acks what it holds, then is marked DRAINING_OLD. */
+  private Future<Void> release(int slot, Holding h) {
+    return listener.release(slot, h.epoch()).eventually(() -> {
+      if (held.get(slot) == h) held.remove(slot);
+      touch(slot);
+      return handBack(slot, h.epoch());
+    });
+  }
+
+  /** The old owner's half of a move: everything it held is committed and acked; the leader may hand the slot on. */
+  private Future<Void> handBack(int slot, long epoch) {
+    return store.released(slot, epoch).map(done -> {
+      if (done) announce.run();
+      return (Void) null;
+    }).onFailure(e -> log.warn("slot {}: cannot mark it released ({}); the leader will fence it after its move timeout", slot, e.getMessage()));
+  }
+
+  /** Stops a slot at once (everything unacked goes back to the queue) and remembers the change. */
+  private void drop(int slot, Holding h) {
+    held.remove(slot);
+    touch(slot);
+    listener.lost(slot, h.epoch());
+  }
+}
