@@ -45,37 +45,42 @@ public final class ControlStore {
       SELECT worker_id, old, new, reason, $5 FROM upd RETURNING worker_id""";
   /** D1: an epoch bump first takes the row lock that a batch's FOR KEY SHARE holds, so it waits for that batch. */
   static final String LOCK_SLOTS = "SELECT slot_id FROM slot_lease WHERE slot_id = ANY($1::int[]) ORDER BY slot_id FOR UPDATE";
+  /** {@code allowed_from}: per row, the states its new state may be entered from (comma-separated, from {@link SlotState#TRANSITIONS}). */
   static final String BUMP = """
-      WITH t AS (SELECT * FROM unnest($1::int[], $2::bigint[], $3::varchar[], $4::varchar[], $5::varchar[])
-                 AS t(slot, old_epoch, new_owner, new_state, reason)),
+      WITH t AS (SELECT * FROM unnest($1::int[], $2::bigint[], $3::varchar[], $4::varchar[], $5::varchar[], $8::varchar[])
+                 AS t(slot, old_epoch, new_owner, new_state, reason, allowed_from)),
       old AS (SELECT s.slot_id, s.owner_worker_id, s.lease_epoch, s.state FROM slot_lease s JOIN t ON s.slot_id = t.slot AND s.lease_epoch = t.old_epoch),
       upd AS (
         UPDATE slot_lease s SET owner_worker_id = t.new_owner, lease_epoch = s.lease_epoch + 1, state = t.new_state,
           target_owner = NULL, state_since = now(), leader_term = $6, last_renewed_at = now(), updated_at = now(),
           lease_until = CASE WHEN t.new_owner IS NULL THEN NULL ELSE now() + $7::bigint * interval '1 millisecond' END
-        FROM t WHERE s.slot_id = t.slot AND s.lease_epoch = t.old_epoch
+        FROM t WHERE s.slot_id = t.slot AND s.lease_epoch = t.old_epoch AND s.state = ANY(string_to_array(t.allowed_from, ','))
         RETURNING s.slot_id, s.lease_epoch, s.owner_worker_id, s.state, t.reason)
       INSERT INTO slot_lease_history (slot_id, old_owner, new_owner, old_epoch, new_epoch, reason, old_state, new_state, term)
       SELECT u.slot_id, o.owner_worker_id, u.owner_worker_id, o.lease_epoch, u.lease_epoch, u.reason, o.state, u.state, $6
       FROM upd u JOIN old o USING (slot_id) RETURNING slot_id""";
+  /** A compare-and-set on the state read ({@code old}), which must also be one MOVING may be entered from ($8). */
   static final String TO_MOVING = """
-      WITH t AS (SELECT * FROM unnest($1::int[], $2::bigint[], $3::varchar[], $4::varchar[], $5::varchar[]) AS t(slot, epoch, owner, target, reason)),
+      WITH t AS (SELECT * FROM unnest($1::int[], $2::bigint[], $3::varchar[], $4::varchar[], $5::varchar[], $6::varchar[])
+                 AS t(slot, epoch, owner, old, target, reason)),
       upd AS (
-        UPDATE slot_lease s SET state = 'MOVING', target_owner = t.target, state_since = now(), leader_term = $6, updated_at = now()
-        FROM t WHERE s.slot_id = t.slot AND s.lease_epoch = t.epoch AND s.owner_worker_id = t.owner AND s.state = 'ACTIVE'
-        RETURNING s.slot_id, s.lease_epoch, s.owner_worker_id, t.target, t.reason)
+        UPDATE slot_lease s SET state = 'MOVING', target_owner = t.target, state_since = now(), leader_term = $7, updated_at = now()
+        FROM t WHERE s.slot_id = t.slot AND s.lease_epoch = t.epoch AND s.owner_worker_id = t.owner AND s.state = t.old
+          AND s.state = ANY($8::varchar[])
+        RETURNING s.slot_id, s.lease_epoch, s.owner_worker_id, t.old, t.target, t.reason)
       INSERT INTO slot_lease_history (slot_id, old_owner, new_owner, old_epoch, new_epoch, reason, old_state, new_state, term)
-      SELECT slot_id, owner_worker_id, target, lease_epoch, lease_epoch, reason, 'ACTIVE', 'MOVING', $6 FROM upd RETURNING slot_id""";
+      SELECT slot_id, owner_worker_id, target, lease_epoch, lease_epoch, reason, old, 'MOVING', $7 FROM upd RETURNING slot_id""";
   static final String DEVICES_PER_SLOT = "SELECT current_slot, count(*) FROM device_status_current GROUP BY current_slot";
   static final String CRITICAL_DEVICES = "SELECT device_id FROM device_resource WHERE priority = 1 AND enabled";
   static final String COOLDOWNS = """
       SELECT slot_id, old_owner, (extract(epoch FROM at) * 1000)::bigint FROM slot_lease_history
       WHERE reason = 'rebalance' AND new_state = 'MOVING' AND at > now() - $1::bigint * interval '1 millisecond'""";
+  /** $6: the states DRAINING may be entered from; a worker in any of them may be drained. */
   static final String DRAIN = """
       WITH upd AS (
         UPDATE worker_heartbeat SET state = 'DRAINING', state_since = now(),
           metadata = coalesce(metadata, '{}'::jsonb) || jsonb_build_object('drain_slots', $5::int)
-        WHERE worker_id = $1 AND state IN ('REGISTERED', 'WARMING', 'ACTIVE', 'SUSPECTED', 'QUARANTINE') RETURNING worker_id, state)
+        WHERE worker_id = $1 AND state = ANY($6::varchar[]) RETURNING worker_id, state)
       INSERT INTO worker_state_history (worker_id, old_state, new_state, reason, term)
       SELECT worker_id, $2, 'DRAINING', $3, $4 FROM upd RETURNING worker_id""";
 
@@ -85,11 +90,18 @@ public final class ControlStore {
   /** A slot lease as the leader sees it. */
   public record SlotRow(int slot, String owner, long epoch, SlotState state, String target, long stateAgeMs, boolean expired) {}
 
-  /** One owner/epoch change: {@code newOwner} null orphans the slot. */
-  public record Bump(int slot, long oldEpoch, String newOwner, SlotState newState, String reason) {}
+  /** One owner/epoch change from the state read ({@code from}): {@code newOwner} null orphans the slot. */
+  public record Bump(int slot, long oldEpoch, SlotState from, String newOwner, SlotState newState, String reason) {}
+
+  /** A slot to mark MOVING towards {@code target}, as it was read. */
+  public record SlotMove(SlotRow row, String target, String reason) {}
 
   /** One worker state change. */
   public record WorkerChange(String worker, WorkerState from, WorkerState to, String reason) {}
+
+  /** The allowed-from lists of the guards, read from the state machines so SQL and Java cannot disagree. */
+  private static final String[] TO_DRAINING_FROM = WorkerState.TRANSITIONS.namesAllowedFrom(WorkerState.DRAINING);
+  private static final String[] TO_MOVING_FROM = SlotState.TRANSITIONS.namesAllowedFrom(SlotState.MOVING);
 
   private final Pool pool;
   private final String livenessNamespace;
@@ -160,6 +172,7 @@ public final class ControlStore {
     });
   }
 
+  /** Every write below first checks its transitions against the state machine: an illegal one is a bug and writes nothing. */
   static Future<Set<String>> applyWorkerChanges(SqlConnection c, List<WorkerChange> changes, long term) {
     int n = changes.size();
     String[] id = new String[n];
@@ -168,6 +181,7 @@ public final class ControlStore {
     String[] why = new String[n];
     for (int i = 0; i < n; i++) {
       WorkerChange w = changes.get(i);
+      WorkerState.TRANSITIONS.check(w.from(), w.to());
       id[i] = w.worker();
       from[i] = w.from().name();
       to[i] = w.to().name();
@@ -184,37 +198,51 @@ public final class ControlStore {
     String[] owner = new String[n];
     String[] state = new String[n];
     String[] why = new String[n];
+    String[] allowedFrom = new String[n];
     for (int i = 0; i < n; i++) {
       Bump b = bumps.get(i);
+      SlotState.TRANSITIONS.check(b.from(), b.newState());
+      if (!SlotState.bumpsEpoch(b.from(), b.newState())) throw new IllegalArgumentException("slot " + b.slot() + ": " + b.newState() + " needs no epoch bump");
       slot[i] = b.slot();
       epoch[i] = b.oldEpoch();
       owner[i] = b.newOwner();
       state[i] = b.newState().name();
       why[i] = b.reason();
+      allowedFrom[i] = String.join(",", SlotState.TRANSITIONS.namesAllowedFrom(b.newState()));
     }
     return c.preparedQuery(LOCK_SLOTS).execute(Tuple.of((Object) slot))
         .compose(locked -> c.preparedQuery(BUMP).execute(Tuple.tuple().addArrayOfInteger(slot).addArrayOfLong(epoch).addArrayOfString(owner)
-            .addArrayOfString(state).addArrayOfString(why).addLong(term).addLong(leaseTtlMs)))
+            .addArrayOfString(state).addArrayOfString(why).addLong(term).addLong(leaseTtlMs).addArrayOfString(allowedFrom)))
         .map(ControlStore::slotIds);
   }
 
-  static Future<Set<Integer>> applyMoves(SqlConnection c, List<SlotRow> from, List<String> targets, List<String> reasons, long term) {
-    int n = from.size();
+  static Future<Set<Integer>> applyMoves(SqlConnection c, List<SlotMove> moves, long term) {
+    int n = moves.size();
     Integer[] slot = new Integer[n];
     Long[] epoch = new Long[n];
     String[] owner = new String[n];
+    String[] from = new String[n];
+    String[] target = new String[n];
+    String[] why = new String[n];
     for (int i = 0; i < n; i++) {
-      slot[i] = from.get(i).slot();
-      epoch[i] = from.get(i).epoch();
-      owner[i] = from.get(i).owner();
+      SlotRow r = moves.get(i).row();
+      SlotState.TRANSITIONS.check(r.state(), SlotState.MOVING);
+      slot[i] = r.slot();
+      epoch[i] = r.epoch();
+      owner[i] = r.owner();
+      from[i] = r.state().name();
+      target[i] = moves.get(i).target();
+      why[i] = moves.get(i).reason();
     }
     return c.preparedQuery(TO_MOVING).execute(Tuple.tuple().addArrayOfInteger(slot).addArrayOfLong(epoch).addArrayOfString(owner)
-        .addArrayOfString(targets.toArray(String[]::new)).addArrayOfString(reasons.toArray(String[]::new)).addLong(term))
+        .addArrayOfString(from).addArrayOfString(target).addArrayOfString(why).addLong(term).addArrayOfString(TO_MOVING_FROM))
         .map(ControlStore::slotIds);
   }
 
   static Future<Boolean> drain(SqlConnection c, String worker, WorkerState from, String reason, long term, int slotsHeld) {
-    return c.preparedQuery(DRAIN).execute(Tuple.of(worker, from.name(), reason, term, slotsHeld)).map(rows -> rows.size() > 0);
+    WorkerState.TRANSITIONS.check(from, WorkerState.DRAINING);
+    return c.preparedQuery(DRAIN).execute(Tuple.of(worker, from.name(), reason, term, slotsHeld).addArrayOfString(TO_DRAINING_FROM))
+        .map(rows -> rows.size() > 0);
   }
 
   private static Set<String> ids(io.vertx.sqlclient.RowSet<Row> rows) {

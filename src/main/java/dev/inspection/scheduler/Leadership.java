@@ -1,5 +1,6 @@
 package dev.inspection.scheduler;
 
+import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.pgclient.PgConnectOptions;
@@ -9,6 +10,7 @@ import io.vertx.sqlclient.SqlConnection;
 import io.vertx.sqlclient.Tuple;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -25,6 +27,10 @@ import org.slf4j.LoggerFactory;
  * {@link #fenced}: the transaction first reads the term row {@code FOR SHARE} and gives up unless it is
  * still this leader's term. A new leader's increment waits for such a transaction and every later one
  * sees the new term, so a deposed leader that wakes up late changes nothing.
+ *
+ * <p>{@link #fenced} may be called from any context (the HTTP API's, for one); the election state and the
+ * listener are only ever touched on the context this was made on, so a step-down noticed elsewhere hops
+ * there first.
  */
 public final class Leadership {
   private static final Logger log = LoggerFactory.getLogger(Leadership.class);
@@ -49,6 +55,7 @@ public final class Leadership {
   }
 
   private final Vertx vertx;
+  private final Context context;
   private final PgConnectOptions options;
   private final Pool pool;
   private final String nodeId;
@@ -68,6 +75,7 @@ public final class Leadership {
       Supplier<String> apiUrl, long intervalMs, long lockTimeoutMs, Listener listener) {
     this.lockTimeoutMs = lockTimeoutMs;
     this.vertx = vertx;
+    this.context = vertx.getOrCreateContext();
     Map<String, String> props = new HashMap<>(base.getProperties());
     props.put("idle_session_timeout", Long.toString(sessionTimeoutMs));
     props.put("application_name", "inspection-leader-lock");
@@ -98,7 +106,7 @@ public final class Leadership {
       connect();
     } else if (term > 0) {
       // the ping keeps the session from idling out and finds a dead connection within one interval
-      conn.query("SELECT 1").execute().timeout(intervalMs * 3, java.util.concurrent.TimeUnit.MILLISECONDS)
+      conn.query("SELECT 1").execute().timeout(intervalMs * 3, TimeUnit.MILLISECONDS)
           .onFailure(e -> lost("the lock connection does not answer (" + e.getMessage() + ")"));
       String url = apiUrl.get();
       if (!url.equals(writtenUrl)) {
@@ -155,6 +163,10 @@ public final class Leadership {
   }
 
   private void lost(String why) {
+    if (Vertx.currentContext() != context) {
+      context.runOnContext(v -> lost(why));
+      return;
+    }
     PgConnection c = conn;
     conn = null;
     if (c != null) c.close();
@@ -177,12 +189,16 @@ public final class Leadership {
       if (current != mine) return Future.failedFuture(new Deposed(mine, current));
       return work.apply(c);
     })).onFailure(e -> {
-      if (e instanceof Deposed && term == mine) lost(e.getMessage());
+      if (e instanceof Deposed) context.runOnContext(v -> {
+        // still the term that found itself deposed: a step-down and new election meanwhile must not be undone
+        if (term == mine) lost(e.getMessage());
+      });
     });
   }
 
   /** Steps down (closing the session releases the lock) and stops campaigning. */
   public Future<Void> stop() {
+    if (Vertx.currentContext() != context) return Future.future(p -> context.runOnContext(v -> stop().onComplete(p)));
     stopped = true;
     vertx.cancelTimer(timer);
     PgConnection c = conn;

@@ -25,7 +25,8 @@ public final class Migrations {
   private static final Logger log = LoggerFactory.getLogger(Migrations.class);
 
   /** In order. A new migration is a new file added here; an applied one is never edited. */
-  public static final List<String> FILES = List.of("V001__base.sql", "V002__control_plane.sql", "V003__merge_payload.sql", "V004__partitions_and_state.sql", "V005__operations.sql");
+  public static final List<String> FILES = List.of("V001__base.sql", "V002__control_plane.sql", "V003__merge_payload.sql", "V004__partitions_and_state.sql", "V005__operations.sql",
+      "V006__state_checks.sql");
 
   private Migrations() {}
 

@@ -10,9 +10,9 @@ import io.vertx.core.json.JsonObject;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
-/** The leader's per-worker decision, with ages injected (no clock, no database). */
-class ControlLoopTest {
-  private static final ControlLoop.Settings S = new ControlLoop.Settings(500, 3_000, 15_000, 30_000, 60_000, 30_000, 30_000, 5_000, 10_000, 15_000,
+/** The leader's per-worker decision ({@link RoundPlanner#review}), with ages injected (no clock, no database). */
+class WorkerReviewTest {
+  static final ControlLoop.Settings S = new ControlLoop.Settings(500, 3_000, 15_000, 30_000, 60_000, 30_000, 30_000, 5_000, 10_000, 15_000,
       32, 60_000, RebalancePlanner.Settings.defaults(), SlotWeight.Coefficients.defaults(), 256);
 
   private static WorkerRow w(WorkerState st, long heartbeatAge, long stateAge) {
@@ -20,7 +20,7 @@ class ControlLoopTest {
   }
 
   private static WorkerState next(WorkerRow w, boolean lockFree, boolean pastGrace, boolean anyActive, int owned) {
-    Optional<WorkerChange> c = ControlLoop.review(w, lockFree, pastGrace, anyActive, owned, S);
+    Optional<WorkerChange> c = RoundPlanner.review(w, lockFree, pastGrace, anyActive, owned, S);
     return c.map(WorkerChange::to).orElse(w.state());
   }
 
@@ -69,6 +69,6 @@ class ControlLoopTest {
 
   @Test
   void offlineWorkersAreLeftAlone() {
-    assertTrue(ControlLoop.review(w(WorkerState.OFFLINE, 999_999, 999_999), true, true, true, 0, S).isEmpty());
+    assertTrue(RoundPlanner.review(w(WorkerState.OFFLINE, 999_999, 999_999), true, true, true, 0, S).isEmpty());
   }
 }
