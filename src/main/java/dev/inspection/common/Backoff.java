@@ -13,11 +13,11 @@ public final class Backoff {
     this.maxMs = maxMs;
   }
 
-  /** The next delay: uniform in [cap/2, cap] where cap = min(max, initial * 2^attempt). */
+  /** The next delay: uniform in [cap/2, cap] where cap = min(max, initial * 2^attempt), and never below 1 ms (a timer's minimum). */
   public long next() {
     long cap = Math.min(maxMs, initialMs << Math.min(attempt, 20));
     attempt++;
-    return cap / 2 + ThreadLocalRandom.current().nextLong(cap / 2 + 1);
+    return Math.max(1, cap / 2 + ThreadLocalRandom.current().nextLong(cap / 2 + 1));
   }
 
   public int attempts() {

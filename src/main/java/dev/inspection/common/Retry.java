@@ -40,6 +40,17 @@ public final class Retry {
     return done.future();
   }
 
+  /**
+   * Like {@link #until(String, Supplier)}, but waits one backoff delay before the first attempt: for
+   * probing something that has just failed (asking again at once would only fail again, or spin).
+   */
+  public <T> Future<T> afterPause(String what, Supplier<Future<T>> attempt) {
+    Promise<T> done = Promise.promise();
+    Backoff backoff = policy.backoff();
+    vertx.setTimer(backoff.next(), t -> run(what, attempt, e -> false, () -> false, backoff, done));
+    return done.future();
+  }
+
   private <T> void run(String what, Supplier<Future<T>> attempt, Predicate<Throwable> fatal, BooleanSupplier stopped, Backoff backoff,
       Promise<T> done) {
     if (stopped.getAsBoolean()) {

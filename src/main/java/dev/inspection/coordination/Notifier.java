@@ -1,6 +1,8 @@
 package dev.inspection.coordination;
 
 import dev.inspection.common.Backoff;
+import dev.inspection.common.Retry;
+import dev.inspection.common.RetryPolicy;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.redis.client.Command;
@@ -17,7 +19,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Redis pub/sub as an accelerator only (INV-14): a lease change is announced so that other nodes look at
  * the database now instead of at their next poll. Losing Redis, or a message, only slows things down:
- * every decision is taken from PostgreSQL. The subscription reconnects with capped, jittered backoff.
+ * every decision is taken from PostgreSQL. The subscription reconnects through {@link Retry}.
  */
 public final class Notifier {
   private static final Logger log = LoggerFactory.getLogger(Notifier.class);
@@ -25,18 +27,21 @@ public final class Notifier {
   private final Vertx vertx;
   private final String url;
   private final String channel;
-  private final Backoff backoff;
+  private final Retry retry;
+  /** Delay before subscribing again after a loss; reset once a subscription holds. */
+  private final Backoff afterLoss;
   private final Consumer<String> onMessage;
   private Redis publisher;
   private RedisConnection subscription;
   private boolean stopped;
   private volatile boolean connected;
 
-  public Notifier(Vertx vertx, String url, String channelPrefix, Backoff backoff, Consumer<String> onMessage) {
+  public Notifier(Vertx vertx, String url, String channelPrefix, RetryPolicy retryPolicy, Consumer<String> onMessage) {
     this.vertx = vertx;
     this.url = url;
     this.channel = channelPrefix + ":lease";
-    this.backoff = backoff;
+    this.retry = new Retry(vertx, retryPolicy, log);
+    this.afterLoss = retryPolicy.backoff();
     this.onMessage = onMessage;
   }
 
@@ -51,21 +56,22 @@ public final class Notifier {
 
   private void subscribe() {
     if (stopped) return;
-    Redis.createClient(vertx, url).connect().compose(conn -> {
-      subscription = conn;
-      conn.handler(this::received);
-      conn.exceptionHandler(e -> lost(conn, e.getMessage()));
-      conn.endHandler(v -> lost(conn, "connection closed"));
-      return conn.send(Request.cmd(Command.SUBSCRIBE).arg(channel));
-    }).onSuccess(r -> {
-      if (backoff.attempts() > 0) log.info("Redis notifications subscribed again after {} attempt(s)", backoff.attempts());
-      backoff.reset();
-      connected = true;
-    }).onFailure(e -> {
-      long d = backoff.next();
-      log.warn("cannot subscribe to Redis at {} ({}); notifications off, retrying in {} ms (results are unaffected)", url, e.getMessage(), d);
-      vertx.setTimer(d, t -> subscribe());
-    });
+    // results are unaffected while this fails: notifications only make other nodes look sooner
+    retry.until("subscribe to Redis notifications (results are unaffected meanwhile)", () -> Redis.createClient(vertx, url).connect()
+        .compose(conn -> conn.send(Request.cmd(Command.SUBSCRIBE).arg(channel)).map(conn)
+            .onFailure(e -> conn.close())), e -> false, () -> stopped)
+        .onSuccess(conn -> {
+          if (stopped) {
+            conn.close();
+            return;
+          }
+          subscription = conn;
+          conn.handler(this::received);
+          conn.exceptionHandler(e -> lost(conn, e.getMessage()));
+          conn.endHandler(v -> lost(conn, "connection closed"));
+          afterLoss.reset();
+          connected = true;
+        });
   }
 
   private void received(Response r) {
@@ -79,7 +85,7 @@ public final class Notifier {
     if (conn != subscription || stopped) return;
     subscription = null;
     connected = false;
-    long d = backoff.next();
+    long d = afterLoss.next();
     log.warn("Redis subscription lost ({}); retrying in {} ms", why, d);
     vertx.setTimer(d, t -> subscribe());
   }

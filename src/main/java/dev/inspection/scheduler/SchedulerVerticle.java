@@ -137,7 +137,7 @@ public final class SchedulerVerticle extends VerticleBase implements Operations.
         config.getLong(Keys.SCHEDULER_LEADER_GRACE_MS), config.getInt(Keys.SCHEDULER_DRAIN_BATCH), config.getLong(Keys.SCHEDULER_REBALANCE_INTERVAL_MS),
         planner, weights, config.getInt(Keys.SLOTS_TOTAL));
     notifier = new Notifier(vertx, config.get(Keys.REDIS_URL), config.get(Keys.REDIS_CHANNEL_PREFIX),
-        RetryPolicy.from(config).backoff(), msg -> {
+        RetryPolicy.from(config), msg -> {
           // a worker released a slot, finished loading, or is draining: decide now rather than at the next tick
           if (loop != null && !msg.startsWith("leader ")) loop.kick();
         });

@@ -1,6 +1,7 @@
 package dev.inspection.worker;
 
-import dev.inspection.common.Backoff;
+import dev.inspection.common.Retry;
+import dev.inspection.common.RetryPolicy;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
@@ -9,23 +10,21 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * After a database error every slot waits here instead of retrying on its own: one probe query with
- * capped, jittered backoff, and every waiting slot resumes when it answers. Consumers stay closed
+ * After a database error every slot waits here instead of retrying on its own: one probe query, retried
+ * through {@link Retry}, and every waiting slot resumes when it answers. Consumers stay closed
  * meanwhile, so messages wait in RabbitMQ (not in memory) and their delivery count grows by one per
  * outage, not by one per retry.
  */
 public final class DbGate {
   private static final Logger log = LoggerFactory.getLogger(DbGate.class);
-  private final Vertx vertx;
   private final Pool pool;
-  private final Backoff backoff;
+  private final Retry retry;
   private Promise<Void> waiting;
   private long downSince;
 
-  public DbGate(Vertx vertx, Pool pool, Backoff backoff) {
-    this.vertx = vertx;
+  public DbGate(Vertx vertx, Pool pool, RetryPolicy retryPolicy) {
     this.pool = pool;
-    this.backoff = backoff;
+    this.retry = new Retry(vertx, retryPolicy, log);
   }
 
   public boolean healthy() {
@@ -38,22 +37,13 @@ public final class DbGate {
       waiting = Promise.promise();
       downSince = System.currentTimeMillis();
       log.warn("database error ({}); pausing consumption until PostgreSQL answers", cause.getMessage());
-      schedule();
-    }
-    return waiting.future();
-  }
-
-  private void schedule() {
-    vertx.setTimer(backoff.next(), t -> pool.query("SELECT 1").execute().onComplete(ar -> {
-      if (ar.succeeded()) {
+      retry.afterPause("reach PostgreSQL", () -> pool.query("SELECT 1").execute()).onSuccess(r -> {
         log.info("PostgreSQL answers again after {} ms; resuming consumption", System.currentTimeMillis() - downSince);
-        backoff.reset();
         Promise<Void> p = waiting;
         waiting = null;
         p.complete();
-      } else {
-        schedule();
-      }
-    }));
+      });
+    }
+    return waiting.future();
   }
 }

@@ -86,7 +86,7 @@ public final class WorkerVerticle extends VerticleBase {
   @Override
   public Future<?> start() {
     pool = Db.pool(vertx, PgOptions.from(config), config.getInt(Keys.PG_POOL_SIZE));
-    gate = new DbGate(vertx, pool, RetryPolicy.from(config).backoff());
+    gate = new DbGate(vertx, pool, RetryPolicy.from(config));
     int poolSize = config.getInt(Keys.PG_POOL_SIZE);
     store = new CommitGroup(new BatchStore(pool, workerId), Math.max(1, poolSize / 2), 4 * config.getInt(Keys.WORKER_BATCH_MAX));
     controlPool = Db.pool(vertx, PgOptions.from(config), 3);
@@ -148,7 +148,7 @@ public final class WorkerVerticle extends VerticleBase {
           }
         }, this::backlog, drained);
     notifier = new Notifier(vertx, config.get(Keys.REDIS_URL), config.get(Keys.REDIS_CHANNEL_PREFIX),
-        RetryPolicy.from(config).backoff(), msg -> {
+        RetryPolicy.from(config), msg -> {
           // the leader or another worker changed leases: read ours now rather than at the next poll
           if (!msg.startsWith(workerId + " ")) leases.poll();
         });

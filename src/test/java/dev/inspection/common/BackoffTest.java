@@ -16,4 +16,10 @@ class BackoffTest {
     b.reset();
     assertTrue(b.next() <= 100);
   }
+
+  @Test
+  void theSmallestDelayIsStillAValidTimer() {
+    Backoff b = new Backoff(1, 1);
+    for (int i = 0; i < 20; i++) assertTrue(b.next() >= 1);
+  }
 }
