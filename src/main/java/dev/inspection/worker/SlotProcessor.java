@@ -88,11 +88,7 @@ public final class SlotProcessor {
   private boolean cancelled;
   private Promise<Void> settled;
   private Future<Void> closed = Future.succeededFuture();
-
-  private long committedTotal;
-  private volatile long lastLagMs;
-  private long batchNanosTotal;
-  private long batches;
+  private final SlotStats stats;
 
   public SlotProcessor(Vertx vertx, int slot, long epoch, SnapshotLoader.Snapshot snapshot, Settings settings, SlotServices services) {
     this.vertx = vertx;
@@ -107,6 +103,7 @@ public final class SlotProcessor {
     this.handler = new BatchHandler(slot, settings.maxMessageBytes(), services.topology(), services.devices(), services.rules(),
         BatchHandler.memoryOf(snapshot));
     this.reopen = new Retry(vertx, settings.reopen(), log);
+    this.stats = new SlotStats(metrics);
   }
 
   public int slot() {
@@ -122,19 +119,9 @@ public final class SlotProcessor {
     return snapshot;
   }
 
-  /** Messages committed and acked on this slot since it was taken over. */
-  public long committedTotal() {
-    return committedTotal;
-  }
-
-  /** Probe-to-commit lag of the newest batch's oldest result. */
-  public long lastLagMs() {
-    return lastLagMs;
-  }
-
-  /** Average batch transaction time in ms, for the slot weight. */
-  public double averageBatchMs() {
-    return batches == 0 ? 0 : batchNanosTotal / 1e6 / batches;
+  /** Committed messages, lag and batch time of this slot, for its weight in the heartbeat. */
+  public SlotStats stats() {
+    return stats;
   }
 
   /** A device's derived state as this owner holds it (for tests and the API). */
@@ -256,18 +243,7 @@ public final class SlotProcessor {
 
   private void committed(List<Valid<Delivery>> done, long nanos) {
     if (done.isEmpty()) return;
-    metrics.batch(done.size(), nanos);
-    committedTotal += done.size();
-    batchNanosTotal += nanos;
-    batches++;
-    long now = services.clock().millis();
-    long maxLag = 0;
-    for (Valid<Delivery> v : done) {
-      long lag = now - v.envelope().collectedAt().toEpochMilli();
-      metrics.lagMillis(lag);
-      maxLag = Math.max(maxLag, lag);
-    }
-    lastLagMs = maxLag;
+    stats.committed(done.stream().map(Valid::envelope).toList(), nanos, services.clock().millis());
     consumers.ack(done.stream().map(Valid::delivery).toList()).onSuccess(v -> metrics.committed(slot, done.size()));
   }
 

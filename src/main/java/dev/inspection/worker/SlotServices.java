@@ -5,6 +5,7 @@ import dev.inspection.messaging.Topology;
 import dev.inspection.metrics.Metrics;
 import dev.inspection.state.AlertRules;
 import io.vertx.core.WorkerExecutor;
+import java.lang.reflect.RecordComponent;
 import java.time.Clock;
 import java.util.Objects;
 import java.util.function.IntFunction;
@@ -19,17 +20,8 @@ public record SlotServices(String workerId, Topology topology, Supplier<Connecti
     DeadLetterPublisher deadLetters, DbGate gate, BatchHandler.Lookup devices, IntFunction<AlertRules> rules, Metrics metrics, Clock clock,
     SlotProcessor.Listener listener) {
   public SlotServices {
-    Objects.requireNonNull(workerId, "workerId");
-    Objects.requireNonNull(topology, "topology");
-    Objects.requireNonNull(broker, "broker");
-    Objects.requireNonNull(acks, "acks");
-    Objects.requireNonNull(store, "store");
-    Objects.requireNonNull(deadLetters, "deadLetters");
-    Objects.requireNonNull(gate, "gate");
-    Objects.requireNonNull(devices, "devices");
-    Objects.requireNonNull(rules, "rules");
-    Objects.requireNonNull(metrics, "metrics");
-    Objects.requireNonNull(clock, "clock");
-    Objects.requireNonNull(listener, "listener");
+    Object[] given = {workerId, topology, broker, acks, store, deadLetters, gate, devices, rules, metrics, clock, listener};
+    RecordComponent[] components = SlotServices.class.getRecordComponents(); // the same order
+    for (int i = 0; i < given.length; i++) Objects.requireNonNull(given[i], components[i].getName());
   }
 }

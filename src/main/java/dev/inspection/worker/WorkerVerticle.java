@@ -175,12 +175,13 @@ public final class WorkerVerticle extends VerticleBase {
     JsonObject perSlot = new JsonObject();
     for (SlotProcessor p : processors.values()) {
       mailbox += p.mailboxSize();
+      SlotStats st = p.stats();
       long[] mark = rateMarks.get(p.slot());
       double rate = 0;
-      if (mark != null && now > mark[1]) rate = (p.committedTotal() - mark[0]) * 1e9 / (now - mark[1]);
-      rateMarks.put(p.slot(), new long[] {p.committedTotal(), now});
+      if (mark != null && now > mark[1]) rate = (st.committedTotal() - mark[0]) * 1e9 / (now - mark[1]);
+      rateMarks.put(p.slot(), new long[] {st.committedTotal(), now});
       perSlot.put(Integer.toString(p.slot()), new JsonObject().put("rate", Math.max(0, Math.round(rate * 10) / 10.0))
-          .put("backlog", p.mailboxSize()).put("ms", Math.round(p.averageBatchMs() * 10) / 10.0).put("lag_ms", p.lastLagMs()));
+          .put("backlog", p.mailboxSize()).put("ms", Math.round(st.averageBatchMs() * 10) / 10.0).put("lag_ms", st.lastLagMs()));
     }
     rateMarks.keySet().retainAll(processors.keySet());
     return new JsonObject().put("slots_held", processors.size()).put("mailbox", mailbox).put("slots", perSlot);

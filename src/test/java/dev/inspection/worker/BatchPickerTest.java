@@ -9,6 +9,7 @@ import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class BatchPickerTest {
@@ -64,21 +65,18 @@ class BatchPickerTest {
   }
 
   @Test
-  void highPriorityTakesTheNormalShareNobodyNeeds() {
-    add(Priority.HIGH, "h", 20);
-    add(Priority.NORMAL, "n", 1);
-    List<String> batch = picker.take();
-    assertEquals(7, count(batch, "h"));
-    assertEquals(1, count(batch, "n"));
+  void eachPriorityTakesTheShareTheOtherLeavesUnused() {
+    assertEquals(Map.of("h", 7L, "n", 1L), shares(20, 1), "high takes the normal share nobody needs");
+    assertEquals(Map.of("h", 1L, "n", 7L), shares(1, 20), "normal takes the high share nobody needs");
   }
 
-  @Test
-  void normalPriorityTakesTheHighShareNobodyNeeds() {
-    add(Priority.HIGH, "h", 1);
-    add(Priority.NORMAL, "n", 20);
+  /** The make-up of the first batch out of a mailbox with {@code high} and {@code normal} deliveries. */
+  private Map<String, Long> shares(int highCount, int normalCount) {
+    picker.clear();
+    add(Priority.HIGH, "h", highCount);
+    add(Priority.NORMAL, "n", normalCount);
     List<String> batch = picker.take();
-    assertEquals(1, count(batch, "h"));
-    assertEquals(7, count(batch, "n"));
+    return Map.of("h", count(batch, "h"), "n", count(batch, "n"));
   }
 
   @Test
