@@ -15,6 +15,7 @@ import dev.inspection.store.Db;
 import dev.inspection.store.PgOptions;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
+import io.vertx.core.WorkerExecutor;
 import io.vertx.core.json.JsonObject;
 import io.vertx.sqlclient.Pool;
 import java.time.Clock;
@@ -38,6 +39,12 @@ public final class WorkerVerticle extends VerticleBase {
   private final String workerId;
   private final Runnable drained;
   private final Map<Integer, SlotProcessor> processors = new HashMap<>();
+  /** What the gauges and tests read from other threads: published on this verticle's context after every change. */
+  private volatile Map<Integer, Long> held = Map.of();
+  private volatile int mailboxMessages;
+  private long gaugeTimer = -1;
+  /** One thread for every slot's acks, so that a slot's acks reach the broker in order. */
+  private WorkerExecutor acks;
   private final Map<Integer, SnapshotLoader.Snapshot> loaded = new HashMap<>();
   private final Map<Integer, long[]> rateMarks = new HashMap<>();
   private Pool pool;
@@ -52,6 +59,7 @@ public final class WorkerVerticle extends VerticleBase {
   private DeviceDirectory directory;
   private final Map<Integer, dev.inspection.state.AlertRules> rules = new HashMap<>();
   private SlotProcessor.Settings settings;
+  private SlotServices services;
   private Notifier notifier;
 
   public WorkerVerticle(Config config, Metrics metrics, Clock clock, Topology topology, Runnable drained) {
@@ -73,9 +81,7 @@ public final class WorkerVerticle extends VerticleBase {
 
   /** Slots this worker holds and consumes, for the API and tests. */
   public Map<Integer, Long> heldSlots() {
-    Map<Integer, Long> out = new HashMap<>();
-    processors.forEach((s, p) -> out.put(s, p.epoch()));
-    return out;
+    return held;
   }
 
   /** The lease follower, for tests (state, fault switch). */
@@ -94,11 +100,12 @@ public final class WorkerVerticle extends VerticleBase {
     directory = new DeviceDirectory(pool, 600_000, 1_000_000);
     for (int p = 1; p <= 3; p++) rules.put(p, dev.inspection.state.AlertRules.fromConfig(p, config::raw));
     deadLetters = new DeadLetterPublisher(vertx, topology, workerId);
-    settings = new SlotProcessor.Settings(config.getInt(Keys.WORKER_PREFETCH_HIGH), config.getInt(Keys.WORKER_PREFETCH_NORMAL),
-        config.getInt(Keys.WORKER_BATCH_MAX), config.getLong(Keys.WORKER_BATCH_LINGER_MS), config.getInt(Keys.WORKER_MAX_MESSAGE_BYTES));
-    metrics.gauge("worker_slots_held", "slots this worker consumes", () -> processors.size());
-    metrics.gauge("worker_mailbox_messages", "deliveries waiting in this worker's slot mailboxes",
-        () -> processors.values().stream().mapToInt(SlotProcessor::mailboxSize).sum());
+    settings = SlotProcessor.Settings.from(config);
+    acks = vertx.createSharedWorkerExecutor("worker-acks-" + workerId + "-" + System.identityHashCode(this), 1);
+    // the scrape runs on another thread: the gauges read what this context published, never the map itself
+    metrics.gauge("worker_slots_held", "slots this worker consumes", () -> held.size());
+    metrics.gauge("worker_mailbox_messages", "deliveries waiting in this worker's slot mailboxes", () -> mailboxMessages);
+    gaugeTimer = vertx.setPeriodic(1000, t -> mailboxMessages = processors.values().stream().mapToInt(SlotProcessor::mailboxSize).sum());
     metrics.gauge("worker_lease_cache_age_ms", "age of the newest lease read from PostgreSQL (INV-15; batches also check the lease in their transaction)",
         () -> leases == null ? -1 : leases.leaseCacheAgeMs());
     connector = new RabbitConnector(vertx, RabbitOptions.from(config), RetryPolicy.from(config), "worker-" + workerId, this::connected, this::connectionLost);
@@ -128,7 +135,7 @@ public final class WorkerVerticle extends VerticleBase {
             if (p == null || p.epoch() != epoch) return Future.succeededFuture();
             long start = System.nanoTime();
             return p.close().onComplete(ar -> {
-              if (processors.get(slot) == p) processors.remove(slot);
+              if (processors.get(slot) == p) removeProcessor(slot);
               metrics.leaseChange("released");
               metrics.time("worker_slot_release", "time for the old owner to stop, commit and ack a moving slot", (System.nanoTime() - start) / 1_000_000);
               log.debug("worker {} released slot {} (epoch {})", workerId, slot, epoch);
@@ -140,7 +147,7 @@ public final class WorkerVerticle extends VerticleBase {
             loaded.remove(slot);
             SlotProcessor p = processors.get(slot);
             if (p != null && p.epoch() == epoch) {
-              processors.remove(slot);
+              removeProcessor(slot);
               p.abort();
               metrics.leaseChange("lost");
               log.info("worker {} lost slot {} (epoch {})", workerId, slot, epoch);
@@ -154,6 +161,8 @@ public final class WorkerVerticle extends VerticleBase {
         });
     leases.onChange(() -> notifier.publish(workerId + " leases-changed"));
     notifier.start();
+    services = new SlotServices(workerId, topology, () -> connector.isConnected() ? connector.connection() : null, acks, store,
+        deadLetters, gate, directory::lookup, rules::get, metrics, clock, (s, e, f) -> leases.forget(s, e));
     connector.onReady(this::consumeAll).start();
     // the SQL merge reads the profiles' rules from the database; a failure here is retried by the first batch's error path
     new Retry(vertx, RetryPolicy.from(config), log).until("write the payload profiles", directory::publishProfiles);
@@ -167,12 +176,13 @@ public final class WorkerVerticle extends VerticleBase {
     JsonObject perSlot = new JsonObject();
     for (SlotProcessor p : processors.values()) {
       mailbox += p.mailboxSize();
+      SlotStats st = p.stats();
       long[] mark = rateMarks.get(p.slot());
       double rate = 0;
-      if (mark != null && now > mark[1]) rate = (p.committedTotal() - mark[0]) * 1e9 / (now - mark[1]);
-      rateMarks.put(p.slot(), new long[] {p.committedTotal(), now});
+      if (mark != null && now > mark[1]) rate = (st.committedTotal() - mark[0]) * 1e9 / (now - mark[1]);
+      rateMarks.put(p.slot(), new long[] {st.committedTotal(), now});
       perSlot.put(Integer.toString(p.slot()), new JsonObject().put("rate", Math.max(0, Math.round(rate * 10) / 10.0))
-          .put("backlog", p.mailboxSize()).put("ms", Math.round(p.averageBatchMs() * 10) / 10.0).put("lag_ms", p.lastLagMs()));
+          .put("backlog", p.mailboxSize()).put("ms", Math.round(st.averageBatchMs() * 10) / 10.0).put("lag_ms", st.lastLagMs()));
     }
     rateMarks.keySet().retainAll(processors.keySet());
     return new JsonObject().put("slots_held", processors.size()).put("mailbox", mailbox).put("slots", perSlot);
@@ -181,22 +191,22 @@ public final class WorkerVerticle extends VerticleBase {
   private void startSlot(int slot, long epoch, SnapshotLoader.Snapshot snap) {
     SlotProcessor old = processors.remove(slot);
     if (old != null) old.abort();
-    SlotProcessor p = new SlotProcessor(vertx, slot, epoch, workerId, topology, store, deadLetters, gate, metrics, clock, settings,
-        (s, e, f) -> leases.forget(s, e), snap, directory, rules::get);
-    p.onResume(() -> open(p));
+    SlotProcessor p = new SlotProcessor(vertx, slot, epoch, snap, settings, services);
     processors.put(slot, p);
+    publishHeld();
     metrics.leaseChange("gained");
-    open(p);
+    p.open();
   }
 
-  private void open(SlotProcessor p) {
-    if (!connector.isConnected() || processors.get(p.slot()) != p || p.consuming()) return;
-    p.open(connector.connection()).onFailure(e -> {
-      // a slot held without a consumer consumes nothing: try again shortly rather than at the next reconnect
-      Throwable why = e.getCause() != null ? e.getCause() : e;
-      log.warn("slot {}: cannot start consuming ({}); trying again in 1 s", p.slot(), why.getMessage() != null ? why.getMessage() : why.toString());
-      vertx.setTimer(1000, t -> open(p));
-    });
+  private void removeProcessor(int slot) {
+    processors.remove(slot);
+    publishHeld();
+  }
+
+  private void publishHeld() {
+    Map<Integer, Long> out = new HashMap<>();
+    processors.forEach((s, p) -> out.put(s, p.epoch()));
+    held = Map.copyOf(out);
   }
 
   private Future<Void> connected(Connection c) {
@@ -214,7 +224,7 @@ public final class WorkerVerticle extends VerticleBase {
   /** After the connector reports ready: consume every held slot on the new connection. */
   private void consumeAll() {
     log.info("worker {} connected to RabbitMQ; consuming {} slot(s)", workerId, processors.size());
-    new ArrayList<>(processors.values()).forEach(this::open);
+    new ArrayList<>(processors.values()).forEach(SlotProcessor::open);
   }
 
   private void connectionLost() {
@@ -245,6 +255,8 @@ public final class WorkerVerticle extends VerticleBase {
         .eventually(() -> notifier.stop())
         .eventually(() -> connector.stop())
         .eventually(() -> {
+          vertx.cancelTimer(gaugeTimer);
+          acks.close();
           deadLetters.close();
           return pool.close().eventually(() -> controlPool.close());
         });

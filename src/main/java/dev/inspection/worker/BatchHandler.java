@@ -1,0 +1,166 @@
+package dev.inspection.worker;
+
+import dev.inspection.messaging.Envelope;
+import dev.inspection.messaging.InvalidMessage;
+import dev.inspection.messaging.Priority;
+import dev.inspection.messaging.Topology;
+import dev.inspection.state.AlertRules;
+import dev.inspection.state.DerivedState;
+import dev.inspection.worker.DeadLetterPublisher.DeadLetter;
+import dev.inspection.worker.SnapshotLoader.DeviceMemory;
+import io.vertx.core.Future;
+import io.vertx.core.json.JsonObject;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.IntFunction;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Turns one slot's batch of deliveries into what to write and what to set aside (D8: one bad result is
+ * dead-lettered alone, the rest commit): each body is parsed ({@link Envelope#parse}, at most
+ * {@code maxMessageBytes}) and must belong to this slot ({@code wrong_slot}); the devices are looked up;
+ * each payload is normalised by its device's profile ({@code bad_payload}); then {@link StatePlanner#plan}
+ * (a device it rejects: {@code unprocessable}). Holds the slot's derived state (D7), which follows the
+ * database: it changes only through {@link #committed}.
+ */
+public final class BatchHandler {
+  private static final Logger log = LoggerFactory.getLogger(BatchHandler.class);
+
+  /** What the handler reads of a delivery. */
+  public interface Received {
+    byte[] body();
+
+    Priority priority();
+
+    String routingKey();
+  }
+
+  /** Priority and payload profile of devices ({@link DeviceDirectory#lookup}); {@code queue}: the fallback priority by device. */
+  public interface Lookup {
+    Future<Map<String, DeviceDirectory.Info>> infos(Collection<String> ids, Map<String, Priority> queue);
+  }
+
+  /** A delivery with a valid envelope for this slot. */
+  public record Valid<D>(D delivery, Envelope envelope) {}
+
+  /** A delivery to set aside: publish its letter, then ack it. */
+  public record Dead<D>(D delivery, DeadLetter letter) {}
+
+  /** A batch after parsing. */
+  public record Parsed<D>(List<Valid<D>> valid, List<Dead<D>> dead) {}
+
+  /** A batch ready to commit: the plan ({@code null}: nothing to write), the deliveries to ack after the commit, and the dead letters. */
+  public record Handled<D>(StatePlanner.Plan plan, List<Valid<D>> toCommit, List<Dead<D>> dead) {}
+
+  private final int slot;
+  private final int maxMessageBytes;
+  private final Topology topology;
+  private final Lookup lookup;
+  private final IntFunction<AlertRules> rules;
+  private final Map<String, DerivedState> memory;
+
+  public BatchHandler(int slot, int maxMessageBytes, Topology topology, Lookup lookup, IntFunction<AlertRules> rules,
+      Map<String, DerivedState> memory) {
+    this.slot = slot;
+    this.maxMessageBytes = maxMessageBytes;
+    this.topology = topology;
+    this.lookup = lookup;
+    this.rules = rules;
+    this.memory = new HashMap<>(memory);
+  }
+
+  /** The derived states a new owner starts from (INV-10); a snapshot it cannot read starts that device's counters again. */
+  public static Map<String, DerivedState> memoryOf(SnapshotLoader.Snapshot snapshot) {
+    Map<String, DerivedState> out = new HashMap<>();
+    if (snapshot == null) return out;
+    for (Map.Entry<String, DeviceMemory> e : snapshot.devices().entrySet()) {
+      if (e.getValue().derived() == null) continue;
+      try {
+        out.put(e.getKey(), DerivedState.fromJson(e.getValue().derived()));
+      } catch (RuntimeException bad) {
+        log.warn("slot {}: device {} has an unreadable derived snapshot ({}); its counters start again", snapshot.slot(), e.getKey(), bad.getMessage());
+      }
+    }
+    return out;
+  }
+
+  /** Parses, looks up, normalises and plans; the lookup is the only step that can fail (a database error). */
+  public <D extends Received> Future<Handled<D>> handle(List<D> batch) {
+    return plan(parse(batch));
+  }
+
+  /** The bodies that are valid envelopes of this slot, and the others with their reason. */
+  public <D extends Received> Parsed<D> parse(List<D> batch) {
+    List<Valid<D>> valid = new ArrayList<>(batch.size());
+    List<Dead<D>> dead = new ArrayList<>();
+    for (D d : batch) {
+      try {
+        Envelope e = Envelope.parse(d.body(), maxMessageBytes);
+        if (e.slotId() != slot) {
+          throw new InvalidMessage("wrong_slot", "envelope.slot_id " + e.slotId() + " arrived on slot " + slot
+              + "'s queue: probe and worker disagree on slots.total or the routing key");
+        }
+        valid.add(new Valid<>(d, e));
+      } catch (InvalidMessage im) {
+        dead.add(dead(d, im.reason, im.getMessage()));
+      }
+    }
+    return new Parsed<>(valid, dead);
+  }
+
+  /**
+   * The write of the parsed batch. The device's profile decides how its payload is normalised and merged;
+   * a payload its profile cannot read is dead-lettered like any other bad input.
+   */
+  public <D extends Received> Future<Handled<D>> plan(Parsed<D> parsed) {
+    if (parsed.valid().isEmpty()) return Future.succeededFuture(new Handled<>(null, List.of(), parsed.dead()));
+    Map<String, Priority> queueOf = new HashMap<>();
+    for (Valid<D> v : parsed.valid()) queueOf.put(v.envelope().deviceId(), v.delivery().priority());
+    return lookup.infos(queueOf.keySet(), queueOf).map(infos -> {
+      List<Dead<D>> dead = new ArrayList<>(parsed.dead());
+      List<Valid<D>> ready = new ArrayList<>(parsed.valid().size());
+      for (Valid<D> v : parsed.valid()) {
+        DeviceDirectory.Info info = infos.get(v.envelope().deviceId());
+        try {
+          ready.add(new Valid<>(v.delivery(), normalize(v.envelope(), info)));
+        } catch (IllegalArgumentException bad) {
+          dead.add(dead(v.delivery(), "bad_payload", "payload does not fit the device's profile '" + info.profile().name() + "': " + bad.getMessage()));
+        }
+      }
+      if (ready.isEmpty()) return new Handled<>(null, List.of(), dead);
+      StatePlanner.Plan plan = StatePlanner.plan(ready.stream().map(Valid::envelope).toList(), memory, infos, rules);
+      List<Valid<D>> toCommit = new ArrayList<>(ready.size());
+      for (Valid<D> v : ready) {
+        String why = plan.rejected().get(v.envelope().deviceId());
+        if (why == null) toCommit.add(v);
+        else dead.add(dead(v.delivery(), "unprocessable", why));
+      }
+      return new Handled<>(plan.isEmpty() ? null : plan, toCommit, dead);
+    });
+  }
+
+  /** INV-8: memory follows the database, never the other way round. */
+  public void committed(StatePlanner.Plan plan) {
+    memory.putAll(plan.next());
+  }
+
+  /** A device's derived state as this owner holds it. */
+  public DerivedState derived(String deviceId) {
+    return memory.get(deviceId);
+  }
+
+  private <D extends Received> Dead<D> dead(D d, String reason, String detail) {
+    return new Dead<>(d, new DeadLetter(d.body(), reason, detail, d.routingKey(), topology.queue(slot, d.priority())));
+  }
+
+  private static Envelope normalize(Envelope e, DeviceDirectory.Info info) {
+    JsonObject payload = info.profile().normalize(e.payload());
+    if (payload == e.payload()) return e;
+    return new Envelope(e.messageId(), e.deviceId(), e.slotId(), e.slotMapVersion(), e.resourceVersion(), e.planVersion(),
+        e.isNode(), e.cycleId(), e.seq(), e.collectedAt(), e.priority(), payload);
+  }
+}

@@ -1,0 +1,252 @@
+package dev.inspection.worker;
+
+import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.Connection;
+import com.rabbitmq.client.DefaultConsumer;
+import com.rabbitmq.client.Envelope;
+import dev.inspection.messaging.Priority;
+import dev.inspection.messaging.Topology;
+import dev.inspection.metrics.Metrics;
+import io.vertx.core.Context;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import io.vertx.core.WorkerExecutor;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The broker side of one slot at one lease epoch: a channel and a consumer per priority queue, and the
+ * acks. The order of things is what keeps a move free of redeliveries:
+ * <ul>
+ *   <li>a channel is registered before its consumer starts: a queue with a backlog delivers at once, and a
+ *       delivery on an unknown channel would sit unacked (and invisible) until the channel closed;</li>
+ *   <li>the consumer is also the channel's default consumer: a delivery the broker sends after the cancel
+ *       (a quorum-queue race) reaches no consumer; caught there it joins the mailbox and is committed with
+ *       the rest instead of being redelivered;</li>
+ *   <li>cancel-ok is dispatched after every delivery of its consumer; even so a quorum queue can still hand
+ *       over deliveries it sent before it processed the cancel, so the channels stay open until none has
+ *       arrived for {@link #QUIET_MS} ({@link #quietRemainingMs});</li>
+ *   <li>acks run in order on one thread (the worker's ack executor), one {@code basicAck(tag, false)} per
+ *       message.</li>
+ * </ul>
+ * Deliveries reach the owner's {@code sink} on its context; everything else here is called on that context.
+ */
+final class SlotConsumers {
+  private static final Logger log = LoggerFactory.getLogger(SlotConsumers.class);
+  static final long QUIET_MS = 150;
+  static final long CANCEL_TIMEOUT_MS = 5_000;
+
+  /** One message as the broker handed it over. */
+  record Delivery(Channel channel, long tag, byte[] body, Priority priority, String routingKey) implements BatchHandler.Received {}
+
+  /** Prefetch of each priority queue's consumer. */
+  record Prefetch(int high, int normal) {}
+
+  private final Vertx vertx;
+  private final Context context;
+  private final int slot;
+  private final long epoch;
+  private final String workerId;
+  private final Topology topology;
+  private final Prefetch prefetch;
+  private final Supplier<Connection> broker;
+  private final WorkerExecutor acks;
+  private final Metrics metrics;
+  private final Consumer<Delivery> sink;
+
+  /** Written by the opening worker thread, read on the context. */
+  private final Map<Priority, Channel> channels = new ConcurrentHashMap<>();
+  private final Set<Priority> cancelPending = EnumSet.noneOf(Priority.class);
+  private Promise<Void> cancelled;
+  private Future<Void> opening = Future.succeededFuture();
+  private Future<Void> lastAck = Future.succeededFuture();
+  private long lastDeliveryNanos = System.nanoTime() - QUIET_MS * 1_000_000;
+  private final AtomicInteger redeliveriesLogged = new AtomicInteger();
+
+  SlotConsumers(Vertx vertx, int slot, long epoch, String workerId, Topology topology, Prefetch prefetch, Supplier<Connection> broker,
+      WorkerExecutor acks, Metrics metrics, Consumer<Delivery> sink) {
+    this.vertx = vertx;
+    this.context = vertx.getOrCreateContext();
+    this.slot = slot;
+    this.epoch = epoch;
+    this.workerId = workerId;
+    this.topology = topology;
+    this.prefetch = prefetch;
+    this.broker = broker;
+    this.acks = acks;
+    this.metrics = metrics;
+    this.sink = sink;
+  }
+
+  /** The worker has a usable connection. */
+  boolean brokerReady() {
+    Connection c = broker.get();
+    return c != null && c.isOpen();
+  }
+
+  boolean consuming() {
+    return !channels.isEmpty();
+  }
+
+  /** The open in flight, or the last one (completed). */
+  Future<Void> lastOpen() {
+    return opening;
+  }
+
+  /** Opens a channel and a consumer on each of the slot's queues; a half-open set is closed again. */
+  Future<Void> open() {
+    Connection conn = broker.get();
+    if (conn == null || !conn.isOpen()) return Future.failedFuture(new IllegalStateException("no RabbitMQ connection"));
+    if (!channels.isEmpty()) return Future.succeededFuture();
+    opening = vertx.executeBlocking(() -> {
+      try {
+        for (Priority p : Priority.values()) {
+          Channel ch = conn.createChannel();
+          channels.put(p, ch);
+          ch.basicQos(p == Priority.HIGH ? prefetch.high() : prefetch.normal());
+          DefaultConsumer consumer = consumer(ch, p);
+          ch.setDefaultConsumer(consumer);
+          ch.basicConsume(topology.queue(slot, p), false, consumerTag(p), consumer);
+        }
+      } catch (Exception e) {
+        List<Channel> half = new ArrayList<>(channels.values());
+        channels.clear();
+        half.forEach(SlotConsumers::closeQuietly);
+        throw e;
+      }
+      return null;
+    }, false);
+    return opening;
+  }
+
+  private DefaultConsumer consumer(Channel ch, Priority p) {
+    return new DefaultConsumer(ch) {
+      @Override
+      public void handleDelivery(String tag, Envelope env, AMQP.BasicProperties props, byte[] body) {
+        Delivery d = new Delivery(ch, env.getDeliveryTag(), body, p, env.getRoutingKey());
+        if (env.isRedeliver()) {
+          metrics.redelivered(slot);
+          if (redeliveriesLogged.getAndIncrement() < 3) {
+            log.debug("slot {} (epoch {}): a redelivered message on the {} queue (an earlier consumer did not ack it)", slot, epoch, p.wire);
+          }
+        }
+        context.runOnContext(v -> arrived(d));
+      }
+
+      @Override
+      public void handleCancelOk(String tag) {
+        // dispatched after every delivery of this consumer: from here on the mailbox holds all of them
+        context.runOnContext(v -> cancelOk(p));
+      }
+    };
+  }
+
+  private void arrived(Delivery d) {
+    if (channels.get(d.priority()) != d.channel()) return; // its channel is closing: the broker requeues it
+    lastDeliveryNanos = System.nanoTime();
+    sink.accept(d);
+  }
+
+  private String consumerTag(Priority p) {
+    return workerId + "-s" + slot + "-" + p.wire + "-e" + epoch;
+  }
+
+  /**
+   * Cancels every consumer. Completes when the broker confirmed each cancel (or its channel is gone: its
+   * deliveries are back in the queue already), or after {@link #CANCEL_TIMEOUT_MS}.
+   */
+  Future<Void> cancel() {
+    Map<Priority, Channel> chs = new EnumMap<>(Priority.class);
+    chs.putAll(channels);
+    if (chs.isEmpty()) return Future.succeededFuture();
+    Promise<Void> done = Promise.promise();
+    cancelled = done;
+    cancelPending.addAll(chs.keySet());
+    long timer = vertx.setTimer(CANCEL_TIMEOUT_MS, t -> {
+      if (done.tryComplete()) log.warn("slot {}: no cancel-ok from the broker within {} ms; closing anyway", slot, CANCEL_TIMEOUT_MS);
+    });
+    vertx.executeBlocking(() -> {
+      for (Map.Entry<Priority, Channel> e : chs.entrySet()) {
+        try {
+          e.getValue().basicCancel(consumerTag(e.getKey()));
+        } catch (Exception ex) {
+          context.runOnContext(v -> cancelOk(e.getKey()));
+        }
+      }
+      return null;
+    }, false);
+    return done.future().onComplete(ar -> vertx.cancelTimer(timer));
+  }
+
+  private void cancelOk(Priority p) {
+    if (cancelPending.remove(p) && cancelPending.isEmpty() && cancelled != null) cancelled.tryComplete();
+  }
+
+  /** How much longer the channels must stay quiet before they may close: 0 once nothing arrived for {@link #QUIET_MS}. */
+  long quietRemainingMs() {
+    long quietFor = (System.nanoTime() - lastDeliveryNanos) / 1_000_000;
+    return Math.max(0, QUIET_MS - quietFor);
+  }
+
+  /**
+   * Acks the deliveries, in order, after every ack asked for before. A channel that is gone makes its acks
+   * fail quietly: the broker redelivers, and the write is idempotent.
+   */
+  Future<Void> ack(List<Delivery> deliveries) {
+    if (deliveries.isEmpty()) return Future.succeededFuture();
+    // one ack per message for now; since a slot's acks run in order, a later multiple=true ack of a
+    // channel's highest tag only needs to know that every lower tag of that channel is in the same call
+    lastAck = acks.executeBlocking(() -> {
+      for (Delivery d : deliveries) {
+        try {
+          d.channel().basicAck(d.tag(), false);
+        } catch (Exception e) {
+          // channel gone: the broker redelivers, and the write is idempotent
+        }
+      }
+      return null;
+    }, true);
+    return lastAck;
+  }
+
+  /** Completes once every ack asked for so far has run. */
+  Future<Void> acked() {
+    return lastAck.recover(e -> Future.succeededFuture());
+  }
+
+  /** Closes the channels (in the background); everything unacked on them returns to the queue. */
+  void close() {
+    List<Channel> chs = new ArrayList<>(channels.values());
+    channels.clear();
+    if (chs.isEmpty()) return;
+    vertx.executeBlocking(() -> {
+      chs.forEach(SlotConsumers::closeQuietly);
+      return null;
+    }, false);
+  }
+
+  /** The connection is gone: so are the channels and every unacked delivery (the broker requeues them). */
+  void lost() {
+    channels.clear();
+  }
+
+  private static void closeQuietly(Channel ch) {
+    try {
+      if (ch.isOpen()) ch.close();
+    } catch (Exception ignored) {
+      // already closed
+    }
+  }
+}

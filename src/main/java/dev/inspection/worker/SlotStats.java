@@ -1,0 +1,52 @@
+package dev.inspection.worker;
+
+import dev.inspection.messaging.Envelope;
+import dev.inspection.metrics.Metrics;
+import java.util.List;
+
+/**
+ * A slot's figures since this worker took it over: the terms of the slot weight its heartbeat reports
+ * (seed 000 §4.3), and the batch and lag metrics. Updated on the worker's context after each commit.
+ */
+public final class SlotStats {
+  private final Metrics metrics;
+  private long committedTotal;
+  private volatile long lastLagMs;
+  private long batchNanosTotal;
+  private long batches;
+
+  SlotStats(Metrics metrics) {
+    this.metrics = metrics;
+  }
+
+  /** A batch of these results committed in {@code nanos}; {@code nowMs} for their lag. */
+  void committed(List<Envelope> results, long nanos, long nowMs) {
+    if (results.isEmpty()) return;
+    metrics.batch(results.size(), nanos);
+    committedTotal += results.size();
+    batchNanosTotal += nanos;
+    batches++;
+    long maxLag = 0;
+    for (Envelope e : results) {
+      long lag = nowMs - e.collectedAt().toEpochMilli();
+      metrics.lagMillis(lag);
+      maxLag = Math.max(maxLag, lag);
+    }
+    lastLagMs = maxLag;
+  }
+
+  /** Messages committed on this slot since it was taken over. */
+  public long committedTotal() {
+    return committedTotal;
+  }
+
+  /** Probe-to-commit lag of the newest batch's oldest result. */
+  public long lastLagMs() {
+    return lastLagMs;
+  }
+
+  /** Average batch transaction time in ms. */
+  public double averageBatchMs() {
+    return batches == 0 ? 0 : batchNanosTotal / 1e6 / batches;
+  }
+}

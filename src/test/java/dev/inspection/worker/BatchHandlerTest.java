@@ -1,0 +1,144 @@
+package dev.inspection.worker;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.inspection.messaging.Envelope;
+import dev.inspection.messaging.Priority;
+import dev.inspection.messaging.Topology;
+import dev.inspection.state.AlertRules;
+import dev.inspection.state.PayloadProfiles;
+import dev.inspection.worker.BatchHandler.Dead;
+import dev.inspection.worker.BatchHandler.Handled;
+import dev.inspection.worker.BatchHandler.Valid;
+import io.vertx.core.Future;
+import io.vertx.core.json.JsonObject;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class BatchHandlerTest {
+  private static final int SLOT = 0;
+  private static final Topology TOPOLOGY = new Topology("t", 4, 1_000_000, 5);
+
+  /** A delivery as the handler sees it. */
+  record Msg(String name, byte[] body, Priority priority, String routingKey) implements BatchHandler.Received {}
+
+  private final Map<String, DeviceDirectory.Info> inventory = new HashMap<>();
+  private final List<List<String>> lookups = new ArrayList<>();
+  private final BatchHandler handler = new BatchHandler(SLOT, 2048, TOPOLOGY, (ids, queue) -> {
+    lookups.add(List.copyOf(ids));
+    Map<String, DeviceDirectory.Info> out = new HashMap<>();
+    for (String id : ids) out.put(id, inventory.getOrDefault(id, DeviceDirectory.Info.fallback(queue.get(id))));
+    return Future.succeededFuture(out);
+  }, AlertRules::forPriority, Map.of());
+
+  private static Envelope envelope(String device, int slot, long seq, JsonObject payload) {
+    return new Envelope(Envelope.messageId("n", 1000 + seq, device, seq), device, slot, 1, 1, 1, "n", 1000 + seq, seq,
+        Instant.ofEpochMilli(1000 + seq), Priority.NORMAL, payload);
+  }
+
+  private static Msg msg(String name, Envelope e) {
+    return new Msg(name, e.toBytes(), e.priority(), TOPOLOGY.routingKey(e.slotId(), e.priority()));
+  }
+
+  private static Msg raw(String name, String body) {
+    return new Msg(name, body.getBytes(StandardCharsets.UTF_8), Priority.NORMAL, TOPOLOGY.routingKey(SLOT, Priority.NORMAL));
+  }
+
+  private static Msg up(String device, long seq) {
+    return msg(device + "#" + seq, envelope(device, SLOT, seq, new JsonObject().put("status", "UP")));
+  }
+
+  private Handled<Msg> handle(Msg... batch) {
+    Future<Handled<Msg>> f = handler.handle(List.of(batch));
+    assertTrue(f.succeeded(), () -> "handled: " + f.cause());
+    return f.result();
+  }
+
+  private static List<String> reasons(Handled<Msg> h) {
+    return h.dead().stream().map(d -> d.letter().reason()).toList();
+  }
+
+  @Test
+  void anEnvelopeOfAnotherSlotIsDeadLetteredAsWrongSlot() {
+    Handled<Msg> h = handle(msg("elsewhere", envelope("d1", 3, 1, new JsonObject().put("status", "UP"))));
+    assertEquals(List.of("wrong_slot"), reasons(h));
+    assertTrue(h.dead().get(0).letter().detail().contains("slot_id 3 arrived on slot 0"), h.dead().get(0).letter().detail());
+    assertNull(h.plan(), "nothing to write");
+    assertTrue(h.toCommit().isEmpty());
+    assertTrue(lookups.isEmpty(), "no device lookup for a batch without a valid message");
+  }
+
+  @Test
+  void aBodyThatIsNotJsonIsDeadLetteredAsMalformed() {
+    Handled<Msg> h = handle(raw("broken", "{not json"));
+    assertEquals(List.of("malformed_json"), reasons(h));
+    assertEquals("broken", h.dead().get(0).delivery().name());
+  }
+
+  @Test
+  void aBodyOverTheLimitIsDeadLetteredAsOversizedWithoutBeingRead() {
+    Handled<Msg> h = handle(raw("big", "{\"x\":\"" + "a".repeat(4000) + "\"}"));
+    assertEquals(List.of("oversized"), reasons(h));
+  }
+
+  @Test
+  void validMessagesCommitAndOnlyTheInvalidOnesAreSetAside() {
+    Msg bad = raw("broken", "{not json");
+    Msg wrong = msg("elsewhere", envelope("dx", 2, 1, new JsonObject().put("status", "UP")));
+    Handled<Msg> h = handle(up("d1", 1), bad, up("d2", 1), wrong, up("d1", 2));
+    assertEquals(List.of("d1#1", "d2#1", "d1#2"), h.toCommit().stream().map(v -> v.delivery().name()).toList(),
+        "the valid ones are acked after the commit, in batch order");
+    assertEquals(3, h.plan().history().size());
+    assertEquals(2, h.plan().current().size(), "one current row per device");
+    assertEquals(List.of("broken", "elsewhere"), h.dead().stream().map(d -> d.delivery().name()).toList());
+    assertEquals(List.of("malformed_json", "wrong_slot"), reasons(h));
+    Dead<Msg> first = h.dead().get(0);
+    assertEquals(TOPOLOGY.queue(SLOT, Priority.NORMAL), first.letter().queue(), "the dead letter names the queue it came from");
+    assertEquals(bad.routingKey(), first.letter().routingKey());
+    assertEquals(1, lookups.size(), "one lookup for the batch");
+    assertEquals(List.of("d1", "d2"), lookups.get(0).stream().sorted().toList());
+  }
+
+  @Test
+  void aPayloadItsProfileCannotReadIsDeadLetteredAsBadPayload() {
+    inventory.put("room1", new DeviceDirectory.Info(2, PayloadProfiles.HOTEL_ROOM, true));
+    Handled<Msg> h = handle(msg("room", envelope("room1", SLOT, 1, new JsonObject().put("frame", "0x99"))), up("d1", 1));
+    assertEquals(List.of("bad_payload"), reasons(h));
+    assertTrue(h.dead().get(0).letter().detail().contains("'hotel_room'"), h.dead().get(0).letter().detail());
+    assertEquals(List.of("d1#1"), h.toCommit().stream().map(v -> v.delivery().name()).toList());
+  }
+
+  @Test
+  void aDeviceThePlannerRejectsIsDeadLetteredAsUnprocessable() {
+    inventory.put("odd", new DeviceDirectory.Info(9, PayloadProfiles.DEFAULT, true)); // no alert rules for priority 9
+    Handled<Msg> h = handle(up("odd", 1), up("odd", 2), up("d1", 1));
+    assertEquals(List.of("unprocessable", "unprocessable"), reasons(h), "every message of the rejected device");
+    assertEquals(List.of("d1#1"), h.toCommit().stream().map(v -> v.delivery().name()).toList());
+    assertEquals(1, h.plan().history().size());
+  }
+
+  @Test
+  void parseFailuresAreKnownBeforeTheLookupThatMayFail() {
+    BatchHandler failing = new BatchHandler(SLOT, 2048, TOPOLOGY, (ids, queue) -> Future.failedFuture("database down"), AlertRules::forPriority,
+        Map.of());
+    BatchHandler.Parsed<Msg> parsed = failing.parse(List.of(raw("broken", "{not json"), up("d1", 1)));
+    assertEquals(List.of("malformed_json"), parsed.dead().stream().map(d -> d.letter().reason()).toList());
+    assertEquals(List.of("d1#1"), parsed.valid().stream().map(Valid::delivery).map(Msg::name).toList());
+    assertTrue(failing.plan(parsed).failed(), "a lookup failure fails the batch (the processor pauses for the database)");
+  }
+
+  @Test
+  void theDerivedStateChangesOnlyWhenTheOwnerReportsTheCommit() {
+    Handled<Msg> h = handle(msg("down", envelope("d1", SLOT, 1, new JsonObject().put("status", "DOWN"))));
+    assertNull(handler.derived("d1"), "planning alone changes nothing");
+    handler.committed(h.plan());
+    assertEquals(1, handler.derived("d1").consecFailures());
+  }
+}
