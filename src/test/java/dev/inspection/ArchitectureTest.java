@@ -18,7 +18,6 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -115,7 +114,6 @@ class ArchitectureTest {
   }
 
   @Test
-  @Disabled("until SlotProcessor, LeaseKeeper and HttpApi are split (issue 9)")
   void noMainSourceFileIsOver400Lines() throws IOException {
     List<String> big = new ArrayList<>();
     try (Stream<Path> files = Files.walk(Path.of("src/main/java"))) {

@@ -2,6 +2,7 @@ package dev.inspection.config;
 
 import java.io.IOException;
 import java.io.Reader;
+import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -163,13 +164,13 @@ public final class Config {
       throw new ConfigException("worker.suspect.after.ms (" + c.get(Keys.WORKER_SUSPECT_AFTER_MS) + ") must be below worker.dead.after.ms ("
           + c.get(Keys.WORKER_DEAD_AFTER_MS) + ")");
     }
-    for (ConfigKey k : java.util.List.of(Keys.RETENTION_HISTORY_DAYS_HIGH, Keys.RETENTION_HISTORY_DAYS_NORMAL)) {
+    for (ConfigKey k : List.of(Keys.RETENTION_HISTORY_DAYS_HIGH, Keys.RETENTION_HISTORY_DAYS_NORMAL)) {
       if (c.getInt(k) < 7) {
         throw new ConfigException(k.name() + " must be at least 7 (got " + c.get(k) + "): history is also the dedup ledger, and redeliveries"
             + " or outbox replays within a week must still be recognised");
       }
     }
-    for (ConfigKey k : java.util.List.of(Keys.RETENTION_ALERT_DAYS, Keys.RETENTION_ROLLUP_DAYS, Keys.RETENTION_AHEAD_DAYS)) {
+    for (ConfigKey k : List.of(Keys.RETENTION_ALERT_DAYS, Keys.RETENTION_ROLLUP_DAYS, Keys.RETENTION_AHEAD_DAYS)) {
       if (c.getInt(k) < 1) throw new ConfigException(k.name() + " must be at least 1 (got " + c.get(k) + ")");
     }
   }
@@ -210,7 +211,7 @@ public final class Config {
     String host = System.getenv("HOSTNAME");
     if (host == null || host.isBlank()) {
       try {
-        host = java.net.InetAddress.getLocalHost().getHostName();
+        host = InetAddress.getLocalHost().getHostName();
       } catch (IOException e) {
         host = "node";
       }

@@ -56,8 +56,28 @@ public final class Metrics {
     return registry;
   }
 
-  public void gauge(String name, String description, Supplier<Number> value) {
+  private void gauge(String name, String description, Supplier<Number> value) {
     Gauge.builder(name, value).description(description).register(registry);
+  }
+
+  /** The probe's gauges; each supplier reads a value the probe publishes (never a collection another thread changes). */
+  public void probeGauges(Supplier<Number> outboxDepth, Supplier<Number> outboxOldestAgeSeconds, Supplier<Number> devices) {
+    gauge("outbox_depth", "outbox rows not yet confirmed by the broker", outboxDepth);
+    gauge("outbox_oldest_age_seconds", "age of the oldest unconfirmed outbox row", outboxOldestAgeSeconds);
+    gauge("probe_devices", "devices this probe inspects", devices);
+  }
+
+  /** The worker's gauges; each supplier reads a value the worker publishes. */
+  public void workerGauges(Supplier<Number> slotsHeld, Supplier<Number> mailboxMessages, Supplier<Number> leaseCacheAgeMs) {
+    gauge("worker_slots_held", "slots this worker consumes", slotsHeld);
+    gauge("worker_mailbox_messages", "deliveries waiting in this worker's slot mailboxes", mailboxMessages);
+    gauge("worker_lease_cache_age_ms", "age of the newest lease read from PostgreSQL (INV-15; batches also check the lease in their transaction)",
+        leaseCacheAgeMs);
+  }
+
+  public void schedulerGauges(Supplier<Number> isLeader, Supplier<Number> term) {
+    gauge("scheduler_is_leader", "1 while this node leads the control plane", isLeader);
+    gauge("scheduler_term", "the leader term this node holds (-1 when following)", term);
   }
 
   public void outboxAppended(int n) {
@@ -147,10 +167,20 @@ public final class Metrics {
     counter("scheduler_leader_step_downs_total", "times this node stopped leading (lost its lock session or found a newer term)").increment();
   }
 
-  private final Map<String, Timer> timers = new java.util.concurrent.ConcurrentHashMap<>();
+  private final Map<String, Timer> timers = new ConcurrentHashMap<>();
 
-  /** A duration with p50/p99, e.g. snapshot load or slot handover time. */
-  public void time(String name, String description, long millis) {
+  /** Time to load a slot's derived state before consuming it (INV-10). */
+  public void snapshotLoaded(long millis) {
+    time("worker_snapshot_load", "time to load a slot's derived state before consuming it (INV-10)", millis);
+  }
+
+  /** Time for the old owner to stop, commit and ack a moving slot. */
+  public void slotReleased(long millis) {
+    time("worker_slot_release", "time for the old owner to stop, commit and ack a moving slot", millis);
+  }
+
+  /** A duration with p50/p99. */
+  private void time(String name, String description, long millis) {
     timers.computeIfAbsent(name, n -> Timer.builder(n).description(description).publishPercentiles(0.5, 0.99)
         .distributionStatisticExpiry(Duration.ofMinutes(5)).register(registry)).record(millis, TimeUnit.MILLISECONDS);
   }

@@ -7,6 +7,7 @@ import dev.inspection.config.ConfigException;
 import dev.inspection.config.Keys;
 import dev.inspection.messaging.RabbitConnector;
 import dev.inspection.messaging.RabbitOptions;
+import dev.inspection.messaging.Topology;
 import dev.inspection.store.Db;
 import dev.inspection.store.PgOptions;
 import io.vertx.core.Vertx;
@@ -31,7 +32,7 @@ public final class Teardown {
       System.exit(2);
       return;
     }
-    var topology = dev.inspection.messaging.Topology.of(config);
+    var topology = Topology.of(config);
     try (Connection c = RabbitConnector.factory(RabbitOptions.from(config)).newConnection("teardown"); Channel ch = c.createChannel()) {
       topology.delete(ch);
       System.out.println("deleted " + (2 * topology.totalSlots() + 1) + " queues and 2 exchanges with prefix '" + config.get(Keys.TOPOLOGY_PREFIX) + "'");

@@ -19,6 +19,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Callable;
 
 /**
  * The probe's durable outbox (seed 000 §3.5, INV-11): every result is committed here before it is
@@ -65,6 +66,7 @@ public final class Outbox implements AutoCloseable {
   public record Stats(long depth, long oldestCreatedAtMs) {}
 
   private final WorkerExecutor executor;
+  private volatile boolean closing;
   private final Connection db;
   private final String isNode;
   private final Topology topology;
@@ -126,7 +128,7 @@ public final class Outbox implements AutoCloseable {
    * device from 1.
    */
   public Future<List<OutboxRow>> append(List<CheckResult> results) {
-    return executor.executeBlocking(() -> {
+    return run(() -> {
       Map<String, Long> before = new HashMap<>();
       long hwmBefore = cycleHwm;
       List<OutboxRow> rows = new ArrayList<>(results.size());
@@ -179,12 +181,12 @@ public final class Outbox implements AutoCloseable {
         cycleHwm = hwmBefore;
         throw e;
       }
-    }, true);
+    });
   }
 
   /** Marks rows confirmed by the broker. */
   public Future<Integer> markConfirmed(List<Long> ids) {
-    return executor.executeBlocking(() -> {
+    return run(() -> {
       long now = clock.millis();
       int n = 0;
       try (PreparedStatement ps = db.prepareStatement(CONFIRM)) {
@@ -200,12 +202,12 @@ public final class Outbox implements AutoCloseable {
         throw e;
       }
       return n;
-    }, true);
+    });
   }
 
   /** Unconfirmed rows with {@code afterId < id <= upToId}, created at or before {@code createdBeforeMs}, in id order. */
   public Future<List<OutboxRow>> pending(long afterId, long upToId, long createdBeforeMs, int limit) {
-    return executor.executeBlocking(() -> {
+    return run(() -> {
       List<OutboxRow> out = new ArrayList<>();
       try (PreparedStatement ps = db.prepareStatement(PENDING)) {
         ps.setLong(1, afterId);
@@ -219,30 +221,30 @@ public final class Outbox implements AutoCloseable {
         db.commit();
       }
       return out;
-    }, true);
+    });
   }
 
   public Future<Stats> stats() {
-    return executor.executeBlocking(() -> {
+    return run(() -> {
       try (Statement st = db.createStatement(); ResultSet rs = st.executeQuery(STATS)) {
         rs.next();
         Stats s = new Stats(rs.getLong(1), rs.getLong(2));
         db.commit();
         return s;
       }
-    }, true);
+    });
   }
 
   /** Deletes confirmed rows older than the retention; returns how many. */
   public Future<Integer> clean(long retentionMs) {
-    return executor.executeBlocking(() -> {
+    return run(() -> {
       try (PreparedStatement ps = db.prepareStatement(CLEAN)) {
         ps.setLong(1, clock.millis() - retentionMs);
         int n = ps.executeUpdate();
         db.commit();
         return n;
       }
-    }, true);
+    });
   }
 
   private void rollbackQuietly() {
@@ -253,7 +255,16 @@ public final class Outbox implements AutoCloseable {
     }
   }
 
+  /** Runs a task on the outbox's thread, or fails at once once the outbox is closing (a late timer must not reach a closed executor). */
+  private <T> Future<T> run(Callable<T> task) {
+    if (closing) return Future.failedFuture(new IllegalStateException("the outbox is closed"));
+    return executor.executeBlocking(task, true);
+  }
+
+  /** Closes after every task already queued; any later call fails with "the outbox is closed". */
   public Future<Void> closeAsync() {
+    if (closing) return Future.succeededFuture();
+    closing = true;
     return executor.executeBlocking(() -> {
       close();
       return null;

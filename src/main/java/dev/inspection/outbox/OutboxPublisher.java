@@ -12,6 +12,7 @@ import io.vertx.core.Vertx;
 import io.vertx.core.WorkerExecutor;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.Date;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -218,7 +219,7 @@ public final class OutboxPublisher {
         inFlight.get(i).put(tag, new InFlight(r.id(), r.messageId()));
         inFlightRows.add(r.id());
         AMQP.BasicProperties props = new AMQP.BasicProperties.Builder()
-            .contentType("application/json").deliveryMode(2).messageId(r.messageId()).timestamp(new java.util.Date(r.createdAtMs()))
+            .contentType("application/json").deliveryMode(2).messageId(r.messageId()).timestamp(new Date(r.createdAtMs()))
             .build();
         ch.basicPublish(topology.exchange(), r.routingKey(), true, props, r.body());
       }

@@ -1,5 +1,6 @@
 package dev.inspection.probe;
 
+import dev.inspection.control.Pacing;
 import dev.inspection.inventory.Device;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -73,7 +74,7 @@ public final class ProbeSchedule {
       Device d = devices.get(e.deviceId);
       if (d == null || generation.get(e.deviceId) != e.generation) continue;
       due.add(d);
-      long interval = dev.inspection.control.Pacing.intervalMs(d.intervalMs(), d.priority(), pace);
+      long interval = Pacing.intervalMs(d.intervalMs(), d.priority(), pace);
       long next = e.dueAt + jittered(interval);
       if (next <= nowMs) next = nowMs + jittered(interval); // fell behind: do not fire a burst of catch-ups
       queue.add(new Entry(next, e.deviceId, e.generation));

@@ -15,17 +15,25 @@ import dev.inspection.outbox.CheckResult;
 import dev.inspection.outbox.Outbox;
 import dev.inspection.outbox.OutboxPublisher;
 import io.vertx.core.Future;
+import io.vertx.core.Promise;
 import io.vertx.core.VerticleBase;
+import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.client.WebClient;
+import io.vertx.redis.client.Command;
+import io.vertx.redis.client.Redis;
+import io.vertx.redis.client.RedisOptions;
+import io.vertx.redis.client.Request;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Random;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
@@ -55,9 +63,11 @@ public final class ProbeVerticle extends VerticleBase {
   private RabbitConnector connector;
   private WebClient web;
   private final List<CheckResult> buffer = new ArrayList<>();
-  private final java.util.Set<String> fromApi = new java.util.HashSet<>();
+  private final Set<String> fromApi = new HashSet<>();
   private boolean appending;
   private boolean stopping;
+  /** Every periodic timer of this probe, cancelled first thing in {@link #stop()}. */
+  private final List<Long> timers = new ArrayList<>();
   private long checksInFlight;
 
   public ProbeVerticle(Config config, Metrics metrics, Clock clock, Topology topology) {
@@ -86,9 +96,7 @@ public final class ProbeVerticle extends VerticleBase {
     checker = new Checker(vertx, config.getLong(Keys.PROBE_CHECK_TIMEOUT_MS), config.getDouble(Keys.PROBE_SIM_FAIL_RATE), random);
     web = WebClient.create(vertx);
     Path file = Path.of(config.get(Keys.DATA_DIR), "outbox-" + isNode.replaceAll("[^A-Za-z0-9._-]", "_") + ".db");
-    metrics.gauge("outbox_depth", "outbox rows not yet confirmed by the broker", outboxDepth::get);
-    metrics.gauge("outbox_oldest_age_seconds", "age of the oldest unconfirmed outbox row", () -> outboxOldestAgeMs.get() / 1000.0);
-    metrics.gauge("probe_devices", "devices this probe inspects", () -> schedule.size());
+    metrics.probeGauges(outboxDepth::get, () -> outboxOldestAgeMs.get() / 1000.0, () -> schedule.size());
     return Outbox.open(vertx, file, isNode, topology, clock)
         .compose(o -> {
           outbox = o;
@@ -100,19 +108,19 @@ public final class ProbeVerticle extends VerticleBase {
         })
         .onSuccess(n -> {
           log.info("probe {} inspecting {} devices; outbox {}", isNode, schedule.size(), file.toAbsolutePath());
-          vertx.setPeriodic(50, t -> tick());
-          vertx.setPeriodic(20, t -> flush());
-          vertx.setPeriodic(config.getLong(Keys.OUTBOX_REPLAY_INTERVAL_MS), t -> publisher.replay());
-          vertx.setPeriodic(1000, t -> refreshStats());
-          redis = io.vertx.redis.client.Redis.createClient(vertx, new io.vertx.redis.client.RedisOptions()
+          timers.add(vertx.setPeriodic(50, t -> tick()));
+          timers.add(vertx.setPeriodic(20, t -> flush()));
+          timers.add(vertx.setPeriodic(config.getLong(Keys.OUTBOX_REPLAY_INTERVAL_MS), t -> publisher.replay()));
+          timers.add(vertx.setPeriodic(1000, t -> refreshStats()));
+          redis = Redis.createClient(vertx, new RedisOptions()
               .setConnectionString(config.get(Keys.REDIS_URL)).setMaxPoolSize(1).setMaxPoolWaiting(4));
-          vertx.setPeriodic(1000, 5000, t -> report());
-          vertx.setPeriodic(60_000, t -> outbox.clean(config.getLong(Keys.OUTBOX_RETENTION_MS))
-              .onSuccess(c -> { if (c > 0) log.debug("outbox cleaner removed {} confirmed rows", c); }));
+          timers.add(vertx.setPeriodic(1000, 5000, t -> report()));
+          timers.add(vertx.setPeriodic(60_000, t -> outbox.clean(config.getLong(Keys.OUTBOX_RETENTION_MS))
+              .onSuccess(c -> { if (c > 0) log.debug("outbox cleaner removed {} confirmed rows", c); })));
           long refresh = config.getLong(Keys.PROBE_INVENTORY_REFRESH_MS);
           if (!config.get(Keys.PROBE_INVENTORY_URL).isBlank()) {
-            vertx.setPeriodic(refresh, t -> pullInventory());
-            vertx.setPeriodic(0, config.getLong(Keys.PROBE_PACING_REFRESH_MS), t -> pullPacing());
+            timers.add(vertx.setPeriodic(refresh, t -> pullInventory()));
+            timers.add(vertx.setPeriodic(0, config.getLong(Keys.PROBE_PACING_REFRESH_MS), t -> pullPacing()));
           }
         });
   }
@@ -152,7 +160,7 @@ public final class ProbeVerticle extends VerticleBase {
     List<Device> got = new ArrayList<>();
     pullPage(base, group, "", got).compose(v -> {
       long now = clock.millis();
-      java.util.Set<String> seen = new java.util.HashSet<>();
+      Set<String> seen = new HashSet<>();
       for (Device d : got) {
         seen.add(d.deviceId());
         Device old = schedule.device(d.deviceId());
@@ -164,7 +172,7 @@ public final class ProbeVerticle extends VerticleBase {
       fromApi.addAll(seen);
       StringBuilder sb = new StringBuilder();
       for (Device d : got) sb.append(d.toJson().encode()).append('\n');
-      return vertx.fileSystem().writeFile(inventoryCache().toString(), io.vertx.core.buffer.Buffer.buffer(sb.toString()));
+      return vertx.fileSystem().writeFile(inventoryCache().toString(), Buffer.buffer(sb.toString()));
     }).onFailure(e -> log.warn("cannot pull the inventory from {} ({}); inspecting from the cached list", base, e.getMessage()));
   }
 
@@ -242,14 +250,14 @@ public final class ProbeVerticle extends VerticleBase {
     }).mapEmpty();
   }
 
-  private io.vertx.redis.client.Redis redis;
+  private Redis redis;
 
   /** For the operators' probe list: outbox depth and age, devices, pace — best effort through Redis. */
   private void report() {
     if (stopping || redis == null) return;
     JsonObject r = new JsonObject().put("probe_id", isNode).put("group", config.get(Keys.PROBE_GROUP)).put("outbox_depth", outboxDepth.get())
         .put("oldest_age_s", outboxOldestAgeMs.get() / 1000.0).put("devices", schedule.size()).put("pace", schedule.pace()).put("at", clock.millis());
-    redis.send(io.vertx.redis.client.Request.cmd(io.vertx.redis.client.Command.HSET).arg(config.get(Keys.REDIS_CHANNEL_PREFIX) + ":probes")
+    redis.send(Request.cmd(Command.HSET).arg(config.get(Keys.REDIS_CHANNEL_PREFIX) + ":probes")
         .arg(isNode).arg(r.encode())).onFailure(e -> log.debug("probe report to Redis failed: {}", e.getMessage()));
   }
 
@@ -264,6 +272,7 @@ public final class ProbeVerticle extends VerticleBase {
   @Override
   public Future<?> stop() {
     stopping = true;
+    timers.forEach(vertx::cancelTimer); // nothing periodic may reach the outbox while it closes
     if (redis != null) redis.close();
     // each step is bounded: whatever is not confirmed in time stays in the outbox and is replayed next start
     return drainBuffer()
@@ -275,7 +284,7 @@ public final class ProbeVerticle extends VerticleBase {
 
   private Future<Void> drainBuffer() {
     if (buffer.isEmpty() && !appending) return Future.succeededFuture();
-    io.vertx.core.Promise<Void> p = io.vertx.core.Promise.promise();
+    Promise<Void> p = Promise.promise();
     long deadline = clock.millis() + 5000;
     vertx.setPeriodic(10, t -> {
       if ((buffer.isEmpty() && !appending) || clock.millis() > deadline) {

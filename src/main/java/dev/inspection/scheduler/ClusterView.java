@@ -1,6 +1,7 @@
 package dev.inspection.scheduler;
 
 import dev.inspection.control.Pacing;
+import dev.inspection.messaging.Envelope;
 import dev.inspection.store.Rows;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonArray;
@@ -8,6 +9,8 @@ import io.vertx.core.json.JsonObject;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.Row;
 import io.vertx.sqlclient.Tuple;
+import java.util.HashMap;
+import java.util.Map;
 
 /** Read-only answers about the control plane, served by every scheduler, leader or follower. */
 public final class ClusterView {
@@ -131,9 +134,9 @@ public final class ClusterView {
   }
 
   /** Per slot: the owner's mailbox, the lag of its last batch and its rate, as the owner reported them. */
-  public Future<java.util.Map<Integer, JsonObject>> slotMetrics() {
+  public Future<Map<Integer, JsonObject>> slotMetrics() {
     return pool.query(SLOT_METRICS).execute().map(rows -> {
-      java.util.Map<Integer, JsonObject> m = new java.util.HashMap<>();
+      Map<Integer, JsonObject> m = new HashMap<>();
       for (Row r : rows) {
         m.put((int) r.getShort(0), new JsonObject().put("mailbox", r.getLong(1)).put("lag_ms", r.getLong(2)).put("rate", r.getDouble(3)));
       }
@@ -147,7 +150,7 @@ public final class ClusterView {
       String app = ClusterView.class.getPackage().getImplementationVersion();
       return new JsonObject().put("resource_version", r.getLong(0)).put("slot_map_version", r.getLong(1) == null ? 1L : r.getLong(1))
           .put("schema_migrations", r.getString(2)).put("term", r.getLong(3)).put("app_version", app == null ? "dev" : app)
-          .put("envelope_schema", dev.inspection.messaging.Envelope.SCHEMA_VERSION);
+          .put("envelope_schema", Envelope.SCHEMA_VERSION);
     });
   }
 }

@@ -7,6 +7,7 @@ import io.vertx.core.Future;
 import io.vertx.core.json.JsonObject;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.Row;
+import io.vertx.sqlclient.RowSet;
 import io.vertx.sqlclient.SqlConnection;
 import io.vertx.sqlclient.Tuple;
 import java.util.ArrayList;
@@ -245,13 +246,13 @@ public final class ControlStore {
         .map(rows -> rows.size() > 0);
   }
 
-  private static Set<String> ids(io.vertx.sqlclient.RowSet<Row> rows) {
+  private static Set<String> ids(RowSet<Row> rows) {
     Set<String> out = new HashSet<>();
     for (Row r : rows) out.add(r.getString(0));
     return out;
   }
 
-  private static Set<Integer> slotIds(io.vertx.sqlclient.RowSet<Row> rows) {
+  private static Set<Integer> slotIds(RowSet<Row> rows) {
     Set<Integer> out = new HashSet<>();
     for (Row r : rows) out.add(r.getInteger(0));
     return out;

@@ -11,12 +11,15 @@ import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.WorkerExecutor;
+import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.Row;
 import io.vertx.sqlclient.Tuple;
+import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import org.slf4j.Logger;
@@ -82,7 +85,7 @@ public final class DeadLetterDesk {
       Channel probe = c.createChannel();
       try {
         probe.queueDeclarePassive(topology.deadLetterQueue());
-      } catch (java.io.IOException notYet) {
+      } catch (IOException notYet) {
         vertx.setTimer(5000, t -> consume(c)); // no worker has declared the topology yet
         return null;
       } finally {
@@ -141,7 +144,7 @@ public final class DeadLetterDesk {
     String[] detail = new String[n];
     String[] queue = new String[n];
     String[] routing = new String[n];
-    io.vertx.core.buffer.Buffer[] body = new io.vertx.core.buffer.Buffer[n];
+    Buffer[] body = new Buffer[n];
     String[] headers = new String[n];
     for (int i = 0; i < n; i++) {
       Letter l = batch.get(i);
@@ -149,7 +152,7 @@ public final class DeadLetterDesk {
       detail[i] = l.detail();
       queue[i] = l.queue();
       routing[i] = l.routingKey();
-      body[i] = io.vertx.core.buffer.Buffer.buffer(l.body());
+      body[i] = Buffer.buffer(l.body());
       headers[i] = l.headers().encode();
     }
     long last = batch.get(n - 1).tag();
@@ -163,7 +166,7 @@ public final class DeadLetterDesk {
         .onComplete(ar -> {
           flushing = false;
           if (ar.failed()) log.warn("cannot keep {} dead letter(s) yet ({}); they stay in the queue", n, ar.cause().getMessage());
-          else log.info("kept {} dead letter(s) for operators (reasons {})", n, java.util.Arrays.stream(reason).distinct().toList());
+          else log.info("kept {} dead letter(s) for operators (reasons {})", n, Arrays.stream(reason).distinct().toList());
           flush();
         });
   }

@@ -1,6 +1,7 @@
 package dev.inspection.scheduler;
 
 import dev.inspection.inventory.Device;
+import dev.inspection.state.PayloadProfiles;
 import dev.inspection.store.Rows;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonArray;
@@ -10,6 +11,7 @@ import io.vertx.sqlclient.Row;
 import io.vertx.sqlclient.Tuple;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 
 /** The device inventory in PostgreSQL: bulk import, paged reads for probes, one device's status. */
 public final class DeviceStore {
@@ -186,9 +188,9 @@ public final class DeviceStore {
     Long interval = patch.getLong("interval_ms");
     if (interval != null && interval < 100) return Future.failedFuture(new IllegalArgumentException("interval_ms must be at least 100"));
     String profile = patch.getString("payload_profile");
-    if (profile != null) dev.inspection.state.PayloadProfiles.byName(profile);
+    if (profile != null) PayloadProfiles.byName(profile);
     for (String k : patch.fieldNames()) {
-      if (!java.util.Set.of("priority", "probe_group", "interval_ms", "payload_profile", "enabled", "check_spec").contains(k)) {
+      if (!Set.of("priority", "probe_group", "interval_ms", "payload_profile", "enabled", "check_spec").contains(k)) {
         return Future.failedFuture(new IllegalArgumentException("field '" + k + "' cannot be changed here (priority, probe_group, interval_ms,"
             + " payload_profile, enabled, check_spec can; import the device again to change its check type)"));
       }
@@ -222,7 +224,7 @@ public final class DeviceStore {
       try {
         if (!(item instanceof JsonObject j)) throw new IllegalArgumentException("entry is not a JSON object");
         Device d = Device.fromJson(j, defaultGroup, defaultInterval);
-        dev.inspection.state.PayloadProfiles.byName(d.payloadProfile()); // an unknown profile is refused here, naming the known ones
+        PayloadProfiles.byName(d.payloadProfile()); // an unknown profile is refused here, naming the known ones
         out.add(d);
       } catch (IllegalArgumentException | ClassCastException e) {
         rejected.add(new JsonObject().put("index", i).put("error", e.getMessage()));

@@ -3,6 +3,7 @@ package dev.inspection.scheduler;
 import io.vertx.core.Future;
 import io.vertx.sqlclient.Row;
 import io.vertx.sqlclient.SqlConnection;
+import io.vertx.sqlclient.Tuple;
 import java.time.LocalDate;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
@@ -89,7 +90,7 @@ public final class PartitionKeeper {
   public Future<Plan> apply(SqlConnection c, LocalDate today) {
     List<Parent> parents = settings.parents();
     String[] names = parents.stream().map(Parent::table).toArray(String[]::new);
-    return c.preparedQuery(EXISTING).execute(io.vertx.sqlclient.Tuple.of((Object) names)).compose(rows -> {
+    return c.preparedQuery(EXISTING).execute(Tuple.of((Object) names)).compose(rows -> {
       Set<String> existing = new HashSet<>();
       for (Row r : rows) existing.add(r.getString(0));
       Plan plan = plan(parents, existing, today, settings.aheadDays());

@@ -6,16 +6,30 @@ import dev.inspection.config.Config;
 import dev.inspection.config.Keys;
 import dev.inspection.control.WorkerState;
 import dev.inspection.coordination.Notifier;
+import dev.inspection.messaging.RabbitConnector;
 import dev.inspection.messaging.RabbitOptions;
+import dev.inspection.messaging.Topology;
 import dev.inspection.metrics.Metrics;
 import dev.inspection.store.Db;
 import dev.inspection.store.PgOptions;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
+import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import io.vertx.redis.client.Command;
+import io.vertx.redis.client.Redis;
+import io.vertx.redis.client.RedisOptions;
+import io.vertx.redis.client.Request;
+import io.vertx.redis.client.ResponseType;
 import io.vertx.sqlclient.Pool;
 import java.time.Clock;
+import java.time.LocalDate;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The scheduler role: the inventory API that probes pull from, leader election ({@link Leadership}) and,
@@ -23,6 +37,8 @@ import java.util.function.Supplier;
  * mutations with a pointer to the leader. Wiring only.
  */
 public final class SchedulerVerticle extends VerticleBase implements Operations.Leader {
+  private static final Logger log = LoggerFactory.getLogger(SchedulerVerticle.class);
+
   private final Config config;
   private final Metrics metrics;
   private final Clock clock;
@@ -36,11 +52,11 @@ public final class SchedulerVerticle extends VerticleBase implements Operations.
   private Notifier notifier;
   private PartitionKeeper keeper;
   private final Jobs jobs = new Jobs();
-  private dev.inspection.messaging.RabbitConnector connector;
+  private RabbitConnector connector;
   private DeadLetterDesk deadLetters;
   private QueueSampler queues;
   private Operations operations;
-  private io.vertx.redis.client.Redis redis;
+  private Redis redis;
   private volatile boolean dbOk;
 
   public SchedulerVerticle(Config config, Metrics metrics, Clock clock, Supplier<String> apiUrl) {
@@ -80,13 +96,13 @@ public final class SchedulerVerticle extends VerticleBase implements Operations.
   }
 
   /** Probes' latest reports (each probe writes its line of the hash {prefix}:probes every 5 s); silent for 60 s = gone. */
-  public Future<io.vertx.core.json.JsonArray> probes() {
-    return redis.send(io.vertx.redis.client.Request.cmd(io.vertx.redis.client.Command.HGETALL).arg(config.get(Keys.REDIS_CHANNEL_PREFIX) + ":probes"))
+  public Future<JsonArray> probes() {
+    return redis.send(Request.cmd(Command.HGETALL).arg(config.get(Keys.REDIS_CHANNEL_PREFIX) + ":probes"))
         .map(all -> {
-          io.vertx.core.json.JsonArray a = new io.vertx.core.json.JsonArray();
+          JsonArray a = new JsonArray();
           long now = clock.millis();
-          java.util.List<String> values = new java.util.ArrayList<>();
-          if (all != null && all.type() == io.vertx.redis.client.ResponseType.MULTI && !all.getKeys().isEmpty()) {
+          List<String> values = new ArrayList<>();
+          if (all != null && all.type() == ResponseType.MULTI && !all.getKeys().isEmpty()) {
             for (String k : all.getKeys()) values.add(all.get(k).toString()); // RESP3 map
           } else if (all != null && all.size() > 0) {
             for (int i = 1; i < all.size(); i += 2) values.add(all.get(i).toString()); // RESP2: key, value, key, value
@@ -158,20 +174,19 @@ public final class SchedulerVerticle extends VerticleBase implements Operations.
           }
         });
     loop = new ControlLoop(vertx, store, leadership, notifier::publish, metrics, clock, settings);
-    metrics.gauge("scheduler_is_leader", "1 while this node leads the control plane", () -> leading() ? 1 : 0);
-    metrics.gauge("scheduler_term", "the leader term this node holds (-1 when following)", this::term);
+    metrics.schedulerGauges(() -> leading() ? 1 : 0, this::term);
     keeper = new PartitionKeeper(new PartitionKeeper.Settings(config.getInt(Keys.RETENTION_HISTORY_DAYS_HIGH),
         config.getInt(Keys.RETENTION_HISTORY_DAYS_NORMAL), config.getInt(Keys.RETENTION_ALERT_DAYS), config.getInt(Keys.RETENTION_ROLLUP_DAYS),
         config.getInt(Keys.RETENTION_AHEAD_DAYS)));
     vertx.setPeriodic(config.getLong(Keys.RETENTION_CHECK_MS), t -> retention());
-    dev.inspection.messaging.Topology topology = dev.inspection.messaging.Topology.of(config);
+    Topology topology = Topology.of(config);
     deadLetters = new DeadLetterDesk(vertx, pool, topology, jobs, config.nodeId());
     operations = new Operations(context, this, devices, state, deadLetters, jobs);
-    connector = new dev.inspection.messaging.RabbitConnector(vertx, RabbitOptions.from(config), RetryPolicy.from(config), "scheduler-" + config.nodeId(), deadLetters::connected,
+    connector = new RabbitConnector(vertx, RabbitOptions.from(config), RetryPolicy.from(config), "scheduler-" + config.nodeId(), deadLetters::connected,
         deadLetters::connectionLost);
     connector.start();
     queues = new QueueSampler(vertx, topology, () -> connector.isConnected() ? connector.connection() : null, 5000);
-    redis = io.vertx.redis.client.Redis.createClient(vertx, new io.vertx.redis.client.RedisOptions().setConnectionString(config.get(Keys.REDIS_URL))
+    redis = Redis.createClient(vertx, new RedisOptions().setConnectionString(config.get(Keys.REDIS_URL))
         .setMaxPoolSize(2).setMaxPoolWaiting(50));
     notifier.start();
     leadership.start();
@@ -181,19 +196,19 @@ public final class SchedulerVerticle extends VerticleBase implements Operations.
 
   /** Leader only: day partitions ahead of time, expired ones dropped (INV-20). */
   public Future<PartitionKeeper.Plan> retention() {
-    if (!leading()) return Future.succeededFuture(new PartitionKeeper.Plan(java.util.List.of(), java.util.List.of()));
-    java.time.LocalDate today = java.time.LocalDate.now(clock.withZone(java.time.ZoneOffset.UTC));
+    if (!leading()) return Future.succeededFuture(new PartitionKeeper.Plan(List.of(), List.of()));
+    LocalDate today = LocalDate.now(clock.withZone(ZoneOffset.UTC));
     return leadership.fenced(c -> keeper.apply(c, today)).onSuccess(p -> {
       if (!p.create().isEmpty() || !p.drop().isEmpty()) {
-        org.slf4j.LoggerFactory.getLogger(SchedulerVerticle.class).info("retention: created {} partition(s), dropped {} ({})",
+        log.info("retention: created {} partition(s), dropped {} ({})",
             p.create().size() - keeper.failed().size(), p.drop().size(), p.drop().stream().map(d -> d.substring("DROP TABLE ".length())).toList());
       }
       metrics.retention(p.create().size() - keeper.failed().size(), p.drop().size());
       for (String f : keeper.failed()) {
-        org.slf4j.LoggerFactory.getLogger(SchedulerVerticle.class).warn("retention: cannot create partition {} — move those rows out of the"
+        log.warn("retention: cannot create partition {} — move those rows out of the"
             + " default partition (they came with a clock far off) and it will be created on the next run", f);
       }
-    }).onFailure(e -> org.slf4j.LoggerFactory.getLogger(SchedulerVerticle.class).warn("retention run failed: {}", e.getMessage()));
+    }).onFailure(e -> log.warn("retention run failed: {}", e.getMessage()));
   }
 
   /**
@@ -233,7 +248,7 @@ public final class SchedulerVerticle extends VerticleBase implements Operations.
         return Future.failedFuture(new ApiError(409, "worker '" + workerId + "' is " + st + ": only a live worker can be quarantined"));
       }
       long term = leadership.term();
-      return leadership.fenced(c -> ControlStore.applyWorkerChanges(c, java.util.List.of(new ControlStore.WorkerChange(workerId, st,
+      return leadership.fenced(c -> ControlStore.applyWorkerChanges(c, List.of(new ControlStore.WorkerChange(workerId, st,
           WorkerState.DEAD, "quarantined by an operator")), term)).compose(done -> {
             if (done.isEmpty()) return Future.failedFuture(new ApiError(409, "worker '" + workerId + "' changed state meanwhile; read it again and retry"));
             metrics.workerTransition(st.name(), WorkerState.DEAD.name());

@@ -5,6 +5,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.UnaryOperator;
 
 /**
  * The merge rules of one kind of status payload (DESIGN.md D5): a rule per named top-level field, and a default
@@ -20,11 +21,11 @@ import java.util.TreeMap;
  * stored value" to a later object or number of the same batch.
  */
 public record PayloadProfile(String name, Map<String, MergeRule> rules, MergeRule defaultRule,
-    java.util.function.UnaryOperator<JsonObject> normalizer) {
+    UnaryOperator<JsonObject> normalizer) {
 
   /** A profile whose payloads are stored as they arrive. */
   public PayloadProfile(String name, Map<String, MergeRule> rules, MergeRule defaultRule) {
-    this(name, rules, defaultRule, java.util.function.UnaryOperator.identity());
+    this(name, rules, defaultRule, UnaryOperator.identity());
   }
 
   public PayloadProfile {

@@ -1,6 +1,7 @@
 package dev.inspection.worker;
 
 import dev.inspection.messaging.Envelope;
+import dev.inspection.messaging.Priority;
 import dev.inspection.state.AlertEvent;
 import dev.inspection.state.AlertRules;
 import dev.inspection.state.Check;
@@ -84,7 +85,7 @@ public final class StatePlanner {
     for (Envelope e : items) {
       payloads.add(e.payload());
       // the class follows the message's own queue, so a redelivery always lands on the same key
-    hist.add(new HistoryRow(e, e.payload(), e.priority() == dev.inspection.messaging.Priority.HIGH ? 1 : 2));
+    hist.add(new HistoryRow(e, e.payload(), e.priority() == Priority.HIGH ? 1 : 2));
       // only results that report UP or DOWN feed the derived state and the alerts; others are stored as they are
       if (e.payload().getValue("status") instanceof String st && (st.equals("UP") || st.equals("DOWN"))) {
         DeviceFold.Result r = DeviceFold.apply(state, Check.fromPayload(e.deviceId(), e.cycleId(), e.seq(), e.collectedAt(), e.payload()),

@@ -11,6 +11,7 @@ import dev.inspection.messaging.RabbitConnector;
 import dev.inspection.messaging.RabbitOptions;
 import dev.inspection.messaging.Topology;
 import dev.inspection.metrics.Metrics;
+import dev.inspection.state.AlertRules;
 import dev.inspection.store.Db;
 import dev.inspection.store.PgOptions;
 import io.vertx.core.Future;
@@ -57,7 +58,7 @@ public final class WorkerVerticle extends VerticleBase {
   private CommitGroup store;
   private SnapshotLoader snapshots;
   private DeviceDirectory directory;
-  private final Map<Integer, dev.inspection.state.AlertRules> rules = new HashMap<>();
+  private final Map<Integer, AlertRules> rules = new HashMap<>();
   private SlotProcessor.Settings settings;
   private SlotServices services;
   private Notifier notifier;
@@ -98,16 +99,13 @@ public final class WorkerVerticle extends VerticleBase {
     controlPool = Db.pool(vertx, PgOptions.from(config), 3);
     snapshots = new SnapshotLoader(controlPool, config.getInt(Keys.WORKER_SNAPSHOT_PAGE));
     directory = new DeviceDirectory(pool, 600_000, 1_000_000);
-    for (int p = 1; p <= 3; p++) rules.put(p, dev.inspection.state.AlertRules.fromConfig(p, config::raw));
+    for (int p = 1; p <= 3; p++) rules.put(p, AlertRules.fromConfig(p, config::raw));
     deadLetters = new DeadLetterPublisher(vertx, topology, workerId);
     settings = SlotProcessor.Settings.from(config);
     acks = vertx.createSharedWorkerExecutor("worker-acks-" + workerId + "-" + System.identityHashCode(this), 1);
     // the scrape runs on another thread: the gauges read what this context published, never the map itself
-    metrics.gauge("worker_slots_held", "slots this worker consumes", () -> held.size());
-    metrics.gauge("worker_mailbox_messages", "deliveries waiting in this worker's slot mailboxes", () -> mailboxMessages);
+    metrics.workerGauges(() -> held.size(), () -> mailboxMessages, () -> leases == null ? -1 : leases.leaseCacheAgeMs());
     gaugeTimer = vertx.setPeriodic(1000, t -> mailboxMessages = processors.values().stream().mapToInt(SlotProcessor::mailboxSize).sum());
-    metrics.gauge("worker_lease_cache_age_ms", "age of the newest lease read from PostgreSQL (INV-15; batches also check the lease in their transaction)",
-        () -> leases == null ? -1 : leases.leaseCacheAgeMs());
     connector = new RabbitConnector(vertx, RabbitOptions.from(config), RetryPolicy.from(config), "worker-" + workerId, this::connected, this::connectionLost);
     leases = new LeaseKeeper(vertx, clock, new LeaseStore(controlPool, workerId),
         new LivenessSession(vertx, Db.connectOptions(PgOptions.from(config)), config.get(Keys.PG_SCHEMA), workerId, RetryPolicy.from(config)),
@@ -118,7 +116,7 @@ public final class WorkerVerticle extends VerticleBase {
           public Future<Void> load(int slot, long epoch) {
             return snapshots.load(slot).map(snap -> {
               loaded.put(slot, snap);
-              metrics.time("worker_snapshot_load", "time to load a slot's derived state before consuming it (INV-10)", snap.millis());
+              metrics.snapshotLoaded(snap.millis());
               log.debug("slot {}: loaded {} device(s) in {} ms", slot, snap.devices().size(), snap.millis());
               return null;
             });
@@ -137,7 +135,7 @@ public final class WorkerVerticle extends VerticleBase {
             return p.close().onComplete(ar -> {
               if (processors.get(slot) == p) removeProcessor(slot);
               metrics.leaseChange("released");
-              metrics.time("worker_slot_release", "time for the old owner to stop, commit and ack a moving slot", (System.nanoTime() - start) / 1_000_000);
+              metrics.slotReleased((System.nanoTime() - start) / 1_000_000);
               log.debug("worker {} released slot {} (epoch {})", workerId, slot, epoch);
             });
           }

@@ -8,7 +8,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
+import dev.inspection.messaging.Envelope;
 import dev.inspection.messaging.Priority;
+import dev.inspection.messaging.SlotHash;
 import dev.inspection.messaging.Topology;
 import dev.inspection.node.Node;
 import io.vertx.core.json.JsonArray;
@@ -18,12 +20,15 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -175,11 +180,11 @@ class ApiIT {
       assertEquals(400, get(port, "/api/v1/dead-letters?state=maybe").status());
 
       // alerts: a failing device fires; acknowledge it; unknown alert 404
-      List<dev.inspection.messaging.Envelope> down = new ArrayList<>();
+      List<Envelope> down = new ArrayList<>();
       long base = System.currentTimeMillis() - 60_000;
       for (int s = 1; s <= 3; s++) {
-        down.add(new dev.inspection.messaging.Envelope(dev.inspection.messaging.Envelope.messageId("api", base + s, "api-down", s), "api-down",
-            dev.inspection.messaging.SlotHash.slotOf("api-down", 4), 1, 1, 1, "api", base + s, s, java.time.Instant.ofEpochMilli(base + s),
+        down.add(new Envelope(Envelope.messageId("api", base + s, "api-down", s), "api-down",
+            SlotHash.slotOf("api-down", 4), 1, 1, 1, "api", base + s, s, Instant.ofEpochMilli(base + s),
             Priority.HIGH, new JsonObject().put("status", "DOWN")));
       }
       for (var e : down) {
@@ -259,11 +264,11 @@ class ApiIT {
   void theJarRefusesToStartItsApiWithAPlaceholderSecret() throws Exception {
     try (TestEnv env = new TestEnv(1)) {
       String jar = System.getProperty("node.jar", "target/node.jar");
-      List<String> cmd = new ArrayList<>(List.of(java.nio.file.Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar", jar,
+      List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar", jar,
           "--role=scheduler", "--node.id=" + env.name + "-s", "--http.port=0", "--pg.schema=" + env.name, "--api.token=changeme",
           "--console.password=" + TestEnv.CONSOLE_PASSWORD));
       Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-      assertTrue(p.waitFor(60, java.util.concurrent.TimeUnit.SECONDS), "it exits at once");
+      assertTrue(p.waitFor(60, TimeUnit.SECONDS), "it exits at once");
       String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
       assertEquals(2, p.exitValue(), out);
       assertTrue(out.contains("api.token is a placeholder") && out.contains("INSPECT_API_TOKEN"), out);

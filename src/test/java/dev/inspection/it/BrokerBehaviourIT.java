@@ -7,6 +7,8 @@ import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.ConfirmListener;
 import dev.inspection.messaging.Priority;
 import dev.inspection.messaging.Topology;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListSet;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
@@ -22,7 +24,7 @@ class BrokerBehaviourIT {
       ch.confirmSelect();
       ConcurrentSkipListSet<Long> acked = new ConcurrentSkipListSet<>();
       AtomicInteger nacked = new AtomicInteger();
-      java.util.Map<Long, Integer> tagToIndex = new java.util.concurrent.ConcurrentHashMap<>();
+      Map<Long, Integer> tagToIndex = new ConcurrentHashMap<>();
       ch.addConfirmListener(new ConfirmListener() {
         public void handleAck(long tag, boolean multiple) {
           if (multiple) {

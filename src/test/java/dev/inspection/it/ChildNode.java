@@ -5,8 +5,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 /** A node in its own JVM, started from the shaded jar, for faults that need a real process (kill -9, SIGSTOP). */
 public final class ChildNode implements AutoCloseable {
@@ -22,7 +24,7 @@ public final class ChildNode implements AutoCloseable {
     String jar = System.getProperty("node.jar", "target/node.jar");
     if (!new File(jar).exists()) throw new IllegalStateException(jar + " is missing: run `mvn package` (the ITs run after it in `mvn verify`)");
     List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m", "-jar", jar));
-    Map<String, String> all = new java.util.HashMap<>(env.baseFlags());
+    Map<String, String> all = new HashMap<>(env.baseFlags());
     all.put("http.port", "0");
     all.putAll(flags);
     all.forEach((k, v) -> cmd.add("--" + k + "=" + v));
@@ -66,7 +68,7 @@ public final class ChildNode implements AutoCloseable {
   /** SIGTERM: the graceful path (D6). */
   public int terminate(Duration within) throws Exception {
     process.destroy();
-    if (!process.waitFor(within.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)) throw new IllegalStateException("did not exit in " + within);
+    if (!process.waitFor(within.toMillis(), TimeUnit.MILLISECONDS)) throw new IllegalStateException("did not exit in " + within);
     return process.exitValue();
   }
 

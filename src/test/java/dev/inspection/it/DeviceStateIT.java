@@ -23,12 +23,17 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.LocalDate;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -182,17 +187,17 @@ class DeviceStateIT {
     sb.append(env.query("SELECT count(*), sum(hashtext(message_id)::bigint) FROM $S.device_status_history").get(0)[0]).append('/');
     sb.append(env.query("SELECT sum(hashtext(message_id)::bigint) FROM $S.device_status_history").get(0)[0]).append('/');
     for (Object[] r : env.query("SELECT device_id, alert_key, event_type, severity, cycle_id, seq FROM $S.alert_event ORDER BY 1, 2, 5, 6")) {
-      sb.append(java.util.Arrays.toString(r));
+      sb.append(Arrays.toString(r));
     }
     for (Object[] r : env.query("SELECT device_id, alert_key, state, severity, first_fired_at, last_event_at FROM $S.alert_current ORDER BY 1, 2")) {
-      sb.append(java.util.Arrays.toString(r));
+      sb.append(Arrays.toString(r));
     }
     for (Object[] r : env.query("SELECT minute_bucket, device_id, sample_count, down_count, state_changes, last_state FROM $S.device_status_rollup_1m"
         + " ORDER BY 1, 2")) {
-      sb.append(java.util.Arrays.toString(r));
+      sb.append(Arrays.toString(r));
     }
     for (Object[] r : env.query("SELECT device_id, seq, derived_snapshot::text FROM $S.device_status_current ORDER BY 1")) {
-      sb.append(java.util.Arrays.toString(r));
+      sb.append(Arrays.toString(r));
     }
     return sb.toString();
   }
@@ -251,27 +256,27 @@ class DeviceStateIT {
   void partitionsAreCreatedAheadAndOldOnesDroppedWithoutAnyDelete() throws Exception {
     try (TestEnv env = new TestEnv(2)) {
       Node sched = env.start(Map.of("role", "scheduler", "node.id", env.name + "-sched", "retention.ahead.days", "5"));
-      java.time.LocalDate today = java.time.LocalDate.now(java.time.ZoneOffset.UTC);
-      String ahead = "device_status_history_c2_" + today.plusDays(5).format(java.time.format.DateTimeFormatter.BASIC_ISO_DATE);
+      LocalDate today = LocalDate.now(ZoneOffset.UTC);
+      String ahead = "device_status_history_c2_" + today.plusDays(5).format(DateTimeFormatter.BASIC_ISO_DATE);
       awaitTrue(Duration.ofSeconds(20), "partitions 5 days ahead", () -> env.queryLong(
           "SELECT count(*) FROM pg_tables WHERE schemaname = '$S' AND tablename = '" + ahead + "'") == 1);
       // an expired day with rows, as if the platform had run for two months
-      long old = today.minusDays(60).atStartOfDay(java.time.ZoneOffset.UTC).toInstant().toEpochMilli();
+      long old = today.minusDays(60).atStartOfDay(ZoneOffset.UTC).toInstant().toEpochMilli();
       env.execute("CREATE TABLE $S.device_status_history_c2_old PARTITION OF $S.device_status_history_c2 FOR VALUES FROM (" + old + ") TO ("
           + (old + 86_400_000L) + ")");
       env.execute("ALTER TABLE $S.device_status_history_c2_old RENAME TO device_status_history_c2_"
-          + today.minusDays(60).format(java.time.format.DateTimeFormatter.BASIC_ISO_DATE));
+          + today.minusDays(60).format(DateTimeFormatter.BASIC_ISO_DATE));
       env.execute("INSERT INTO $S.device_status_history (device_id, cycle_id, seq, retention_class, slot_id, collected_at, writer_epoch, message_id,"
           + " status_payload) VALUES ('old-dev', " + (old + 1000) + ", 1, 2, 0, now() - interval '60 days', 1, 'x:1:old-dev:1', '{}')");
-      String kept = "device_status_history_c1_" + today.minusDays(25).format(java.time.format.DateTimeFormatter.BASIC_ISO_DATE);
-      long keptLo = today.minusDays(25).atStartOfDay(java.time.ZoneOffset.UTC).toInstant().toEpochMilli();
+      String kept = "device_status_history_c1_" + today.minusDays(25).format(DateTimeFormatter.BASIC_ISO_DATE);
+      long keptLo = today.minusDays(25).atStartOfDay(ZoneOffset.UTC).toInstant().toEpochMilli();
       env.execute("CREATE TABLE $S." + kept + " PARTITION OF $S.device_status_history_c1 FOR VALUES FROM (" + keptLo + ") TO ("
           + (keptLo + 86_400_000L) + ")");
 
-      sched.scheduler().retention().toCompletionStage().toCompletableFuture().get(30, java.util.concurrent.TimeUnit.SECONDS);
+      sched.scheduler().retention().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
       assertEquals(0, env.queryLong("SELECT count(*) FROM $S.device_status_history WHERE device_id = 'old-dev'"), "the expired day is gone");
       assertEquals(0, env.queryLong("SELECT count(*) FROM pg_tables WHERE schemaname = '$S' AND tablename LIKE 'device_status_history_c2_"
-          + today.minusDays(60).format(java.time.format.DateTimeFormatter.BASIC_ISO_DATE) + "'"), "dropped as a partition");
+          + today.minusDays(60).format(DateTimeFormatter.BASIC_ISO_DATE) + "'"), "dropped as a partition");
       assertEquals(1, env.queryLong("SELECT count(*) FROM pg_tables WHERE schemaname = '$S' AND tablename = '" + kept + "'"),
           "25 days old is within the 30 days of critical devices");
       assertEquals(0, env.queryLong("SELECT coalesce(sum(n_tup_del), 0) FROM pg_stat_user_tables WHERE schemaname = '$S'"

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.inspection.inventory.Inventory;
 import dev.inspection.node.Node;
+import dev.inspection.store.Db;
 import dev.inspection.store.Migrations;
 import dev.inspection.store.PgOptions;
 import io.vertx.core.Future;
@@ -20,6 +21,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -66,7 +68,7 @@ class InventoryIT {
       Node worker = env.start(Map.of("role", "worker", "node.id", env.name + "-w"));
       Node probe = env.start(Map.of("role", "probe", "node.id", env.name + "-p", "probe.inventory.url", "http://127.0.0.1:" + port));
       awaitTrue(Duration.ofSeconds(60), "all four devices have a status", () -> env.queryLong("SELECT count(*) FROM $S.device_status_current") == 4);
-      Map<String, String> status = new java.util.HashMap<>();
+      Map<String, String> status = new HashMap<>();
       for (Object[] r : env.query("SELECT device_id, status_payload->>'status' FROM $S.device_status_current")) status.put((String) r[0], (String) r[1]);
       assertEquals(Map.of("tcp-up", "UP", "tcp-down", "DOWN", "http-up", "UP", "http-404", "DOWN"), status);
       assertTrue(env.queryLong("SELECT count(*) FROM $S.device_status_history WHERE device_id = 'tcp-up' AND status_payload->>'check' = 'tcp'") > 0);
@@ -99,7 +101,7 @@ class InventoryIT {
         List<Pool> pools = new ArrayList<>();
         List<Future<Integer>> runs = new ArrayList<>();
         for (int i = 0; i < 5; i++) {
-          Pool pool = dev.inspection.store.Db.pool(vertx, PgOptions.from(env.config(Map.of())), 1);
+          Pool pool = Db.pool(vertx, PgOptions.from(env.config(Map.of())), 1);
           pools.add(pool);
           runs.add(Migrations.apply(pool, env.name, 8));
         }

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.inspection.node.Node;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -69,7 +70,7 @@ class ProbeOutboxIT {
   }
 
   static Map<String, String> with(Map<String, String> base, String... kv) {
-    Map<String, String> m = new java.util.HashMap<>(base);
+    Map<String, String> m = new HashMap<>(base);
     for (int i = 0; i < kv.length; i += 2) m.put(kv[i], kv[i + 1]);
     return m;
   }

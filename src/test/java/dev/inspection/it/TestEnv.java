@@ -9,6 +9,10 @@ import dev.inspection.config.Config;
 import dev.inspection.messaging.Priority;
 import dev.inspection.messaging.Topology;
 import dev.inspection.node.Node;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.DriverManager;
@@ -17,10 +21,12 @@ import java.sql.Statement;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -85,7 +91,7 @@ public final class TestEnv implements AutoCloseable {
   }
 
   public Topology topology() {
-    return dev.inspection.messaging.Topology.of(config(Map.of()));
+    return Topology.of(config(Map.of()));
   }
 
   private Node scheduler;
@@ -299,7 +305,7 @@ public final class TestEnv implements AutoCloseable {
    * Waits until every slot is ACTIVE with exactly one owner among {@code owners} and each slot queue has
    * exactly one consumer: the state every scenario must end in.
    */
-  public void awaitSettled(java.util.Collection<String> owners, Duration within) {
+  public void awaitSettled(Collection<String> owners, Duration within) {
     awaitTrue(within, "every slot ACTIVE on one of " + owners + " with one consumer per queue", () -> {
       Map<Integer, String> o = activeOwners();
       if (o.size() != slots) return false;
@@ -311,11 +317,11 @@ public final class TestEnv implements AutoCloseable {
 
   /** A request to a node's HTTP API: status and body. */
   public static Map.Entry<Integer, String> http(int port, String method, String path) throws Exception {
-    java.net.http.HttpClient c = java.net.http.HttpClient.newHttpClient();
-    java.net.http.HttpRequest.Builder b = java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + port + path))
+    HttpClient c = HttpClient.newHttpClient();
+    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
         .timeout(Duration.ofSeconds(10)).header("Authorization", "Bearer " + API_TOKEN);
-    b = method.equals("POST") ? b.POST(java.net.http.HttpRequest.BodyPublishers.noBody()) : b.GET();
-    java.net.http.HttpResponse<String> r = c.send(b.build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+    b = method.equals("POST") ? b.POST(HttpRequest.BodyPublishers.noBody()) : b.GET();
+    HttpResponse<String> r = c.send(b.build(), HttpResponse.BodyHandlers.ofString());
     return Map.entry(r.statusCode(), r.body());
   }
 
@@ -350,7 +356,7 @@ public final class TestEnv implements AutoCloseable {
     return (String) query("SELECT now()::text").get(0)[0];
   }
 
-  public static void awaitTrue(Duration within, String what, java.util.concurrent.Callable<Boolean> condition) {
+  public static void awaitTrue(Duration within, String what, Callable<Boolean> condition) {
     await(what).atMost(within).pollInterval(Duration.ofMillis(100)).ignoreExceptions().until(condition);
   }
 

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.inspection.messaging.Envelope;
 import dev.inspection.messaging.Priority;
 import dev.inspection.messaging.Topology;
+import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Path;
@@ -36,7 +37,7 @@ class OutboxTest {
     vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
   }
 
-  private <T> T await(io.vertx.core.Future<T> f) throws Exception {
+  private <T> T await(Future<T> f) throws Exception {
     return f.toCompletionStage().toCompletableFuture().get(20, TimeUnit.SECONDS);
   }
 

@@ -5,8 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.inspection.inventory.Device;
 import io.vertx.core.json.JsonObject;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Random;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 class ProbeScheduleTest {
@@ -20,7 +22,7 @@ class ProbeScheduleTest {
     for (int i = 0; i < 1000; i++) s.put(dev("d" + i, 10_000), 0);
     List<Device> early = s.pollDue(4_999, 10_000);
     assertTrue(early.size() > 400 && early.size() < 600, "first checks spread over the interval: " + early.size());
-    java.util.Set<String> fired = new java.util.HashSet<>();
+    Set<String> fired = new HashSet<>();
     early.forEach(d -> fired.add(d.deviceId()));
     s.pollDue(9_999, 10_000).forEach(d -> fired.add(d.deviceId()));
     assertEquals(1000, fired.size(), "every device checked within its first interval");

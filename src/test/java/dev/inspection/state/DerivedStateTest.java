@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.time.Duration;
 import java.time.Instant;
@@ -201,7 +202,7 @@ class DerivedStateTest {
     assertThrows(IllegalArgumentException.class, () -> DerivedState.fromJson(noRing));
     JsonObject flappingWithoutAlert = good.copy().put("flapping", true);
     assertThrows(IllegalArgumentException.class, () -> DerivedState.fromJson(flappingWithoutAlert));
-    JsonObject badRing = good.copy().put("last_n_states_ring", new io.vertx.core.json.JsonArray().add("SIDEWAYS"));
+    JsonObject badRing = good.copy().put("last_n_states_ring", new JsonArray().add("SIDEWAYS"));
     assertThrows(IllegalArgumentException.class, () -> DerivedState.fromJson(badRing));
   }
 

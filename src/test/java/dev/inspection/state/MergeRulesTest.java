@@ -12,6 +12,8 @@ import io.vertx.core.json.JsonObject;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -133,7 +135,7 @@ class MergeRulesTest {
         j("{\"r\":3,\"m\":{\"c\":3}}"));
     assertEquals(j("{\"r\":3,\"m\":{\"a\":2,\"b\":2,\"c\":3},\"c\":1,\"x\":5}"), P.fold(updates));
     List<JsonObject> reversed = new ArrayList<>(updates);
-    java.util.Collections.reverse(reversed);
+    Collections.reverse(reversed);
     assertEquals(j("{\"r\":1,\"m\":{\"a\":1,\"b\":2,\"c\":3},\"c\":1,\"x\":5}"), P.fold(reversed));
   }
 
@@ -219,10 +221,10 @@ class MergeRulesTest {
     assertThrows(IllegalArgumentException.class, () -> new PayloadProfile("p", Map.of(), null));
     assertThrows(IllegalArgumentException.class, () -> new PayloadProfile("p", null, MergeRule.REPLACE));
     assertThrows(IllegalArgumentException.class, () -> new PayloadProfile(" ", Map.of(), MergeRule.REPLACE));
-    java.util.HashMap<String, MergeRule> withNull = new java.util.HashMap<>();
+    HashMap<String, MergeRule> withNull = new HashMap<>();
     withNull.put("a", null);
     assertThrows(IllegalArgumentException.class, () -> new PayloadProfile("p", withNull, MergeRule.REPLACE));
-    java.util.HashMap<String, MergeRule> rules = new java.util.HashMap<>(Map.of("a", MergeRule.MAX));
+    HashMap<String, MergeRule> rules = new HashMap<>(Map.of("a", MergeRule.MAX));
     PayloadProfile p = new PayloadProfile("p", rules, MergeRule.REPLACE);
     rules.put("a", MergeRule.REPLACE);
     assertEquals(MergeRule.MAX, p.ruleFor("a"));

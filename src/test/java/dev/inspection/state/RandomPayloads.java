@@ -4,6 +4,7 @@ import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 
 /**
@@ -14,10 +15,10 @@ import java.util.Random;
 public final class RandomPayloads {
   /** Every rule on a named field, REPLACE for the rest. */
   public static final PayloadProfile EVERY_RULE = new PayloadProfile("every_rule",
-      java.util.Map.of("m", MergeRule.MERGE, "c", MergeRule.COALESCE, "x", MergeRule.MAX, "r", MergeRule.REPLACE), MergeRule.REPLACE);
+      Map.of("m", MergeRule.MERGE, "c", MergeRule.COALESCE, "x", MergeRule.MAX, "r", MergeRule.REPLACE), MergeRule.REPLACE);
   /** The same fields under other rules, and a non-REPLACE default, so the default rule is exercised too. */
   public static final PayloadProfile OTHER_DEFAULT = new PayloadProfile("other_default",
-      java.util.Map.of("m", MergeRule.MAX, "x", MergeRule.MERGE), MergeRule.COALESCE);
+      Map.of("m", MergeRule.MAX, "x", MergeRule.MERGE), MergeRule.COALESCE);
 
   private static final int[] TYPES = {1, 2, 7, 12};
   private static final int[] ADDRS = {1, 23, 120};
