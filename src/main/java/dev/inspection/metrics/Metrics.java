@@ -121,6 +121,11 @@ public final class Metrics {
     counter("worker_committed_total", "messages committed and acked per slot", "slot", Integer.toString(slot)).increment(n);
   }
 
+  /** Broker calls that settled deliveries (acks, multiple acks, requeues): with multiple acks far fewer than the deliveries. */
+  public void ackCalls(int n) {
+    counter("worker_ack_calls_total", "basicAck/basicNack calls the worker made (one multiple ack settles a channel's part of a batch)").increment(n);
+  }
+
   public void fenced(int slot, int n) {
     counter("worker_fenced_total", "messages whose batch was rejected because the slot's lease moved (D1)", "slot", Integer.toString(slot)).increment(n);
   }

@@ -38,8 +38,8 @@ import org.slf4j.LoggerFactory;
  *   <li>cancel-ok is dispatched after every delivery of its consumer; even so a quorum queue can still hand
  *       over deliveries it sent before it processed the cancel, so the channels stay open until none has
  *       arrived for {@link #QUIET_MS} ({@link #quietRemainingMs});</li>
- *   <li>acks run in order on one thread (the worker's ack executor), one {@code basicAck(tag, false)} per
- *       message.</li>
+ *   <li>acks run in order on one thread (the worker's ack executor), a batch settled with one
+ *       {@code basicAck(tag, multiple=true)} per channel where {@link AckPlan} allows it.</li>
  * </ul>
  * Deliveries reach the owner's {@code sink} on its context; everything else here is called on that context.
  */
@@ -201,21 +201,23 @@ final class SlotConsumers {
   }
 
   /**
-   * Acks the deliveries, in order, after every ack asked for before. A channel that is gone makes its acks
-   * fail quietly: the broker redelivers, and the write is idempotent.
+   * Settles a finished batch ({@link AckPlan}: one multiple ack per channel where it can), in order after
+   * every settlement asked for before. A channel that is gone makes its calls fail quietly: the broker
+   * redelivers, and the write is idempotent.
    */
-  Future<Void> ack(List<Delivery> deliveries) {
-    if (deliveries.isEmpty()) return Future.succeededFuture();
-    // one ack per message for now; since a slot's acks run in order, a later multiple=true ack of a
-    // channel's highest tag only needs to know that every lower tag of that channel is in the same call
+  Future<Void> settle(List<AckPlan.Settle<Channel>> settles) {
+    List<AckPlan.Step<Channel>> steps = AckPlan.plan(settles);
+    if (steps.isEmpty()) return Future.succeededFuture();
     lastAck = acks.executeBlocking(() -> {
-      for (Delivery d : deliveries) {
+      for (AckPlan.Step<Channel> step : steps) {
         try {
-          d.channel().basicAck(d.tag(), false);
+          if (step.requeue()) step.channel().basicNack(step.tag(), false, true);
+          else step.channel().basicAck(step.tag(), step.multiple());
         } catch (Exception e) {
           // channel gone: the broker redelivers, and the write is idempotent
         }
       }
+      metrics.ackCalls(steps.size());
       return null;
     }, true);
     return lastAck;

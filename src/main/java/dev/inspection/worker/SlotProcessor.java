@@ -18,7 +18,9 @@ import io.vertx.core.AsyncResult;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -195,7 +197,7 @@ public final class SlotProcessor {
     }
   }
 
-  /** One batch: handle → (dead-letter ∥ commit) → ack. */
+  /** One batch: handle → (dead-letter ∥ commit) → settle every delivery of it on the broker at once. */
   private void run(List<Delivery> batch) {
     batchInFlight = true;
     long start = System.nanoTime();
@@ -205,31 +207,51 @@ public final class SlotProcessor {
     Future<Void> dead = handled.transform(ar -> setAside(ar.succeeded() ? ar.result().dead() : parsed.dead()));
     Future<Outcome> commit = handled.compose(this::commit);
     Future.join(dead, commit).onComplete(ar -> {
-      batchInFlight = false;
+      List<Dead<Delivery>> deadOnes = handled.succeeded() ? handled.result().dead() : parsed.dead();
+      boolean committed = commit.succeeded() && commit.result() instanceof Committed;
       if (dead.failed()) {
-        log.warn("slot {}: cannot dead-letter {} message(s) ({}); they will be delivered again", slot,
-            handled.succeeded() ? handled.result().dead().size() : parsed.dead().size(), dead.cause().getMessage());
+        log.warn("slot {}: cannot dead-letter {} message(s) ({}); they will be delivered again", slot, deadOnes.size(), dead.cause().getMessage());
       }
-      if (commit.failed()) {
-        metrics.dbErrors();
-        pauseForDatabase(commit.cause());
-      } else if (commit.result() instanceof Fenced f) {
-        fenced(f, handled.result().toCommit().size());
-      } else {
-        committed(handled.result().toCommit(), System.nanoTime() - start);
+      // committed: the channels stay open, so what could not be set aside goes back now; otherwise they close
+      Map<Delivery, AckPlan.Outcome> outcomes = new IdentityHashMap<>();
+      deadOnes.forEach(d -> outcomes.put(d.delivery(), dead.succeeded() ? AckPlan.Outcome.ACK
+          : committed ? AckPlan.Outcome.REQUEUE : AckPlan.Outcome.LEAVE));
+      List<Valid<Delivery>> done = committed ? handled.result().toCommit() : List.of();
+      done.forEach(v -> outcomes.put(v.delivery(), AckPlan.Outcome.ACK));
+      Future<Void> settled = consumers.settle(batch.stream()
+          .map(d -> new AckPlan.Settle<>(d.channel(), d.tag(), outcomes.getOrDefault(d, AckPlan.Outcome.LEAVE))).toList());
+      if (dead.succeeded()) countDead(deadOnes);
+      if (committed) {
+        batchInFlight = false;
+        if (!done.isEmpty()) {
+          stats.committed(done.stream().map(Valid::envelope).toList(), System.nanoTime() - start, services.clock().millis());
+          settled.onSuccess(v -> metrics.committed(slot, done.size()));
+        }
         next();
+        return;
       }
+      // the channels close on both paths below: settle what was set aside before they do
+      settled.onComplete(s -> {
+        batchInFlight = false;
+        if (commit.failed()) {
+          metrics.dbErrors();
+          pauseForDatabase(commit.cause());
+        } else {
+          fenced((Fenced) commit.result(), handled.result().toCommit().size());
+        }
+      });
     });
   }
 
   private Future<Void> setAside(List<Dead<Delivery>> dead) {
     if (dead.isEmpty()) return Future.succeededFuture();
-    return services.deadLetters().publish(dead.stream().map(Dead::letter).toList()).compose(v -> {
-      dead.forEach(d -> {
-        metrics.deadLettered(d.letter().reason());
-        log.warn("slot {}: dead-lettered a message ({}): {}", slot, d.letter().reason(), d.letter().detail());
-      });
-      return consumers.ack(dead.stream().map(Dead::delivery).toList());
+    return services.deadLetters().publish(dead.stream().map(Dead::letter).toList());
+  }
+
+  private void countDead(List<Dead<Delivery>> dead) {
+    dead.forEach(d -> {
+      metrics.deadLettered(d.letter().reason());
+      log.warn("slot {}: dead-lettered a message ({}): {}", slot, d.letter().reason(), d.letter().detail());
     });
   }
 
@@ -239,12 +261,6 @@ public final class SlotProcessor {
       if (out instanceof Committed) handler.committed(h.plan());
       return out;
     });
-  }
-
-  private void committed(List<Valid<Delivery>> done, long nanos) {
-    if (done.isEmpty()) return;
-    stats.committed(done.stream().map(Valid::envelope).toList(), nanos, services.clock().millis());
-    consumers.ack(done.stream().map(Valid::delivery).toList()).onSuccess(v -> metrics.committed(slot, done.size()));
   }
 
   private void fenced(Fenced f, int batchSize) {
