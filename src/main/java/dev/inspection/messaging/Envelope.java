@@ -59,10 +59,16 @@ public record Envelope(
     } catch (DecodeException | ClassCastException e) {
       throw new InvalidMessage("malformed_json", "body is not a JSON object: " + shorten(e.getMessage()));
     }
+    return fromJson(root);
+  }
+
+  /** Checks one v2 message already read as JSON (a whole v2 body, or one result of a v3 batch). */
+  public static Envelope fromJson(JsonObject root) throws InvalidMessage {
     Object sv = root.getValue("schema_version");
     if (sv == null) throw new InvalidMessage("missing_field", "schema_version is missing");
     if (!(sv instanceof Number n) || n.intValue() != SCHEMA_VERSION || n.doubleValue() != SCHEMA_VERSION) {
-      throw new InvalidMessage("unknown_schema", "schema_version " + sv + " is not supported (this worker reads " + SCHEMA_VERSION + ")");
+      throw new InvalidMessage("unknown_schema", "schema_version " + sv + " is not supported here (a result is version " + SCHEMA_VERSION
+          + "; a batch of results is version " + ResultBatch.SCHEMA_VERSION + ")");
     }
     JsonObject env = object(root, "envelope");
     JsonObject payload = object(root, "payload");
@@ -117,7 +123,7 @@ public record Envelope(
     return o.getValue(key) == null ? 0 : number(o, key);
   }
 
-  private static String shorten(String s) {
+  static String shorten(String s) {
     if (s == null) return "";
     return s.length() > 120 ? s.substring(0, 120) + "…" : s;
   }

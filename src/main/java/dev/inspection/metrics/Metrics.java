@@ -23,6 +23,7 @@ public final class Metrics {
   private final Counter nacked;
   private final Counter returned;
   private final Counter replayed;
+  private final Counter publishedMessages;
   private final Counter outboxAppended;
   private final DistributionSummary batchSize;
   private final Timer commitLatency;
@@ -31,7 +32,8 @@ public final class Metrics {
   private Metrics(MeterRegistry registry, PrometheusMeterRegistry prometheus) {
     this.registry = registry;
     this.prometheus = prometheus;
-    published = Counter.builder("outbox_published_total").description("messages published (first sends and replays)").register(registry);
+    published = Counter.builder("outbox_published_total").description("results published (first sends and replays)").register(registry);
+    publishedMessages = Counter.builder("outbox_messages_total").description("AMQP messages published; fewer than results when they go as v3 batches").register(registry);
     confirmed = Counter.builder("outbox_confirms_total").description("publishes acked by the broker").register(registry);
     nacked = Counter.builder("outbox_nacks_total").description("publishes refused by the broker (e.g. queue full); the rows stay in the outbox").register(registry);
     returned = Counter.builder("outbox_returns_total").description("publishes returned as unroutable; the rows stay in the outbox").register(registry);
@@ -84,8 +86,9 @@ public final class Metrics {
     outboxAppended.increment(n);
   }
 
-  public void published(int n) {
-    published.increment(n);
+  public void published(int results, int messages) {
+    published.increment(results);
+    publishedMessages.increment(messages);
   }
 
   public void publishConfirmed(int n) {

@@ -4,6 +4,9 @@ import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.ConfirmListener;
 import com.rabbitmq.client.Connection;
+import dev.inspection.config.Config;
+import dev.inspection.config.Keys;
+import dev.inspection.messaging.ResultBatch;
 import dev.inspection.messaging.Topology;
 import dev.inspection.metrics.Metrics;
 import io.vertx.core.Context;
@@ -34,7 +37,23 @@ import org.slf4j.LoggerFactory;
 public final class OutboxPublisher {
   private static final Logger log = LoggerFactory.getLogger(OutboxPublisher.class);
 
-  private record InFlight(long rowId, String messageId) {}
+  /** One published message: the rows it carries (one for v2, several for a v3 batch). */
+  private record InFlight(long[] rowIds, String messageId) {}
+
+  /**
+   * @param maxInFlight rows published but not yet confirmed; beyond it rows wait in the outbox
+   * @param replayMinAgeMs an unconfirmed row is published again only once it is this old
+   * @param channels AMQP channels to publish on (a slot always uses the same one)
+   * @param batchMax most results in one message: 1 publishes schema v2 (one result each), more publishes
+   *     the rows of one slot and priority that are waiting together as one v3 batch ({@link ResultBatch})
+   * @param batchBytes most bytes of one v3 message
+   */
+  public record Settings(int maxInFlight, long replayMinAgeMs, int channels, int batchMax, int batchBytes) {
+    public static Settings from(Config c) {
+      return new Settings(c.getInt(Keys.OUTBOX_MAX_INFLIGHT), c.getLong(Keys.OUTBOX_REPLAY_MIN_AGE_MS), c.getInt(Keys.OUTBOX_PUBLISH_CHANNELS),
+          c.getInt(Keys.OUTBOX_PUBLISH_BATCH_MAX), c.getInt(Keys.OUTBOX_PUBLISH_BATCH_BYTES));
+    }
+  }
 
   private final Vertx vertx;
   private final Context context;
@@ -44,6 +63,8 @@ public final class OutboxPublisher {
   private final Clock clock;
   private final int maxInFlight;
   private final long replayMinAgeMs;
+  private final int batchMax;
+  private final int batchBytes;
   private final WorkerExecutor publishThread;
 
   /** Per publishing channel: delivery tag → row, until the broker settles it. */
@@ -60,9 +81,8 @@ public final class OutboxPublisher {
   private boolean pumpAgain;
   private boolean marking;
 
-  public OutboxPublisher(Vertx vertx, Outbox outbox, Topology topology, Metrics metrics, Clock clock, int maxInFlight, long replayMinAgeMs,
-      int channelCount) {
-    this.channelCount = Math.max(1, channelCount);
+  public OutboxPublisher(Vertx vertx, Outbox outbox, Topology topology, Metrics metrics, Clock clock, Settings settings) {
+    this.channelCount = Math.max(1, settings.channels());
     for (int i = 0; i < this.channelCount; i++) inFlight.add(new ConcurrentSkipListMap<>());
     this.vertx = vertx;
     this.context = vertx.getOrCreateContext();
@@ -70,15 +90,16 @@ public final class OutboxPublisher {
     this.topology = topology;
     this.metrics = metrics;
     this.clock = clock;
-    this.maxInFlight = maxInFlight;
-    this.replayMinAgeMs = replayMinAgeMs;
+    this.maxInFlight = settings.maxInFlight();
+    this.replayMinAgeMs = settings.replayMinAgeMs();
+    this.batchMax = Math.max(1, settings.batchMax());
+    this.batchBytes = settings.batchBytes();
     this.publishThread = vertx.createSharedWorkerExecutor("outbox-publisher-" + System.identityHashCode(this), 1);
   }
 
+  /** Rows published and not yet settled (confirmed rows count until they are marked in the outbox). */
   public int inFlight() {
-    int n = 0;
-    for (Map<Long, InFlight> m : inFlight) n += m.size();
-    return n;
+    return inFlightRows.size();
   }
 
   public boolean connected() {
@@ -210,21 +231,33 @@ public final class OutboxPublisher {
         });
   }
 
+  /**
+   * Publishes the rows: one message per row when batching is off, otherwise the rows of each slot and
+   * priority (routing key) that are waiting together, in id order, as v3 batches of at most
+   * {@code batchMax} rows and {@code batchBytes} bytes. A lone row still goes out at once: a batch is what
+   * gathered while earlier publishes were under way, never a wait.
+   */
   private Future<Void> publish(List<Channel> chs, List<OutboxRow> rows) {
+    List<List<OutboxRow>> messages = OutboxBatches.split(rows, batchMax, batchBytes);
     return publishThread.executeBlocking(() -> {
-      for (OutboxRow r : rows) {
-        int i = channelOf(r);
+      for (List<OutboxRow> m : messages) {
+        OutboxRow first = m.get(0);
+        int i = channelOf(first);
         Channel ch = chs.get(i);
         long tag = ch.getNextPublishSeqNo();
-        inFlight.get(i).put(tag, new InFlight(r.id(), r.messageId()));
-        inFlightRows.add(r.id());
+        long[] ids = new long[m.size()];
+        for (int k = 0; k < ids.length; k++) ids[k] = m.get(k).id();
+        String messageId = m.size() == 1 ? first.messageId() : "batch:" + first.messageId() + "+" + (m.size() - 1);
+        inFlight.get(i).put(tag, new InFlight(ids, messageId));
+        for (long id : ids) inFlightRows.add(id);
         AMQP.BasicProperties props = new AMQP.BasicProperties.Builder()
-            .contentType("application/json").deliveryMode(2).messageId(r.messageId()).timestamp(new Date(r.createdAtMs()))
+            .contentType("application/json").deliveryMode(2).messageId(messageId).timestamp(new Date(first.createdAtMs()))
             .build();
-        ch.basicPublish(topology.exchange(), r.routingKey(), true, props, r.body());
+        byte[] body = m.size() == 1 ? first.body() : ResultBatch.join(m.stream().map(OutboxRow::body).toList());
+        ch.basicPublish(topology.exchange(), first.routingKey(), true, props, body);
       }
       return null;
-    }, true).onSuccess(v -> metrics.published(rows.size())).mapEmpty();
+    }, true).onSuccess(v -> metrics.published(rows.size(), messages.size())).mapEmpty();
   }
 
   /** Called on the client's thread for every ack/nack. */
@@ -239,10 +272,10 @@ public final class OutboxPublisher {
       InFlight f = e.getValue();
       map.remove(e.getKey());
       if (ack && !returned.remove(f.messageId())) {
-        confirmedRows.add(f.rowId());
+        for (long id : f.rowIds()) confirmedRows.add(id);
       } else {
-        if (ack) returnedCount++; else nacked++;
-        inFlightRows.remove(f.rowId());
+        if (ack) returnedCount += f.rowIds().length; else nacked += f.rowIds().length;
+        for (long id : f.rowIds()) inFlightRows.remove(id);
       }
     }
     int nackedFinal = nacked;

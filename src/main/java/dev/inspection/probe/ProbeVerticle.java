@@ -100,8 +100,7 @@ public final class ProbeVerticle extends VerticleBase {
     return Outbox.open(vertx, file, isNode, topology, clock)
         .compose(o -> {
           outbox = o;
-          publisher = new OutboxPublisher(vertx, outbox, topology, metrics, clock, config.getInt(Keys.OUTBOX_MAX_INFLIGHT),
-              config.getLong(Keys.OUTBOX_REPLAY_MIN_AGE_MS), config.getInt(Keys.OUTBOX_PUBLISH_CHANNELS));
+          publisher = new OutboxPublisher(vertx, outbox, topology, metrics, clock, OutboxPublisher.Settings.from(config));
           connector = new RabbitConnector(vertx, RabbitOptions.from(config), RetryPolicy.from(config), "probe-" + isNode, publisher::onConnected, publisher::onLost);
           connector.start();
           return loadInventory();

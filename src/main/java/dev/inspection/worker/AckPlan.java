@@ -28,7 +28,12 @@ final class AckPlan {
     /** Not processed, the channel stays open: return it to the queue now ({@code basicNack(tag, false, true)}). */
     REQUEUE,
     /** Not processed, the channel is closing: leave it outstanding, the close returns it to the queue. */
-    LEAVE
+    LEAVE;
+
+    /** Of two outcomes for parts of one delivery, the one that settles less: the delivery must wait for its slowest part. */
+    static Outcome worse(Outcome a, Outcome b) {
+      return a.ordinal() >= b.ordinal() ? a : b;
+    }
   }
 
   record Settle<C>(C channel, long tag, Outcome outcome) {}

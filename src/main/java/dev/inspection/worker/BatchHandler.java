@@ -2,6 +2,7 @@ package dev.inspection.worker;
 
 import dev.inspection.messaging.Envelope;
 import dev.inspection.messaging.InvalidMessage;
+import dev.inspection.messaging.ResultBatch;
 import dev.inspection.messaging.Priority;
 import dev.inspection.messaging.Topology;
 import dev.inspection.state.AlertRules;
@@ -21,8 +22,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Turns one slot's batch of deliveries into what to write and what to set aside (D8: one bad result is
- * dead-lettered alone, the rest commit): each body is parsed ({@link Envelope#parse}, at most
- * {@code maxMessageBytes}) and must belong to this slot ({@code wrong_slot}); the devices are looked up;
+ * dead-lettered alone, the rest commit): each body is parsed ({@link ResultBatch#parse}: a v2 message holds
+ * one result, a v3 message several, each checked on its own) and each result must belong to this slot
+ * ({@code wrong_slot}); the devices are looked up;
  * each payload is normalised by its device's profile ({@code bad_payload}); then {@link StatePlanner#plan}
  * (a device it rejects: {@code unprocessable}). Holds the slot's derived state (D7), which follows the
  * database: it changes only through {@link #committed}.
@@ -44,29 +46,32 @@ public final class BatchHandler {
     Future<Map<String, DeviceDirectory.Info>> infos(Collection<String> ids, Map<String, Priority> queue);
   }
 
-  /** A delivery with a valid envelope for this slot. */
-  public record Valid<D>(D delivery, Envelope envelope) {}
+  /** A valid result for this slot, the delivery that carried it, and its own body (for a dead letter later). */
+  public record Valid<D>(D delivery, Envelope envelope, ResultBatch.Item item) {}
 
-  /** A delivery to set aside: publish its letter, then ack it. */
+  /** A result to set aside (a whole message when the message itself is bad): publish its letter, then ack the delivery. */
   public record Dead<D>(D delivery, DeadLetter letter) {}
 
   /** A batch after parsing. */
   public record Parsed<D>(List<Valid<D>> valid, List<Dead<D>> dead) {}
 
-  /** A batch ready to commit: the plan ({@code null}: nothing to write), the deliveries to ack after the commit, and the dead letters. */
+  /** A batch ready to commit: the plan ({@code null}: nothing to write), the results to commit, and the dead letters. */
   public record Handled<D>(StatePlanner.Plan plan, List<Valid<D>> toCommit, List<Dead<D>> dead) {}
 
   private final int slot;
-  private final int maxMessageBytes;
+  private final Limits limits;
   private final Topology topology;
   private final Lookup lookup;
   private final IntFunction<AlertRules> rules;
   private final Map<String, DerivedState> memory;
 
-  public BatchHandler(int slot, int maxMessageBytes, Topology topology, Lookup lookup, IntFunction<AlertRules> rules,
+  /** Largest v2 message (one result) and largest v3 message (a batch of results), in bytes. */
+  public record Limits(int maxResultBytes, int maxBatchBytes) {}
+
+  public BatchHandler(int slot, Limits limits, Topology topology, Lookup lookup, IntFunction<AlertRules> rules,
       Map<String, DerivedState> memory) {
     this.slot = slot;
-    this.maxMessageBytes = maxMessageBytes;
+    this.limits = limits;
     this.topology = topology;
     this.lookup = lookup;
     this.rules = rules;
@@ -93,20 +98,30 @@ public final class BatchHandler {
     return plan(parse(batch));
   }
 
-  /** The bodies that are valid envelopes of this slot, and the others with their reason. */
+  /** The results that are valid envelopes of this slot, and the others with their reason. */
   public <D extends Received> Parsed<D> parse(List<D> batch) {
     List<Valid<D>> valid = new ArrayList<>(batch.size());
     List<Dead<D>> dead = new ArrayList<>();
     for (D d : batch) {
+      List<ResultBatch.Item> items;
       try {
-        Envelope e = Envelope.parse(d.body(), maxMessageBytes);
-        if (e.slotId() != slot) {
-          throw new InvalidMessage("wrong_slot", "envelope.slot_id " + e.slotId() + " arrived on slot " + slot
-              + "'s queue: probe and worker disagree on slots.total or the routing key");
-        }
-        valid.add(new Valid<>(d, e));
+        items = ResultBatch.parse(d.body(), limits.maxResultBytes(), limits.maxBatchBytes());
       } catch (InvalidMessage im) {
-        dead.add(dead(d, im.reason, im.getMessage()));
+        dead.add(dead(d, d.body(), im.reason, im.getMessage()));
+        continue;
+      }
+      for (ResultBatch.Item item : items) {
+        try {
+          if (item.invalid() != null) throw item.invalid();
+          Envelope e = item.envelope();
+          if (e.slotId() != slot) {
+            throw new InvalidMessage("wrong_slot", "envelope.slot_id " + e.slotId() + " arrived on slot " + slot
+                + "'s queue: probe and worker disagree on slots.total or the routing key");
+          }
+          valid.add(new Valid<>(d, e, item));
+        } catch (InvalidMessage im) {
+          dead.add(dead(d, item.body(), im.reason, im.getMessage()));
+        }
       }
     }
     return new Parsed<>(valid, dead);
@@ -126,9 +141,9 @@ public final class BatchHandler {
       for (Valid<D> v : parsed.valid()) {
         DeviceDirectory.Info info = infos.get(v.envelope().deviceId());
         try {
-          ready.add(new Valid<>(v.delivery(), normalize(v.envelope(), info)));
+          ready.add(new Valid<>(v.delivery(), normalize(v.envelope(), info), v.item()));
         } catch (IllegalArgumentException bad) {
-          dead.add(dead(v.delivery(), "bad_payload", "payload does not fit the device's profile '" + info.profile().name() + "': " + bad.getMessage()));
+          dead.add(dead(v.delivery(), v.item().body(), "bad_payload", "payload does not fit the device's profile '" + info.profile().name() + "': " + bad.getMessage()));
         }
       }
       if (ready.isEmpty()) return new Handled<>(null, List.of(), dead);
@@ -137,7 +152,7 @@ public final class BatchHandler {
       for (Valid<D> v : ready) {
         String why = plan.rejected().get(v.envelope().deviceId());
         if (why == null) toCommit.add(v);
-        else dead.add(dead(v.delivery(), "unprocessable", why));
+        else dead.add(dead(v.delivery(), v.item().body(), "unprocessable", why));
       }
       return new Handled<>(plan.isEmpty() ? null : plan, toCommit, dead);
     });
@@ -153,8 +168,8 @@ public final class BatchHandler {
     return memory.get(deviceId);
   }
 
-  private <D extends Received> Dead<D> dead(D d, String reason, String detail) {
-    return new Dead<>(d, new DeadLetter(d.body(), reason, detail, d.routingKey(), topology.queue(slot, d.priority())));
+  private <D extends Received> Dead<D> dead(D d, byte[] body, String reason, String detail) {
+    return new Dead<>(d, new DeadLetter(body, reason, detail, d.routingKey(), topology.queue(slot, d.priority())));
   }
 
   private static Envelope normalize(Envelope e, DeviceDirectory.Info info) {

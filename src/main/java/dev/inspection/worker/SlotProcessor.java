@@ -63,10 +63,10 @@ public final class SlotProcessor {
   }
 
   /** Tunables of a processor. {@code reopen}: the backoff between attempts to open the consumers. */
-  public record Settings(int prefetchHigh, int prefetchNormal, int batchMax, long lingerMs, int maxMessageBytes, RetryPolicy reopen) {
+  public record Settings(int prefetchHigh, int prefetchNormal, int batchMax, long lingerMs, BatchHandler.Limits limits, RetryPolicy reopen) {
     public static Settings from(Config c) {
       return new Settings(c.getInt(Keys.WORKER_PREFETCH_HIGH), c.getInt(Keys.WORKER_PREFETCH_NORMAL), c.getInt(Keys.WORKER_BATCH_MAX),
-          c.getLong(Keys.WORKER_BATCH_LINGER_MS), c.getInt(Keys.WORKER_MAX_MESSAGE_BYTES), RetryPolicy.from(c));
+          c.getLong(Keys.WORKER_BATCH_LINGER_MS), new BatchHandler.Limits(c.getInt(Keys.WORKER_MAX_MESSAGE_BYTES), c.getInt(Keys.WORKER_MAX_BATCH_BYTES)), RetryPolicy.from(c));
     }
   }
 
@@ -102,7 +102,7 @@ public final class SlotProcessor {
     this.consumers = new SlotConsumers(vertx, slot, epoch, services.workerId(), services.topology(),
         new SlotConsumers.Prefetch(settings.prefetchHigh(), settings.prefetchNormal()), services.broker(), services.acks(), metrics, this::accept);
     this.mailbox = new BatchPicker<>(settings.batchMax(), settings.lingerMs(), services.clock());
-    this.handler = new BatchHandler(slot, settings.maxMessageBytes(), services.topology(), services.devices(), services.rules(),
+    this.handler = new BatchHandler(slot, settings.limits(), services.topology(), services.devices(), services.rules(),
         BatchHandler.memoryOf(snapshot));
     this.reopen = new Retry(vertx, settings.reopen(), log);
     this.stats = new SlotStats(metrics);
@@ -213,11 +213,12 @@ public final class SlotProcessor {
         log.warn("slot {}: cannot dead-letter {} message(s) ({}); they will be delivered again", slot, deadOnes.size(), dead.cause().getMessage());
       }
       // committed: the channels stay open, so what could not be set aside goes back now; otherwise they close
+      // a v3 delivery carries several results: it is acked only when every one of them is settled
       Map<Delivery, AckPlan.Outcome> outcomes = new IdentityHashMap<>();
-      deadOnes.forEach(d -> outcomes.put(d.delivery(), dead.succeeded() ? AckPlan.Outcome.ACK
-          : committed ? AckPlan.Outcome.REQUEUE : AckPlan.Outcome.LEAVE));
+      AckPlan.Outcome deadOutcome = dead.succeeded() ? AckPlan.Outcome.ACK : committed ? AckPlan.Outcome.REQUEUE : AckPlan.Outcome.LEAVE;
+      deadOnes.forEach(d -> outcomes.merge(d.delivery(), deadOutcome, AckPlan.Outcome::worse));
       List<Valid<Delivery>> done = committed ? handled.result().toCommit() : List.of();
-      done.forEach(v -> outcomes.put(v.delivery(), AckPlan.Outcome.ACK));
+      done.forEach(v -> outcomes.merge(v.delivery(), AckPlan.Outcome.ACK, AckPlan.Outcome::worse));
       Future<Void> settled = consumers.settle(batch.stream()
           .map(d -> new AckPlan.Settle<>(d.channel(), d.tag(), outcomes.getOrDefault(d, AckPlan.Outcome.LEAVE))).toList());
       if (dead.succeeded()) countDead(deadOnes);

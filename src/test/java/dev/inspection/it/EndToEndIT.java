@@ -23,6 +23,11 @@ class EndToEndIT {
       awaitTrue(Duration.ofSeconds(90), "every device has three results in history", () -> env.queryLong(
           "SELECT count(*) FROM (SELECT device_id FROM $S.device_status_history GROUP BY device_id HAVING count(*) >= 3) x") == 300);
 
+      // results waiting together for one slot and priority travel as one v3 message
+      double results = probe.metrics().count("outbox_published_total");
+      double messages = probe.metrics().count("outbox_messages_total");
+      assertTrue(messages >= 1 && messages < results, "messages " + messages + " for " + results + " results");
+
       // stop inspecting; a restarted probe with no devices replays whatever was left unconfirmed
       Ledger.Report report = env.drainAndBalance(probe, probeId, Map.of());
       assertTrue(report.produced() >= 900, report.toString());

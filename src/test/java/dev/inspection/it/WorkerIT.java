@@ -8,6 +8,7 @@ import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
 import dev.inspection.messaging.Envelope;
 import dev.inspection.messaging.Priority;
+import dev.inspection.messaging.ResultBatch;
 import dev.inspection.messaging.SlotHash;
 import dev.inspection.messaging.Topology;
 import dev.inspection.node.Node;
@@ -140,8 +141,8 @@ class WorkerIT {
       publish(ch, t, envelope("good1", 1, 1, 1, "UP"));
       publishRaw(ch, t, 0, "{not json".getBytes(StandardCharsets.UTF_8));
       publishRaw(ch, t, 0, ("{\"schema_version\":2,\"envelope\":{},\"payload\":{\"x\":\"" + "a".repeat(4000) + "\"}}").getBytes(StandardCharsets.UTF_8));
-      JsonObject v3 = envelope("good2", 1, 1, 1, "UP").toJson().put("schema_version", 3);
-      publishRaw(ch, t, 0, v3.encode().getBytes(StandardCharsets.UTF_8));
+      JsonObject v4 = envelope("good2", 1, 1, 1, "UP").toJson().put("schema_version", 4);
+      publishRaw(ch, t, 0, v4.encode().getBytes(StandardCharsets.UTF_8));
       JsonObject missing = envelope("good3", 1, 1, 1, "UP").toJson();
       missing.getJsonObject("envelope").remove("seq");
       publishRaw(ch, t, 0, missing.encode().getBytes(StandardCharsets.UTF_8));
@@ -158,6 +159,35 @@ class WorkerIT {
       }
       assertEquals(Set.of("malformed_json", "oversized", "unknown_schema", "missing_field"), reasons);
       assertEquals(0, env.readyTotal(), "nothing left behind in the slot queue");
+    }
+  }
+
+  @Test
+  void aQueueOfV2AndV3MessagesCommitsEveryGoodResultAndSetsTheBadOneAsideAlone() throws Exception {
+    try (TestEnv env = new TestEnv(1); Channel ch = env.channel()) {
+      env.start(Map.of("role", "worker", "node.id", env.name + "-w"));
+      env.awaitConsuming();
+      Topology t = env.topology();
+      ch.confirmSelect();
+      JsonObject noSeq = envelope("bad1", 1, 1, 1, "UP").toJson();
+      noSeq.getJsonObject("envelope").remove("seq");
+      for (int m = 0; m < 20; m++) {
+        // v2 and v3 interleaved on one queue; one v3 batch carries a result without a seq
+        publish(ch, t, envelope("v2-" + m, 1, 100, 1, "UP"));
+        List<byte[]> results = new ArrayList<>();
+        for (int r = 0; r < 10; r++) results.add(envelope("v3-" + m + "-" + r, 1, 100, 1, r % 2 == 0 ? "UP" : "DOWN").toBytes());
+        if (m == 7) results.add(5, noSeq.encode().getBytes(StandardCharsets.UTF_8));
+        publishRaw(ch, t, 0, ResultBatch.join(results));
+      }
+      ch.waitForConfirmsOrDie(10_000);
+      awaitTrue(Duration.ofSeconds(30), "220 results committed and one dead letter", () -> env.queryLong("SELECT count(*) FROM $S.device_status_history") == 220
+          && env.queryLong("SELECT count(*) FROM $S.dead_letter") == 1);
+      assertEquals(220, env.queryLong("SELECT count(*) FROM $S.device_status_current"));
+      assertEquals(100, env.queryLong("SELECT count(*) FROM $S.device_status_current WHERE status_payload->>'status' = 'DOWN'"));
+      List<Object[]> dead = env.query("SELECT reason, convert_from(body, 'UTF8') FROM $S.dead_letter");
+      assertEquals("missing_field", dead.get(0)[0]);
+      assertEquals(noSeq, new JsonObject((String) dead.get(0)[1]), "the dead letter holds the bad result alone, not its batch");
+      awaitTrue(Duration.ofSeconds(10), "queue empty", () -> env.readyTotal() == 0);
     }
   }
 }

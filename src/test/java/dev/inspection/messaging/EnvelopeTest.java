@@ -28,7 +28,7 @@ class EnvelopeTest {
     assertEquals("malformed_json", reason("{nope"));
     assertEquals("malformed_json", reason("[1,2]"));
     assertEquals("missing_field", reason("{\"envelope\":{}}"));
-    assertEquals("unknown_schema", reason(E.toJson().put("schema_version", 3).encode()));
+    assertEquals("unknown_schema", reason(E.toJson().put("schema_version", 4).encode()));
     assertEquals("unknown_schema", reason(E.toJson().put("schema_version", "2").encode()));
     JsonObject noSeq = E.toJson();
     noSeq.getJsonObject("envelope").remove("seq");

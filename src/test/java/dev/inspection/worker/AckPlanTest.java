@@ -54,4 +54,12 @@ class AckPlanTest {
   void aLoneAckIsNotMultiple() {
     assertEquals(List.of(new Step<>("c", 9, false, false)), AckPlan.plan(List.of(s("c", 9, ACK), s("c", 11, LEAVE))));
   }
+
+  @Test
+  void aDeliveryWaitsForItsSlowestPart() {
+    assertEquals(LEAVE, AckPlan.Outcome.worse(ACK, LEAVE));
+    assertEquals(REQUEUE, AckPlan.Outcome.worse(REQUEUE, ACK));
+    assertEquals(LEAVE, AckPlan.Outcome.worse(LEAVE, REQUEUE));
+    assertEquals(ACK, AckPlan.Outcome.worse(ACK, ACK));
+  }
 }

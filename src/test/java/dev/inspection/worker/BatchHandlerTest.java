@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.inspection.messaging.Envelope;
+import dev.inspection.messaging.ResultBatch;
 import dev.inspection.messaging.Priority;
 import dev.inspection.messaging.Topology;
 import dev.inspection.state.AlertRules;
@@ -17,6 +18,7 @@ import io.vertx.core.json.JsonObject;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -31,7 +33,7 @@ class BatchHandlerTest {
 
   private final Map<String, DeviceDirectory.Info> inventory = new HashMap<>();
   private final List<List<String>> lookups = new ArrayList<>();
-  private final BatchHandler handler = new BatchHandler(SLOT, 2048, TOPOLOGY, (ids, queue) -> {
+  private final BatchHandler handler = new BatchHandler(SLOT, new BatchHandler.Limits(2048, 8192), TOPOLOGY, (ids, queue) -> {
     lookups.add(List.copyOf(ids));
     Map<String, DeviceDirectory.Info> out = new HashMap<>();
     for (String id : ids) out.put(id, inventory.getOrDefault(id, DeviceDirectory.Info.fallback(queue.get(id))));
@@ -73,6 +75,26 @@ class BatchHandlerTest {
     assertNull(h.plan(), "nothing to write");
     assertTrue(h.toCommit().isEmpty());
     assertTrue(lookups.isEmpty(), "no device lookup for a batch without a valid message");
+  }
+
+  private static Msg batch(String name, Envelope... results) {
+    return new Msg(name, ResultBatch.join(Arrays.stream(results).map(Envelope::toBytes).toList()), Priority.NORMAL,
+        TOPOLOGY.routingKey(SLOT, Priority.NORMAL));
+  }
+
+  @Test
+  void aBatchMessageCommitsItsGoodResultsAndSetsTheBadOneAsideAlone() throws Exception {
+    Envelope otherSlot = envelope("dx", 2, 1, new JsonObject().put("status", "UP"));
+    Msg v3 = batch("v3", envelope("d1", SLOT, 1, new JsonObject().put("status", "UP")), otherSlot,
+        envelope("d2", SLOT, 1, new JsonObject().put("status", "DOWN")));
+    Handled<Msg> h = handle(up("d3", 1), v3, up("d1", 2));
+    assertEquals(List.of("d3#1", "v3", "v3", "d1#2"), h.toCommit().stream().map(v -> v.delivery().name()).toList(),
+        "v2 and v3 side by side; both good results of the batch commit");
+    assertEquals(List.of("d3", "d1", "d2", "d1"), h.toCommit().stream().map(v -> v.envelope().deviceId()).toList());
+    assertEquals(List.of("wrong_slot"), reasons(h));
+    assertEquals("v3", h.dead().get(0).delivery().name());
+    assertEquals(otherSlot, Envelope.fromJson(new JsonObject(new String(h.dead().get(0).letter().body(), StandardCharsets.UTF_8))),
+        "the dead letter is the bad result alone, as a v2 message");
   }
 
   @Test
@@ -126,7 +148,7 @@ class BatchHandlerTest {
 
   @Test
   void parseFailuresAreKnownBeforeTheLookupThatMayFail() {
-    BatchHandler failing = new BatchHandler(SLOT, 2048, TOPOLOGY, (ids, queue) -> Future.failedFuture("database down"), AlertRules::forPriority,
+    BatchHandler failing = new BatchHandler(SLOT, new BatchHandler.Limits(2048, 8192), TOPOLOGY, (ids, queue) -> Future.failedFuture("database down"), AlertRules::forPriority,
         Map.of());
     BatchHandler.Parsed<Msg> parsed = failing.parse(List.of(raw("broken", "{not json"), up("d1", 1)));
     assertEquals(List.of("malformed_json"), parsed.dead().stream().map(d -> d.letter().reason()).toList());
