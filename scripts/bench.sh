@@ -25,7 +25,8 @@
 #   -h, --help         this text
 # Environment overrides (optional): BENCH_CAP_DEVICES, BENCH_CAP_INTERVAL_MS, BENCH_HALF_INTERVAL_MS,
 #   BENCH_WARMUP_S, BENCH_WINDOW_S, BENCH_HEAP (default 2g), BENCH_PERFTEST_VERSIONS (versions tried in order),
-#   BENCH_NODE_FLAGS (extra --key=value flags for the node, e.g. "--outbox.replay.interval.ms=600000").
+#   BENCH_NODE_FLAGS (extra --key=value flags for the node, e.g. "--outbox.replay.interval.ms=600000"),
+#   BENCH_JVM_OPTS (extra JVM options, e.g. a flight recording: "-XX:StartFlightRecording=filename=target/bench/node.jfr").
 #
 # Needs: java 17, mvn (only to fetch PerfTest once), psql + pgbench, rabbitmqctl (root: deletes the PerfTest
 # queues), curl, and PostgreSQL/RabbitMQ/Redis running on 127.0.0.1 (scripts/ensure-services.sh).
@@ -381,9 +382,10 @@ start_node() { # tag devices interval_ms
   NODE_TEARDOWN_MAYBE=1
   teardown_node || die "Teardown before the run failed (RabbitMQ or PostgreSQL down?)"
   # the scheduler's API needs real secrets: throwaway ones, through the environment
+  # shellcheck disable=SC2086 # BENCH_JVM_OPTS and BENCH_NODE_FLAGS hold several words
   INSPECT_API_TOKEN=$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n') \
   INSPECT_CONSOLE_PASSWORD=$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n') \
-  java "-Xmx$HEAP" "-Xlog:gc:file=$OUT/gc-$tag.log" -jar "$JAR" --role=all --node.id=bench --pg.schema=bench \
+  java "-Xmx$HEAP" "-Xlog:gc:file=$OUT/gc-$tag.log" ${BENCH_JVM_OPTS:-} -jar "$JAR" --role=all --node.id=bench --pg.schema=bench \
     --topology.prefix=$PREFIX --redis.channel.prefix=bench --http.port=$PORT --data.dir="$DATA" \
     --probe.sim.devices="$n" --probe.interval.ms="$i" --slots.total=$SLOTS ${BENCH_NODE_FLAGS:-} >"$NODE_LOG" 2>&1 &
   NODE_PID=$!

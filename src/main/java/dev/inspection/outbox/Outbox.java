@@ -52,7 +52,7 @@ public final class Outbox implements AutoCloseable {
       CREATE TABLE IF NOT EXISTS device_seq (device_id TEXT PRIMARY KEY, seq INTEGER NOT NULL);
       CREATE TABLE IF NOT EXISTS probe_meta (k TEXT PRIMARY KEY, v INTEGER NOT NULL);
       """;
-  private static final String INSERT = "INSERT INTO outbox (message_id, device_id, cycle_id, seq, routing_key, body, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)";
+  private static final String INSERT = "INSERT INTO outbox (id, message_id, device_id, cycle_id, seq, routing_key, body, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)";
   private static final String UPSERT_SEQ = "INSERT INTO device_seq (device_id, seq) VALUES (?, ?) ON CONFLICT(device_id) DO UPDATE SET seq = excluded.seq";
   private static final String UPSERT_CYCLE = "INSERT INTO probe_meta (k, v) VALUES ('cycle_hwm', ?) ON CONFLICT(k) DO UPDATE SET v = excluded.v";
   private static final String CONFIRM = "UPDATE outbox SET confirmed = 1, confirmed_at = ? WHERE id = ? AND confirmed = 0";
@@ -73,6 +73,8 @@ public final class Outbox implements AutoCloseable {
   private final Clock clock;
   private final Map<String, Long> seqs = new HashMap<>();
   private long cycleHwm;
+  /** The highest row id ever handed out (this thread is the file's only writer, so ids are given here, not read back per row). */
+  private long lastId;
 
   private Outbox(WorkerExecutor executor, Connection db, String isNode, Topology topology, Clock clock) {
     this.executor = executor;
@@ -117,6 +119,10 @@ public final class Outbox implements AutoCloseable {
       try (ResultSet rs = st.executeQuery("SELECT v FROM probe_meta WHERE k = 'cycle_hwm'")) {
         if (rs.next()) cycleHwm = rs.getLong(1);
       }
+      // AUTOINCREMENT keeps the highest id ever used in sqlite_sequence, also after its row was deleted
+      try (ResultSet rs = st.executeQuery("SELECT max(v) FROM (SELECT seq AS v FROM sqlite_sequence WHERE name = 'outbox' UNION ALL SELECT max(id) FROM outbox)")) {
+        if (rs.next()) lastId = rs.getLong(1);
+      }
     }
     db.commit();
   }
@@ -131,9 +137,10 @@ public final class Outbox implements AutoCloseable {
     return run(() -> {
       Map<String, Long> before = new HashMap<>();
       long hwmBefore = cycleHwm;
+      long idBefore = lastId;
       List<OutboxRow> rows = new ArrayList<>(results.size());
       long now = clock.millis();
-      try (PreparedStatement ins = db.prepareStatement(INSERT, Statement.RETURN_GENERATED_KEYS);
+      try (PreparedStatement ins = db.prepareStatement(INSERT);
            PreparedStatement seq = db.prepareStatement(UPSERT_SEQ);
            PreparedStatement cyc = db.prepareStatement(UPSERT_CYCLE)) {
         for (CheckResult r : results) {
@@ -146,21 +153,19 @@ public final class Outbox implements AutoCloseable {
               isNode, cycle, s, r.collectedAt(), r.priority(), r.payload());
           byte[] body = e.toBytes();
           String rk = topology.routingKey(r.slot(), r.priority());
-          ins.setString(1, id);
-          ins.setString(2, r.deviceId());
-          ins.setLong(3, cycle);
-          ins.setLong(4, s);
-          ins.setString(5, rk);
-          ins.setBytes(6, body);
-          ins.setLong(7, now);
-          ins.executeUpdate();
-          long rowId;
-          try (ResultSet keys = ins.getGeneratedKeys()) {
-            keys.next();
-            rowId = keys.getLong(1);
-          }
+          long rowId = ++lastId;
+          ins.setLong(1, rowId);
+          ins.setString(2, id);
+          ins.setString(3, r.deviceId());
+          ins.setLong(4, cycle);
+          ins.setLong(5, s);
+          ins.setString(6, rk);
+          ins.setBytes(7, body);
+          ins.setLong(8, now);
+          ins.addBatch();
           rows.add(new OutboxRow(rowId, id, rk, body, now));
         }
+        ins.executeBatch();
         for (String device : before.keySet()) {
           seq.setString(1, device);
           seq.setLong(2, seqs.get(device));
@@ -179,6 +184,7 @@ public final class Outbox implements AutoCloseable {
           else seqs.put(device, old);
         });
         cycleHwm = hwmBefore;
+        lastId = idBefore;
         throw e;
       }
     });

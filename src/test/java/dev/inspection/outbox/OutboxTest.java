@@ -50,6 +50,23 @@ class OutboxTest {
   }
 
   @Test
+  void rowIdsKeepGrowingAfterEveryRowWasConfirmedDeletedAndTheProbeRestarted() throws Exception {
+    Path file = dir.resolve("ids.db");
+    Outbox o = await(Outbox.open(vertx, file, "p1", topology, Clock.systemUTC()));
+    List<OutboxRow> first = await(o.append(results(5_000, "a", "b", "c")));
+    assertEquals(List.of(first.get(0).id(), first.get(0).id() + 1, first.get(0).id() + 2), first.stream().map(OutboxRow::id).toList());
+    await(o.markConfirmed(first.stream().map(OutboxRow::id).toList()));
+    assertEquals(3, await(o.clean(-60_000)), "every confirmed row deleted");
+    await(o.closeAsync());
+    Outbox again = await(Outbox.open(vertx, file, "p1", topology, Clock.systemUTC()));
+    List<OutboxRow> second = await(again.append(results(6_000, "a")));
+    assertTrue(second.get(0).id() > first.get(2).id(), "an id is never handed out twice: " + second.get(0).id());
+    assertEquals(List.of(second.get(0).id()), await(again.pending(0, Long.MAX_VALUE, Long.MAX_VALUE, 10)).stream().map(OutboxRow::id).toList(),
+        "the id given is the id stored");
+    await(again.closeAsync());
+  }
+
+  @Test
   void sequenceAndCycleContinueAboveEverythingHandedOutBeforeARestart() throws Exception {
     Path file = dir.resolve("o.db");
     Outbox o = await(Outbox.open(vertx, file, "p1", topology, Clock.systemUTC()));
