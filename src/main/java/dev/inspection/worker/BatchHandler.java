@@ -10,6 +10,7 @@ import dev.inspection.worker.DeadLetterPublisher.DeadLetter;
 import dev.inspection.worker.SnapshotLoader.DeviceMemory;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonObject;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -22,7 +23,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Turns one slot's batch of deliveries into what to write and what to set aside (D8: one bad result is
  * dead-lettered alone, the rest commit): each body is parsed ({@link Envelope#parse}, at most
- * {@code maxMessageBytes}) and must belong to this slot ({@code wrong_slot}); the devices are looked up;
+ * {@code maxMessageBytes}) and must pass the {@link ResultGuard} (its device hashes to this slot, else
+ * {@code wrong_slot}; its cycle_id is not too far ahead of the clock, else {@code future_cycle}); the devices are looked up;
  * each payload is normalised by its device's profile ({@code bad_payload}); then {@link StatePlanner#plan}
  * (a device it rejects: {@code unprocessable}). Holds the slot's derived state (D7), which follows the
  * database: it changes only through {@link #committed}.
@@ -57,15 +59,19 @@ public final class BatchHandler {
   public record Handled<D>(StatePlanner.Plan plan, List<Valid<D>> toCommit, List<Dead<D>> dead) {}
 
   private final int slot;
+  private final ResultGuard guard;
+  private final Clock clock;
   private final int maxMessageBytes;
   private final Topology topology;
   private final Lookup lookup;
   private final IntFunction<AlertRules> rules;
   private final Map<String, DerivedState> memory;
 
-  public BatchHandler(int slot, int maxMessageBytes, Topology topology, Lookup lookup, IntFunction<AlertRules> rules,
+  public BatchHandler(ResultGuard guard, Clock clock, int maxMessageBytes, Topology topology, Lookup lookup, IntFunction<AlertRules> rules,
       Map<String, DerivedState> memory) {
-    this.slot = slot;
+    this.slot = guard.slot();
+    this.guard = guard;
+    this.clock = clock;
     this.maxMessageBytes = maxMessageBytes;
     this.topology = topology;
     this.lookup = lookup;
@@ -93,17 +99,14 @@ public final class BatchHandler {
     return plan(parse(batch));
   }
 
-  /** The bodies that are valid envelopes of this slot, and the others with their reason. */
+  /** The bodies that are valid envelopes of this slot (and not from the future), and the others with their reason. */
   public <D extends Received> Parsed<D> parse(List<D> batch) {
     List<Valid<D>> valid = new ArrayList<>(batch.size());
     List<Dead<D>> dead = new ArrayList<>();
     for (D d : batch) {
       try {
         Envelope e = Envelope.parse(d.body(), maxMessageBytes);
-        if (e.slotId() != slot) {
-          throw new InvalidMessage("wrong_slot", "envelope.slot_id " + e.slotId() + " arrived on slot " + slot
-              + "'s queue: probe and worker disagree on slots.total or the routing key");
-        }
+        guard.check(e, clock.millis());
         valid.add(new Valid<>(d, e));
       } catch (InvalidMessage im) {
         dead.add(dead(d, im.reason, im.getMessage()));
