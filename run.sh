@@ -22,7 +22,9 @@ commands:
   -h, --help            show this help
 
 Flags are passed to the node, e.g. ./run.sh demo --http.port=8081; every key can also be set with
-an INSPECT_* environment variable. List them with: java -jar target/node.jar --help
+an INSPECT_* environment variable (INSPECT_X_FILE=/path reads it from a file). List them with: java -jar target/node.jar --help
+probe, worker and scheduler run outside demo mode: they refuse RabbitMQ's guest account and a PostgreSQL
+superuser (the local services' defaults) unless given --security.allow.insecure.credentials=true.
 The jar is rebuilt (mvn -q -B package -DskipTests) when it is missing or older than pom.xml or src/.
 Missing maven or JDK 17 are installed with apt-get (Debian packages maven, openjdk-17-jdk-headless).
 EOF

@@ -194,13 +194,13 @@ delete_perf_queues() {
 drop_pg_scratch() { "${PSQL[@]}" -c 'SET client_min_messages = warning; DROP SCHEMA IF EXISTS bench_pg CASCADE' >/dev/null 2>&1 || say "WARNING: could not drop schema bench_pg"; }
 
 teardown_node() {
-  java -cp "$JAR" dev.inspection.node.Teardown --pg.schema=bench --topology.prefix=$PREFIX --slots.total=$SLOTS \
+  java -cp "$JAR" dev.inspection.node.Teardown --yes --pg.schema=bench --topology.prefix=$PREFIX --slots.total=$SLOTS \
     >"$OUT/teardown.log" 2>&1 && return 0
   say "WARNING: Teardown failed ($(grep -m1 -E 'Exception|Error' "$OUT/teardown.log" | tr -d '\t\r' | cut -c1-200)); full output in $OUT/teardown.log"
   # Teardown stops at the first service it cannot reach: drop the schema here at least
   "${PSQL[@]}" -c 'SET client_min_messages = warning; DROP SCHEMA IF EXISTS bench CASCADE' >/dev/null 2>&1 &&
     say "dropped schema bench with psql; the queues bench.status.* may be left: once RabbitMQ answers, run" \
-        "java -cp $JAR dev.inspection.node.Teardown --pg.schema=bench --topology.prefix=$PREFIX --slots.total=$SLOTS"
+        "java -cp $JAR dev.inspection.node.Teardown --yes --pg.schema=bench --topology.prefix=$PREFIX --slots.total=$SLOTS"
   return 1
 }
 
@@ -387,7 +387,8 @@ start_node() { # tag devices interval_ms
   INSPECT_CONSOLE_PASSWORD=$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n') \
   java "-Xmx$HEAP" "-Xlog:gc:file=$OUT/gc-$tag.log" ${BENCH_JVM_OPTS:-} -jar "$JAR" --role=all --node.id=bench --pg.schema=bench \
     --topology.prefix=$PREFIX --redis.channel.prefix=bench --http.port=$PORT --data.dir="$DATA" \
-    --probe.sim.devices="$n" --probe.interval.ms="$i" --slots.total=$SLOTS ${BENCH_NODE_FLAGS:-} >"$NODE_LOG" 2>&1 &
+    --probe.sim.devices="$n" --probe.interval.ms="$i" --slots.total=$SLOTS --security.allow.insecure.credentials=true \
+    ${BENCH_NODE_FLAGS:-} >"$NODE_LOG" 2>&1 &
   NODE_PID=$!
   local waited=0
   until grep -q 'is up: http' "$NODE_LOG" 2>/dev/null; do

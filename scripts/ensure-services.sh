@@ -30,7 +30,8 @@ MIN_FILE_HANDLES=4096
 RABBIT_ENV_CONF=/etc/rabbitmq/rabbitmq-env.conf
 RABBIT_ENV_MARK='# added by inspection-node scripts/ensure-services.sh: 512 quorum queues need more than 1024 file handles'
 RABBIT_ENV_LINE='ulimit -S -n "$(ulimit -H -n)" 2>/dev/null || true'
-PG_HBA_MARK='# added by inspection-node scripts/ensure-services.sh: the node and tests connect as postgres without a password'
+PG_HBA_MARK='# added by inspection-node scripts/ensure-services.sh: the node and tests connect as postgres to database test over 127.0.0.1 without a password'
+PG_HBA_MARK_OLD='# added by inspection-node scripts/ensure-services.sh: the node and tests connect as postgres without a password'
 REDIS_LOG=/var/log/redis/ci.log
 
 WORK="$(mktemp -d /tmp/ensure-services.XXXXXX)"
@@ -101,43 +102,63 @@ pg_find_cluster() {
 
 pg_up() { pg_isready -q -h 127.0.0.1 -p 5432 >/dev/null 2>&1; }
 
-pg_psql() { # database, sql
+pg_psql() { # database, sql: as the node and the tests connect (TCP 127.0.0.1, user postgres, no password)
   PGCONNECT_TIMEOUT=5 psql -w -X -q -h 127.0.0.1 -p 5432 -U postgres -d "$1" -Atc "$2"
 }
 
-# The node and the tests connect as postgres over 127.0.0.1 without a password. This machine's
-# pg_hba.conf has "host all all 127.0.0.1/32 trust"; a fresh Debian install has scram-sha-256.
-# Only when that connection fails: put trust lines for 127.0.0.1/32 (and ::1/128 if the file has
-# a non-trust line for it) first in pg_hba.conf, which wins because the first matching line counts.
-pg_ensure_trust() {
-  pg_psql postgres 'select 1' >/dev/null 2>&1 && return 0
-  local hba="/etc/postgresql/$PG_VER/main/pg_hba.conf" add=() method
-  [ -f "$hba" ] || die "postgresql: cannot connect as postgres on 127.0.0.1 and $hba does not exist"
-  method="$(awk '$1 ~ /^host/ && $2 == "all" && $3 == "all" && $4 == "127.0.0.1/32" { print $5; exit }' "$hba")"
-  [ "$method" = trust ] || add+=("host    all             all             127.0.0.1/32            trust")
-  method="$(awk '$1 ~ /^host/ && $2 == "all" && $3 == "all" && $4 == "::1/128" { print $5; exit }' "$hba")"
-  [ -z "$method" ] || [ "$method" = trust ] || add+=("host    all             all             ::1/128                 trust")
-  if [ "${#add[@]}" -gt 0 ]; then
-    cp -p "$hba" "$hba.before-ensure-services"
-    { echo "$PG_HBA_MARK"; printf '%s\n' "${add[@]}"; cat "$hba.before-ensure-services"; } >"$WORK/pg_hba.conf"
-    cat "$WORK/pg_hba.conf" >"$hba"   # keeps owner and mode
-    pg_ctlcluster --skip-systemctl-redirect "$PG_VER" main reload >"$WORK/pg-reload.log" 2>&1 ||
-      { cat "$WORK/pg-reload.log" >&2; die "postgresql: reload after editing $hba failed"; }
-    echo "postgresql: set trust auth for user postgres on 127.0.0.1 in $hba (reloaded; old file kept as $hba.before-ensure-services)"
-    sleep 1
+pg_admin() { # database, sql: administration over the local socket as the OS user postgres (peer auth on Debian)
+  if command -v runuser >/dev/null 2>&1 && id postgres >/dev/null 2>&1 &&
+     (cd / && PGCONNECT_TIMEOUT=5 runuser -u postgres -- psql -w -X -q -p 5432 -d "$1" -Atc "$2"); then
+    return 0
   fi
-  pg_psql postgres 'select 1' >/dev/null 2>&1 ||
-    die "postgresql: cannot connect as user postgres on 127.0.0.1:5432 without a password; check $hba and $PG_LOG"
+  pg_psql "$1" "$2"
+}
+
+# The node and the tests connect as user postgres to database test over 127.0.0.1 without a password.
+# A fresh Debian install asks for a password there (scram-sha-256). Only when that connection fails, one
+# line is put first in pg_hba.conf (the first matching line counts): trust for exactly that user, that
+# database and 127.0.0.1/32; every other user, database and address keeps its authentication. An older
+# version of this script trusted every user and database on localhost: its marked lines are narrowed to
+# this one. Idempotent: a second run finds the connection working and changes nothing.
+PG_HBA_LINE="host    test            postgres        127.0.0.1/32            trust"
+pg_ensure_trust() {
+  local hba="/etc/postgresql/$PG_VER/main/pg_hba.conf"
+  if grep -qxF "$PG_HBA_MARK_OLD" "$hba" 2>/dev/null; then
+    cp -p "$hba" "$hba.before-ensure-services"
+    # drop the old marker and the broad trust lines right after it, keep everything else
+    awk -v mark="$PG_HBA_MARK_OLD" '
+      $0 == mark { skipping = 1; next }
+      skipping && $1 ~ /^host/ && $2 == "all" && $3 == "all" && ($4 == "127.0.0.1/32" || $4 == "::1/128") && $5 == "trust" { next }
+      { skipping = 0; print }' "$hba.before-ensure-services" >"$WORK/pg_hba.conf"
+    cat "$WORK/pg_hba.conf" >"$hba"   # keeps owner and mode
+    echo "postgresql: removed the trust-everyone lines an older ensure-services.sh put in $hba (old file kept as $hba.before-ensure-services)"
+    pg_reload "$hba"
+  fi
+  pg_psql test 'select 1' >/dev/null 2>&1 && return 0
+  [ -f "$hba" ] || die "postgresql: cannot connect as postgres to database test on 127.0.0.1 and $hba does not exist"
+  if ! grep -qxF "$PG_HBA_LINE" "$hba"; then
+    cp -p "$hba" "$hba.before-ensure-services"
+    { echo "$PG_HBA_MARK"; echo "$PG_HBA_LINE"; cat "$hba.before-ensure-services"; } >"$WORK/pg_hba.conf"
+    cat "$WORK/pg_hba.conf" >"$hba"   # keeps owner and mode
+    echo "postgresql: set trust auth for user postgres, database test, 127.0.0.1/32 only in $hba (old file kept as $hba.before-ensure-services)"
+    pg_reload "$hba"
+  fi
+  pg_psql test 'select 1' >/dev/null 2>&1 ||
+    die "postgresql: cannot connect as user postgres to database test on 127.0.0.1:5432 without a password; check $hba and $PG_LOG"
+}
+
+pg_reload() { # hba file, for the message
+  pg_ctlcluster --skip-systemctl-redirect "$PG_VER" main reload >"$WORK/pg-reload.log" 2>&1 ||
+    { cat "$WORK/pg-reload.log" >&2; die "postgresql: reload after editing $1 failed"; }
+  sleep 1
 }
 
 pg_ensure_test_db() {
-  pg_psql test 'select 1' >/dev/null 2>&1 && return 0
-  if [ -z "$(pg_psql postgres "select 1 from pg_database where datname = 'test'" 2>/dev/null)" ]; then
-    createdb -w -h 127.0.0.1 -p 5432 -U postgres test >"$WORK/createdb.log" 2>&1 ||
-      { cat "$WORK/createdb.log" >&2; die "postgresql: createdb test failed"; }
+  if [ -z "$(pg_admin postgres "select 1 from pg_database where datname = 'test'" 2>/dev/null)" ]; then
+    pg_admin postgres 'CREATE DATABASE test' >"$WORK/createdb.log" 2>&1 ||
+      { cat "$WORK/createdb.log" >&2; die "postgresql: CREATE DATABASE test failed (as OS user postgres over the local socket)"; }
     echo "postgresql: created database test"
   fi
-  pg_psql test 'select 1' >/dev/null 2>&1 || die "postgresql: cannot connect to database test; see $PG_LOG"
 }
 
 ensure_postgresql() {
@@ -160,8 +181,8 @@ ensure_postgresql() {
     fi
     wait_until postgresql pg_up "$PG_LOG"
   fi
-  pg_ensure_trust
   pg_ensure_test_db
+  pg_ensure_trust
   echo "postgresql: running ($PG_VER/main on 127.0.0.1:5432, database test reachable)"
 }
 

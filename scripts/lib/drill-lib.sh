@@ -75,7 +75,8 @@ drill_setup() {
   cp "$drill_jar_src" "$dir/node.jar"
   jar="$dir/node.jar"
   common=(--pg.schema="$name" --topology.prefix="$name" --redis.channel.prefix="$name" --slots.total="$slots"
-          --data.dir="$dir" --backoff.max.ms=5000)
+          --data.dir="$dir" --backoff.max.ms=5000
+          --security.allow.insecure.credentials=true)   # local services: postgres superuser and guest (not demo mode)
   # the API needs real secrets: fresh ones per run, passed through the environment (not visible in ps)
   INSPECT_API_TOKEN=$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')
   INSPECT_CONSOLE_PASSWORD=$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')
@@ -115,9 +116,9 @@ drill_cleanup() {
   wait 2>/dev/null
   if [ "${DRILL_KEEP:-0}" = 1 ] && [ -n "${jar:-}" ]; then
     echo "$DRILL: DRILL_KEEP=1: schema and queues $name kept; remove them with:" >&2
-    echo "  java -cp $jar dev.inspection.node.Teardown ${common[*]}" >&2
+    echo "  java -cp $jar dev.inspection.node.Teardown --yes ${common[*]}" >&2
   elif [ -n "${jar:-}" ] && [ -f "$jar" ]; then
-    java -cp "$jar" dev.inspection.node.Teardown "${common[@]}" >>"$dir/teardown.log" 2>&1 ||
+    java -cp "$jar" dev.inspection.node.Teardown --yes "${common[@]}" >>"$dir/teardown.log" 2>&1 ||
       echo "$DRILL: teardown of $name failed; see $dir/teardown.log" >&2
     rm -f "$jar"
   fi

@@ -74,13 +74,44 @@ public final class Config {
     }
     for (Map.Entry<String, String> e : env.entrySet()) {
       if (!e.getKey().startsWith("INSPECT_")) continue;
-      ConfigKey key = Keys.ALL.stream().filter(k -> k.envName().equals(e.getKey())).findFirst()
-          .orElseThrow(() -> new ConfigException("unknown environment variable " + e.getKey()
-              + ": no configuration key matches it (see --help for the keys; unset it or fix the name)"));
-      put(v, key.name(), e.getValue(), "environment variable " + e.getKey());
+      ConfigKey key = byEnv(e.getKey());
+      if (key != null) {
+        put(v, key.name(), e.getValue(), "environment variable " + e.getKey());
+        continue;
+      }
+      // INSPECT_X_FILE=/path: key x's value is the file's content (Docker/Kubernetes secrets), never both
+      String var = e.getKey();
+      ConfigKey fileKey = var.endsWith("_FILE") ? byEnv(var.substring(0, var.length() - "_FILE".length())) : null;
+      if (fileKey == null) {
+        throw new ConfigException("unknown environment variable " + var
+            + ": no configuration key matches it (see --help for the keys; unset it or fix the name)");
+      }
+      if (env.containsKey(fileKey.envName())) {
+        throw new ConfigException("both " + fileKey.envName() + " and " + var + " are set: " + fileKey.name()
+            + " comes from one of them; unset the other");
+      }
+      put(v, fileKey.name(), readValueFile(var, e.getValue()), "the file named by " + var);
     }
     flags.forEach((key, value) -> put(v, key, value, "flag --" + key));
     return new Config(v);
+  }
+
+  private static ConfigKey byEnv(String var) {
+    return Keys.ALL.stream().filter(k -> k.envName().equals(var)).findFirst().orElse(null);
+  }
+
+  /** The content of the file an {@code INSPECT_X_FILE} variable names, without its trailing line break(s). */
+  static String readValueFile(String var, String file) {
+    if (file == null || file.isBlank()) throw new ConfigException(var + " is set but empty: give the path of the file holding the value, or unset it");
+    try {
+      String content = Files.readString(Path.of(file));
+      int end = content.length();
+      while (end > 0 && (content.charAt(end - 1) == '\n' || content.charAt(end - 1) == '\r')) end--;
+      return content.substring(0, end);
+    } catch (IOException | RuntimeException e) {
+      throw new ConfigException("cannot read the file named by " + var + " (" + file + "): " + e.getClass().getSimpleName()
+          + (e.getMessage() == null ? "" : " " + e.getMessage()) + "; make it readable by this user or unset " + var);
+    }
   }
 
   private static Map<String, String> defaults() {
@@ -153,6 +184,7 @@ public final class Config {
       throw new ConfigException("slots.total must be between 1 and 4096 (got " + c.get(Keys.SLOTS_TOTAL) + ")");
     }
     if (c.getInt(Keys.WORKER_BATCH_MAX) < 1) throw new ConfigException("worker.batch.max must be at least 1");
+    if (c.getLong(Keys.WORKER_MAX_FUTURE_SKEW_MS) < 0) throw new ConfigException("worker.max.future.skew.ms must not be negative");
     if (c.getLong(Keys.WORKER_HEARTBEAT_MS) * 2 > c.getLong(Keys.WORKER_LEASE_TTL_MS)) {
       throw new ConfigException("worker.lease.ttl.ms (" + c.get(Keys.WORKER_LEASE_TTL_MS) + ") must be at least twice worker.heartbeat.ms ("
           + c.get(Keys.WORKER_HEARTBEAT_MS) + "), or leases expire between renewals");
@@ -226,15 +258,15 @@ public final class Config {
     return new Config(v);
   }
 
-  /** Key=value lines with secrets masked, for the start-up log. */
   /** Keys whose values never appear in logs or API answers. */
   public static boolean isSecret(String key) {
     return key.contains("password") || key.contains("token") || key.contains("secret");
   }
 
+  /** Key=value lines for the start-up log: secret keys masked, and the password of any URL's user-info ({@link Secrets#show}). */
   public List<String> describe() {
     List<String> out = new ArrayList<>();
-    values.forEach((key, value) -> out.add(key + "=" + (isSecret(key) && !value.isEmpty() ? "****" : value)));
+    values.forEach((key, value) -> out.add(key + "=" + Secrets.show(key, value)));
     return out;
   }
 
@@ -245,7 +277,9 @@ public final class Config {
         .append("# Use with: java -jar node.jar --config conf/node.properties\n")
         .append("# Each key can also be set by environment variable (INSPECT_ + upper-case key, dots as underscores)\n")
         .append("# or by a flag --key=value; flags win over the environment, which wins over this file.\n")
-        .append("# An unknown key stops start-up with a message naming it. Regenerate with --print-config.\n");
+        .append("# An unknown key stops start-up with a message naming it. Regenerate with --print-config.\n")
+        .append("# Secrets can come from files: INSPECT_X_FILE=/path reads key X's value from the file (e.g.\n")
+        .append("# INSPECT_PG_PASSWORD_FILE=/run/secrets/pg); setting both INSPECT_X and INSPECT_X_FILE is an error.\n");
     for (ConfigKey k : Keys.ALL) {
       b.append("\n# ").append(k.help()).append(" (").append(k.type().name().toLowerCase()).append(", env ").append(k.envName()).append(")\n");
       b.append(k.name()).append('=').append(k.defaultValue()).append('\n');
@@ -264,6 +298,9 @@ public final class Config {
         Each key below can be set in the --config file (Java properties), by the environment variable
         shown, or by a flag --key=value (flags win over the environment, which wins over the file).
         An unknown key, flag or variable stops start-up with a message naming it.
+        INSPECT_<KEY>_FILE=/path reads a key's value from a file (trailing line break dropped), so secrets need
+        not sit in the environment: e.g. INSPECT_PG_PASSWORD_FILE=/run/secrets/pg (not together with INSPECT_PG_PASSWORD).
+        Secret keys (password, token, secret) and passwords in URLs (redis://user:***@host) are masked in every log.
         --print-config prints the documented default configuration (conf/node.properties).
 
         """);

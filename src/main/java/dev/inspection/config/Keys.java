@@ -71,6 +71,7 @@ public final class Keys {
   public static final ConfigKey WORKER_BATCH_LINGER_MS = k("worker.batch.linger.ms", "200", LONG, "longest wait for a batch to fill");
   public static final ConfigKey WORKER_MAX_MESSAGE_BYTES = k("worker.max.message.bytes", "65536", INT, "a larger message of one result (schema v2) is dead-lettered as oversized");
   public static final ConfigKey WORKER_MAX_BATCH_BYTES = k("worker.max.batch.bytes", "1048576", INT, "a larger message of several results (schema v3) is dead-lettered as oversized, whole; keep it above the probes' outbox.publish.batch.bytes");
+  public static final ConfigKey WORKER_MAX_FUTURE_SKEW_MS = k("worker.max.future.skew.ms", "600000", LONG, "a result whose cycle_id (the probe's check time, epoch ms) is further ahead of the worker's clock than this is dead-lettered as future_cycle (it would outrank every real result until then)");
   public static final ConfigKey WORKER_LEASE_TTL_MS = k("worker.lease.ttl.ms", "30000", LONG, "lease duration; renewed with every heartbeat");
   public static final ConfigKey WORKER_HEARTBEAT_MS = k("worker.heartbeat.ms", "3000", LONG, "heartbeat and lease renewal interval");
   public static final ConfigKey WORKER_LEASE_POLL_MS = k("worker.lease.poll.ms", "1000", LONG, "how often a worker reads its leases from PostgreSQL (Redis notifications make it look sooner; the poll is the fallback)");
@@ -120,6 +121,7 @@ public final class Keys {
   public static final ConfigKey CONSOLE_USER = k("console.user", "operator", STRING, "user name of the console login");
   public static final ConfigKey CONSOLE_PASSWORD = k("console.password", "", STRING, "SECRET: password of the console login (at least 12 characters); required unless demo.mode; prefer INSPECT_CONSOLE_PASSWORD");
   public static final ConfigKey DEMO_MODE = k("demo.mode", "false", BOOL, "demo only: generate a random API token and console password when none is set and print them once at start");
+  public static final ConfigKey SECURITY_ALLOW_INSECURE_CREDENTIALS = k("security.allow.insecure.credentials", "false", BOOL, "outside demo.mode a node refuses rabbit.user=guest and a PostgreSQL superuser as pg.user; true allows them (local tests, drills and benchmarks only)");
   public static final ConfigKey SHUTDOWN_GRACE_MS = k("shutdown.grace.ms", "25000", LONG, "on SIGTERM, how long the node may take to finish batches, flush the outbox and hand back leases");
   public static final ConfigKey BACKOFF_INITIAL_MS = k("backoff.initial.ms", "200", LONG, "first reconnect / retry delay after a failure");
   public static final ConfigKey BACKOFF_MAX_MS = k("backoff.max.ms", "10000", LONG, "cap of the reconnect / retry delay (jittered)");
@@ -133,7 +135,7 @@ public final class Keys {
       PROBE_GROUP, PROBE_SIM_DEVICES, PROBE_SIM_FAIL_RATE, PROBE_INTERVAL_MS, PROBE_JITTER_PCT,
       PROBE_INVENTORY_FILE, PROBE_INVENTORY_URL, PROBE_INVENTORY_REFRESH_MS, PROBE_PACING_REFRESH_MS, PROBE_CHECK_TIMEOUT_MS,
       OUTBOX_COMMIT_MAX_ROWS, OUTBOX_PUBLISH_CHANNELS, OUTBOX_MAX_INFLIGHT, OUTBOX_PUBLISH_BATCH_MAX, OUTBOX_PUBLISH_BATCH_BYTES, OUTBOX_REPLAY_INTERVAL_MS, OUTBOX_REPLAY_MIN_AGE_MS, OUTBOX_RETENTION_MS,
-      WORKER_PREFETCH_HIGH, WORKER_PREFETCH_NORMAL, WORKER_BATCH_MAX, WORKER_BATCH_LINGER_MS, WORKER_MAX_MESSAGE_BYTES, WORKER_MAX_BATCH_BYTES,
+      WORKER_PREFETCH_HIGH, WORKER_PREFETCH_NORMAL, WORKER_BATCH_MAX, WORKER_BATCH_LINGER_MS, WORKER_MAX_MESSAGE_BYTES, WORKER_MAX_BATCH_BYTES, WORKER_MAX_FUTURE_SKEW_MS,
       WORKER_LEASE_TTL_MS, WORKER_HEARTBEAT_MS, WORKER_LEASE_POLL_MS, WORKER_SUSPECT_AFTER_MS, WORKER_DEAD_AFTER_MS, WORKER_WARMUP_MS,
       WORKER_QUARANTINE_MS, WORKER_SNAPSHOT_PAGE, WORKER_FAULT_FREEZE_HEARTBEAT_AFTER_MS,
       SCHEDULER_TICK_MS, SCHEDULER_ELECTION_MS, SCHEDULER_LEADER_SESSION_TIMEOUT_MS, SCHEDULER_LEADER_GRACE_MS, SCHEDULER_LEASE_EXPIRY_GRACE_MS,
@@ -143,7 +145,7 @@ public final class Keys {
       ALERT_OFFLINE_FAILURES_P1, ALERT_OFFLINE_FAILURES_P2, ALERT_OFFLINE_FAILURES_P3, ALERT_OFFLINE_SEVERITY_P1, ALERT_OFFLINE_SEVERITY_P2,
       ALERT_OFFLINE_SEVERITY_P3, ALERT_FLAP_LOW_PCT, ALERT_FLAP_HIGH_PCT, ALERT_FLAP_WINDOW,
       RETENTION_HISTORY_DAYS_HIGH, RETENTION_HISTORY_DAYS_NORMAL, RETENTION_ALERT_DAYS, RETENTION_ROLLUP_DAYS, RETENTION_AHEAD_DAYS, RETENTION_CHECK_MS,
-      API_TOKEN, CONSOLE_USER, CONSOLE_PASSWORD, DEMO_MODE,
+      API_TOKEN, CONSOLE_USER, CONSOLE_PASSWORD, DEMO_MODE, SECURITY_ALLOW_INSECURE_CREDENTIALS,
       SHUTDOWN_GRACE_MS, BACKOFF_INITIAL_MS, BACKOFF_MAX_MS);
 
   public static final Map<String, ConfigKey> BY_NAME;

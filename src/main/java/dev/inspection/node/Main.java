@@ -3,6 +3,7 @@ package dev.inspection.node;
 import dev.inspection.config.Config;
 import dev.inspection.config.ConfigException;
 import dev.inspection.config.Keys;
+import dev.inspection.config.Secrets;
 import java.time.Clock;
 import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
@@ -27,7 +28,7 @@ public final class Main {
       config = Config.load(args, System.getenv());
       Node.validate(config);
     } catch (ConfigException e) {
-      System.err.println("error: " + e.getMessage());
+      System.err.println("error: " + Secrets.redact(e.getMessage()));
       System.exit(2);
       return;
     }
@@ -45,10 +46,10 @@ public final class Main {
     } catch (Exception e) {
       Throwable cause = e.getCause() != null ? e.getCause() : e;
       if (cause instanceof ConfigException) {
-        System.err.println("error: " + cause.getMessage());
+        System.err.println("error: " + Secrets.redact(cause.getMessage()));
         System.exit(2);
       }
-      System.err.println("error: the node could not start: " + cause.getMessage());
+      System.err.println("error: the node could not start: " + Secrets.redact(cause.getMessage()));
       System.exit(1);
       return;
     }

@@ -79,6 +79,8 @@ public final class Node {
     try {
       // the API refuses to start without real secrets (demo mode generates them)
       credentials = role.runsScheduler() ? Credentials.resolve(config, System.out) : null;
+      // no well-known broker account outside demo mode (the superuser check needs PostgreSQL: see migrate)
+      CredentialPolicy.checkRabbit(config);
     } catch (ConfigException e) {
       return Future.failedFuture(e);
     }
@@ -126,13 +128,17 @@ public final class Node {
         new ProbeRoutes(s.devices(), s.view(), s::probes, s.minWorkers()));
   }
 
-  /** Applies the migrations with a short-lived pool, retrying while PostgreSQL is not reachable. */
+  /**
+   * Refuses a PostgreSQL superuser outside demo mode ({@link CredentialPolicy}), then applies the migrations
+   * with a short-lived pool, retrying while PostgreSQL is not reachable.
+   */
   private Future<Void> migrate() {
     PgOptions pg = PgOptions.from(config);
     Pool pool = Db.pool(vertx, pg, 1);
-    // a migration that finds a conflicting schema (IllegalStateException) is not fixed by waiting
+    // a migration that finds a conflicting schema (IllegalStateException) or a refused role is not fixed by waiting
     return new Retry(vertx, RetryPolicy.from(config), log).until("migrate schema " + pg.schema() + " on " + pg.where(),
-        () -> Migrations.apply(pool, pg.schema(), config.getInt(Keys.SLOTS_TOTAL)), e -> e instanceof IllegalStateException, () -> false)
+        () -> CredentialPolicy.checkPostgres(pool, config).compose(v -> Migrations.apply(pool, pg.schema(), config.getInt(Keys.SLOTS_TOTAL))),
+        e -> e instanceof IllegalStateException || e instanceof ConfigException, () -> false)
         .<Void>mapEmpty().eventually(pool::close);
   }
 

@@ -11,6 +11,7 @@ import dev.inspection.worker.DeadLetterPublisher.DeadLetter;
 import dev.inspection.worker.SnapshotLoader.DeviceMemory;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonObject;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -23,8 +24,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Turns one slot's batch of deliveries into what to write and what to set aside (D8: one bad result is
  * dead-lettered alone, the rest commit): each body is parsed ({@link ResultBatch#parse}: a v2 message holds
- * one result, a v3 message several, each checked on its own) and each result must belong to this slot
- * ({@code wrong_slot}); the devices are looked up;
+ * one result, a v3 message several, each checked on its own) and each result must pass the
+ * {@link ResultGuard} (its device hashes to this slot, else {@code wrong_slot}; its cycle_id is not too far
+ * ahead of the clock, else {@code future_cycle}); the devices are looked up;
  * each payload is normalised by its device's profile ({@code bad_payload}); then {@link StatePlanner#plan}
  * (a device it rejects: {@code unprocessable}). Holds the slot's derived state (D7), which follows the
  * database: it changes only through {@link #committed}.
@@ -59,6 +61,8 @@ public final class BatchHandler {
   public record Handled<D>(StatePlanner.Plan plan, List<Valid<D>> toCommit, List<Dead<D>> dead) {}
 
   private final int slot;
+  private final ResultGuard guard;
+  private final Clock clock;
   private final Limits limits;
   private final Topology topology;
   private final Lookup lookup;
@@ -68,9 +72,11 @@ public final class BatchHandler {
   /** Largest v2 message (one result) and largest v3 message (a batch of results), in bytes. */
   public record Limits(int maxResultBytes, int maxBatchBytes) {}
 
-  public BatchHandler(int slot, Limits limits, Topology topology, Lookup lookup, IntFunction<AlertRules> rules,
+  public BatchHandler(ResultGuard guard, Clock clock, Limits limits, Topology topology, Lookup lookup, IntFunction<AlertRules> rules,
       Map<String, DerivedState> memory) {
-    this.slot = slot;
+    this.slot = guard.slot();
+    this.guard = guard;
+    this.clock = clock;
     this.limits = limits;
     this.topology = topology;
     this.lookup = lookup;
@@ -98,10 +104,11 @@ public final class BatchHandler {
     return plan(parse(batch));
   }
 
-  /** The results that are valid envelopes of this slot, and the others with their reason. */
+  /** The results that are valid envelopes of this slot (and not from the future), and the others with their reason. */
   public <D extends Received> Parsed<D> parse(List<D> batch) {
     List<Valid<D>> valid = new ArrayList<>(batch.size());
     List<Dead<D>> dead = new ArrayList<>();
+    long now = clock.millis();
     for (D d : batch) {
       List<ResultBatch.Item> items;
       try {
@@ -114,10 +121,7 @@ public final class BatchHandler {
         try {
           if (item.invalid() != null) throw item.invalid();
           Envelope e = item.envelope();
-          if (e.slotId() != slot) {
-            throw new InvalidMessage("wrong_slot", "envelope.slot_id " + e.slotId() + " arrived on slot " + slot
-                + "'s queue: probe and worker disagree on slots.total or the routing key");
-          }
+          guard.check(e, now);
           valid.add(new Valid<>(d, e, item));
         } catch (InvalidMessage im) {
           dead.add(dead(d, item.body(), im.reason, im.getMessage()));

@@ -63,10 +63,12 @@ public final class SlotProcessor {
   }
 
   /** Tunables of a processor. {@code reopen}: the backoff between attempts to open the consumers. */
-  public record Settings(int prefetchHigh, int prefetchNormal, int batchMax, long lingerMs, BatchHandler.Limits limits, RetryPolicy reopen) {
+  public record Settings(int prefetchHigh, int prefetchNormal, int batchMax, long lingerMs, BatchHandler.Limits limits, long maxFutureSkewMs,
+      RetryPolicy reopen) {
     public static Settings from(Config c) {
       return new Settings(c.getInt(Keys.WORKER_PREFETCH_HIGH), c.getInt(Keys.WORKER_PREFETCH_NORMAL), c.getInt(Keys.WORKER_BATCH_MAX),
-          c.getLong(Keys.WORKER_BATCH_LINGER_MS), new BatchHandler.Limits(c.getInt(Keys.WORKER_MAX_MESSAGE_BYTES), c.getInt(Keys.WORKER_MAX_BATCH_BYTES)), RetryPolicy.from(c));
+          c.getLong(Keys.WORKER_BATCH_LINGER_MS), new BatchHandler.Limits(c.getInt(Keys.WORKER_MAX_MESSAGE_BYTES), c.getInt(Keys.WORKER_MAX_BATCH_BYTES)),
+          c.getLong(Keys.WORKER_MAX_FUTURE_SKEW_MS), RetryPolicy.from(c));
     }
   }
 
@@ -102,7 +104,8 @@ public final class SlotProcessor {
     this.consumers = new SlotConsumers(vertx, slot, epoch, services.workerId(), services.topology(),
         new SlotConsumers.Prefetch(settings.prefetchHigh(), settings.prefetchNormal()), services.broker(), services.acks(), metrics, this::accept);
     this.mailbox = new BatchPicker<>(settings.batchMax(), settings.lingerMs(), services.clock());
-    this.handler = new BatchHandler(slot, settings.limits(), services.topology(), services.devices(), services.rules(),
+    this.handler = new BatchHandler(new ResultGuard(slot, services.topology().totalSlots(), settings.maxFutureSkewMs()), services.clock(),
+        settings.limits(), services.topology(), services.devices(), services.rules(),
         BatchHandler.memoryOf(snapshot));
     this.reopen = new Retry(vertx, settings.reopen(), log);
     this.stats = new SlotStats(metrics);

@@ -21,6 +21,11 @@ public final class ChildNode implements AutoCloseable {
   }
 
   public static ChildNode start(TestEnv env, String label, Map<String, String> flags) throws Exception {
+    return start(env, label, flags, Map.of());
+  }
+
+  /** As {@link #start(TestEnv, String, Map)}, with extra environment variables for the child (e.g. INSPECT_*_FILE, LOG_LEVEL). */
+  public static ChildNode start(TestEnv env, String label, Map<String, String> flags, Map<String, String> environment) throws Exception {
     String jar = System.getProperty("node.jar", "target/node.jar");
     if (!new File(jar).exists()) throw new IllegalStateException(jar + " is missing: run `mvn package` (the ITs run after it in `mvn verify`)");
     List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m", "-jar", jar));
@@ -30,6 +35,7 @@ public final class ChildNode implements AutoCloseable {
     all.forEach((k, v) -> cmd.add("--" + k + "=" + v));
     Path log = env.dataDir.resolve(label + ".log");
     ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+    pb.environment().putAll(environment);
     ChildNode c = new ChildNode(pb.start(), log);
     TestEnv.awaitTrue(Duration.ofSeconds(60), label + " is up (see " + log + ")",
         () -> Files.exists(log) && Files.readString(log).contains(") is up:"));

@@ -38,6 +38,10 @@ public final class TestEnv implements AutoCloseable {
   public static final String API_TOKEN = "it-token-9c41f7d2b86e4a1f0b3d";
   public static final String CONSOLE_USER = "it-operator";
   public static final String CONSOLE_PASSWORD = "it-password-7e2a91c4d5";
+  /** A password a test puts into redis.url (PathSecurityIT); scripts/check-secrets.sh checks it never reaches a log. */
+  public static final String REDIS_PASSWORD = "it-redis-pw-4f0c8a17e3";
+  /** The password of the non-superuser PostgreSQL role PathSecurityIT creates. */
+  public static final String PG_ROLE_PASSWORD = "it-pg-role-pw-b71e09c5d2";
   public final String name;
   public final Path dataDir;
   public final int slots;
@@ -60,6 +64,8 @@ public final class TestEnv implements AutoCloseable {
     base.put("api.token", API_TOKEN);
     base.put("console.user", CONSOLE_USER);
     base.put("console.password", CONSOLE_PASSWORD);
+    // the local services run as postgres (a superuser) and guest: allowed for tests only (PathSecurityIT tests the refusal)
+    base.put("security.allow.insecure.credentials", "true");
     base.put("backoff.initial.ms", "100");
     base.put("backoff.max.ms", "1000");
     base.put("worker.lease.poll.ms", "300");

@@ -16,7 +16,9 @@ import dev.inspection.worker.BatchHandler.Valid;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonObject;
 import java.nio.charset.StandardCharsets;
+import java.time.Clock;
 import java.time.Instant;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -26,14 +28,18 @@ import org.junit.jupiter.api.Test;
 
 class BatchHandlerTest {
   private static final int SLOT = 0;
-  private static final Topology TOPOLOGY = new Topology("t", 4, 1_000_000, 5);
+  /** One slot: every device hashes to it (the hash check has its own tests below, on four slots). */
+  private static final Topology TOPOLOGY = new Topology("t", 1, 1_000_000, 5);
+  private static final long NOW = 1_700_000_000_000L;
+  private static final Clock CLOCK = Clock.fixed(Instant.ofEpochMilli(NOW), ZoneOffset.UTC);
+  private static final long SKEW = 600_000;
 
   /** A delivery as the handler sees it. */
   record Msg(String name, byte[] body, Priority priority, String routingKey) implements BatchHandler.Received {}
 
   private final Map<String, DeviceDirectory.Info> inventory = new HashMap<>();
   private final List<List<String>> lookups = new ArrayList<>();
-  private final BatchHandler handler = new BatchHandler(SLOT, new BatchHandler.Limits(2048, 8192), TOPOLOGY, (ids, queue) -> {
+  private final BatchHandler handler = new BatchHandler(new ResultGuard(SLOT, 1, SKEW), CLOCK, new BatchHandler.Limits(2048, 8192), TOPOLOGY, (ids, queue) -> {
     lookups.add(List.copyOf(ids));
     Map<String, DeviceDirectory.Info> out = new HashMap<>();
     for (String id : ids) out.put(id, inventory.getOrDefault(id, DeviceDirectory.Info.fallback(queue.get(id))));
@@ -148,7 +154,7 @@ class BatchHandlerTest {
 
   @Test
   void parseFailuresAreKnownBeforeTheLookupThatMayFail() {
-    BatchHandler failing = new BatchHandler(SLOT, new BatchHandler.Limits(2048, 8192), TOPOLOGY, (ids, queue) -> Future.failedFuture("database down"), AlertRules::forPriority,
+    BatchHandler failing = new BatchHandler(new ResultGuard(SLOT, 1, SKEW), CLOCK, new BatchHandler.Limits(2048, 8192), TOPOLOGY, (ids, queue) -> Future.failedFuture("database down"), AlertRules::forPriority,
         Map.of());
     BatchHandler.Parsed<Msg> parsed = failing.parse(List.of(raw("broken", "{not json"), up("d1", 1)));
     assertEquals(List.of("malformed_json"), parsed.dead().stream().map(d -> d.letter().reason()).toList());
@@ -162,5 +168,36 @@ class BatchHandlerTest {
     assertNull(handler.derived("d1"), "planning alone changes nothing");
     handler.committed(h.plan());
     assertEquals(1, handler.derived("d1").consecFailures());
+  }
+
+  private static Envelope at(String device, int slot, long cycle, long seq) {
+    return new Envelope(Envelope.messageId("n", cycle, device, seq), device, slot, 1, 1, 1, "n", cycle, seq, Instant.ofEpochMilli(cycle),
+        Priority.NORMAL, new JsonObject().put("status", "UP"));
+  }
+
+  @Test
+  void aDeviceOfAnotherSlotAndAResultFromTheFutureAreSetAsideAndTheRestOfTheBatchCommits() {
+    // four slots; this handler owns slot 0: d2 hashes to 0, d1 to 2 (CRC32 mod 4)
+    Topology four = new Topology("t", 4, 1_000_000, 5);
+    BatchHandler h4 = new BatchHandler(new ResultGuard(0, 4, SKEW), CLOCK, new BatchHandler.Limits(2048, 8192), four, (ids, queue) -> {
+      Map<String, DeviceDirectory.Info> out = new HashMap<>();
+      for (String id : ids) out.put(id, DeviceDirectory.Info.fallback(queue.get(id)));
+      return Future.succeededFuture(out);
+    }, AlertRules::forPriority, Map.of());
+    Msg forged = new Msg("forged", at("d1", 0, NOW, 1).toBytes(), Priority.NORMAL, four.routingKey(0, Priority.NORMAL));
+    Msg future = new Msg("future", at("d2", 0, NOW + SKEW + 1, 2).toBytes(), Priority.NORMAL, four.routingKey(0, Priority.NORMAL));
+    Msg edge = new Msg("edge", at("d2", 0, NOW + SKEW, 1).toBytes(), Priority.NORMAL, four.routingKey(0, Priority.NORMAL));
+    Msg good = new Msg("good", at("d9", 0, NOW - 5_000, 1).toBytes(), Priority.NORMAL, four.routingKey(0, Priority.NORMAL));
+    Future<Handled<Msg>> f = h4.handle(List.of(forged, future, edge, good));
+    assertTrue(f.succeeded());
+    Handled<Msg> h = f.result();
+    assertEquals(List.of("forged", "future"), h.dead().stream().map(d -> d.delivery().name()).toList());
+    assertEquals(List.of("wrong_slot", "future_cycle"), reasons(h));
+    assertTrue(h.dead().get(0).letter().detail().contains("hashes to slot 2"), h.dead().get(0).letter().detail());
+    assertTrue(h.dead().get(1).letter().detail().contains("worker.max.future.skew.ms"), h.dead().get(1).letter().detail());
+    assertEquals(four.queue(0, Priority.NORMAL), h.dead().get(1).letter().queue());
+    assertEquals(List.of("edge", "good"), h.toCommit().stream().map(v -> v.delivery().name()).toList(),
+        "exactly at the limit is still accepted; the others in the batch are unaffected");
+    assertEquals(2, h.plan().current().size());
   }
 }
