@@ -4,8 +4,10 @@ import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
 import com.rabbitmq.client.ShutdownSignalException;
 import dev.inspection.common.Backoff;
+import dev.inspection.common.Pem;
 import dev.inspection.common.Retry;
 import dev.inspection.common.RetryPolicy;
+import dev.inspection.config.Keys;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -61,11 +63,9 @@ public final class RabbitConnector {
     f.setConnectionTimeout(5000);
     f.setRequestedHeartbeat(10);
     if (o.ssl()) {
-      try {
-        f.useSslProtocol();
-      } catch (Exception e) {
-        throw new IllegalStateException("cannot set up TLS to RabbitMQ: " + e.getMessage(), e);
-      }
+      // the broker's certificate must chain to rabbit.tls.ca (or the JVM's trust store) and name rabbit.host
+      f.useSslProtocol(Pem.trusting(Keys.RABBIT_TLS_CA.name(), o.tlsCa()));
+      f.enableHostnameVerification();
     }
     return f;
   }
