@@ -27,7 +27,9 @@ public final class RabbitConnector {
 
   private final Vertx vertx;
   private final Context context;
-  private final ConnectionFactory factory;
+  private final RabbitOptions options;
+  /** Built on the first connect attempt, off the event loop (with rabbit.ssl it reads rabbit.tls.ca). */
+  private volatile ConnectionFactory factory;
   private final String name;
   private final Retry retry;
   /** Delay before reconnecting after a loss; reset only once a connection's set-up succeeded (a set-up that keeps failing must not spin). */
@@ -43,7 +45,7 @@ public final class RabbitConnector {
       Runnable onLost) {
     this.vertx = vertx;
     this.context = vertx.getOrCreateContext();
-    this.factory = factory(options);
+    this.options = options;
     this.name = name;
     this.retry = new Retry(vertx, retryPolicy, log);
     this.afterLoss = retryPolicy.backoff();
@@ -96,8 +98,11 @@ public final class RabbitConnector {
   private void attempt() {
     if (stopped) return;
     long gen = ++generation;
-    retry.until(name + ": connect to RabbitMQ at " + factory.getHost() + ":" + factory.getPort(),
-        () -> vertx.executeBlocking(() -> factory.newConnection(name), false), e -> false, () -> stopped).onComplete(ar -> {
+    retry.until(name + ": connect to RabbitMQ at " + options.where(),
+        () -> vertx.executeBlocking(() -> {
+          if (factory == null) factory = factory(options);
+          return factory.newConnection(name);
+        }, false), e -> false, () -> stopped).onComplete(ar -> {
           if (ar.failed()) return; // stopped
           Connection c = ar.result();
           if (stopped) {

@@ -10,10 +10,15 @@ import dev.inspection.config.Keys;
  * {@code host}.
  */
 public record RabbitOptions(String host, int port, String user, String password, String vhost, boolean ssl, String tlsCa) {
-  /** Reads the keys; a rabbit.tls.ca that is set must be a readable PEM certificate file (checked here, at start-up). */
+  /** Reads the keys (no file access: safe on the event loop). */
   public static RabbitOptions from(Config c) {
-    RabbitOptions o = new RabbitOptions(c.get(Keys.RABBIT_HOST), c.getInt(Keys.RABBIT_PORT), c.get(Keys.RABBIT_USER), c.get(Keys.RABBIT_PASSWORD),
+    return new RabbitOptions(c.get(Keys.RABBIT_HOST), c.getInt(Keys.RABBIT_PORT), c.get(Keys.RABBIT_USER), c.get(Keys.RABBIT_PASSWORD),
         c.get(Keys.RABBIT_VHOST), c.getBool(Keys.RABBIT_SSL), c.get(Keys.RABBIT_TLS_CA).trim());
+  }
+
+  /** {@link #from}, and a rabbit.tls.ca that is set must be a readable PEM certificate file (start-up validation; reads the file). */
+  public static RabbitOptions validated(Config c) {
+    RabbitOptions o = from(c);
     if (!o.tlsCa().isEmpty()) Pem.certificates(Keys.RABBIT_TLS_CA.name(), o.tlsCa());
     return o;
   }

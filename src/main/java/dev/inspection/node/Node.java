@@ -65,8 +65,8 @@ public final class Node {
   /** Every check of a configuration that goes across keys, including the alert rules it describes; each failure names the key. */
   public static void validate(Config config) {
     Config.validateAll(config);
-    PgOptions.from(config); // pg.schema must be a plain identifier, pg.ssl.mode known, pg.tls.ca readable
-    RabbitOptions.from(config); // rabbit.tls.ca readable
+    PgOptions.validated(config); // pg.schema must be a plain identifier, pg.ssl.mode known, pg.tls.ca readable
+    RabbitOptions.validated(config); // rabbit.tls.ca readable
     HttpTls.check(config); // http.tls.cert and http.tls.key both given and readable
     for (int p = 1; p <= 3; p++) {
       try {

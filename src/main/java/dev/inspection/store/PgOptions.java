@@ -27,11 +27,16 @@ public record PgOptions(String host, int port, String database, String user, Str
     }
   }
 
-  /** Reads the keys; a pg.tls.ca that is set must be a readable PEM certificate file (checked here, at start-up). */
+  /** Reads the keys (no file access: safe on the event loop). */
   public static PgOptions from(Config c) {
-    PgOptions o = new PgOptions(c.get(Keys.PG_HOST), c.getInt(Keys.PG_PORT), c.get(Keys.PG_DATABASE), c.get(Keys.PG_USER),
+    return new PgOptions(c.get(Keys.PG_HOST), c.getInt(Keys.PG_PORT), c.get(Keys.PG_DATABASE), c.get(Keys.PG_USER),
         c.get(Keys.PG_PASSWORD), c.get(Keys.PG_SCHEMA), c.get(Keys.PG_SSL_MODE).trim(), c.get(Keys.PG_TLS_CA).trim(),
         c.getLong(Keys.PG_IDLE_TX_TIMEOUT_MS), "inspection-" + c.role().name().toLowerCase());
+  }
+
+  /** {@link #from}, and a pg.tls.ca that is set must be a readable PEM certificate file (start-up validation; reads the file). */
+  public static PgOptions validated(Config c) {
+    PgOptions o = from(c);
     if (!o.tlsCa().isEmpty()) Pem.certificates(Keys.PG_TLS_CA.name(), o.tlsCa());
     return o;
   }

@@ -55,7 +55,7 @@ class DbTlsTest {
     ConfigException mode = assertThrows(ConfigException.class, () -> PgOptions.from(Config.of(Map.of("pg.ssl.mode", "true"))));
     assertTrue(mode.getMessage().startsWith("pg.ssl.mode"), mode.getMessage());
     ConfigException ca = assertThrows(ConfigException.class,
-        () -> PgOptions.from(Config.of(Map.of("pg.ssl.mode", "verify-full", "pg.tls.ca", dir.resolve("none.pem").toString()))));
+        () -> PgOptions.validated(Config.of(Map.of("pg.ssl.mode", "verify-full", "pg.tls.ca", dir.resolve("none.pem").toString()))));
     assertTrue(ca.getMessage().startsWith("pg.tls.ca"), ca.getMessage());
     ConfigException old = assertThrows(ConfigException.class, () -> Config.of(Map.of("pg.ssl", "true")));
     assertTrue(old.getMessage().contains("pg.ssl.mode"), old.getMessage());
