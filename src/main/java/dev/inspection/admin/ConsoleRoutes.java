@@ -37,11 +37,19 @@ final class ConsoleRoutes implements Routes {
     this.credentials = credentials;
   }
 
+  /** HTTPS (HttpTls): the session cookie gets the Secure flag. */
+  private boolean secureCookie;
+
+  ConsoleRoutes secureCookie(boolean on) {
+    this.secureCookie = on;
+    return this;
+  }
+
   @Override
   public void mount(Router r) {
     SessionHandler sessions = SessionHandler.create(LocalSessionStore.create(vertx))
         .setSessionCookieName("inspection_session").setCookieHttpOnlyFlag(true)
-        .setCookieSameSite(CookieSameSite.STRICT).setSessionTimeout(8L * 3600 * 1000);
+        .setCookieSameSite(CookieSameSite.STRICT).setSessionTimeout(8L * 3600 * 1000).setCookieSecureFlag(secureCookie);
     for (String path : List.of("/login", "/logout", "/console/*", "/api/v1/*")) r.route(path).handler(sessions);
     r.get("/").handler(ctx -> redirect(ctx, 302, "/console/"));
     r.get("/login").handler(ctx -> resource(ctx, "webroot/login.html", "text/html; charset=utf-8", LOGIN_FALLBACK));

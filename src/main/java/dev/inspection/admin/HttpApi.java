@@ -71,7 +71,7 @@ public final class HttpApi extends VerticleBase {
     boolean api = credentials != null;
     if (api) {
       // the session handler and the login come before the API's auth, which accepts a console session
-      new ConsoleRoutes(vertx, credentials).mount(r);
+      new ConsoleRoutes(vertx, credentials).secureCookie(HttpTls.enabled(config)).mount(r);
       r.route("/api/v1/*").handler(new ApiAuth(credentials));
       r.route("/api/v1/*").handler(BodyHandler.create().setBodyLimit(256L * 1024 * 1024));
       for (Routes resource : resources) resource.mount(r);
@@ -79,11 +79,14 @@ public final class HttpApi extends VerticleBase {
     r.route().last().handler(ctx -> error(ctx, 404, "no route " + ctx.request().method() + " " + ctx.request().path()
         + ": see the README for the API"));
     r.route().failureHandler(new FailureHandler());
-    server = vertx.createHttpServer().requestHandler(r);
-    return server.listen(config.getInt(Keys.HTTP_PORT), config.get(Keys.HTTP_HOST))
-        .onSuccess(s -> log.info("HTTP on http://{}:{} (health, metrics{})", config.get(Keys.HTTP_HOST), s.actualPort(),
-            api ? ", /api/v1" : ""))
-        .recover(e -> Future.failedFuture(new IllegalStateException("cannot listen on " + config.get(Keys.HTTP_HOST) + ":"
-            + config.get(Keys.HTTP_PORT) + " (" + e.getMessage() + "): set http.port to a free port")));
+    // https when http.tls.cert/key are set (files read off the event loop; a bad one fails start-up naming the key)
+    return vertx.executeBlocking(() -> HttpTls.serverOptions(config, vertx)).compose(options -> {
+      server = vertx.createHttpServer(options).requestHandler(r);
+      return server.listen(config.getInt(Keys.HTTP_PORT), config.get(Keys.HTTP_HOST))
+          .onSuccess(s -> log.info("HTTP on {}://{}:{} (health, metrics{})", options.isSsl() ? "https" : "http", config.get(Keys.HTTP_HOST),
+              s.actualPort(), api ? ", /api/v1" : ""))
+          .recover(e -> Future.failedFuture(new IllegalStateException("cannot listen on " + config.get(Keys.HTTP_HOST) + ":"
+              + config.get(Keys.HTTP_PORT) + " (" + e.getMessage() + "): set http.port to a free port")));
+    });
   }
 }

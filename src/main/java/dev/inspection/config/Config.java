@@ -122,6 +122,9 @@ public final class Config {
 
   private static void put(Map<String, String> v, String key, String value, String source) {
     ConfigKey k = Keys.BY_NAME.get(key);
+    if (k == null && key.equals("pg.ssl")) {
+      throw new ConfigException("pg.ssl in " + source + " was replaced by pg.ssl.mode: set pg.ssl.mode=verify-full and pg.tls.ca (see --help)");
+    }
     if (k == null) {
       throw new ConfigException("unknown configuration key '" + key + "' in " + source
           + ": see --help or conf/node.properties for the keys" + suggestion(key));

@@ -19,6 +19,8 @@ public final class Keys {
   public static final ConfigKey DATA_DIR = k("data.dir", "data", STRING, "directory for the probe's outbox and inventory cache");
   public static final ConfigKey HTTP_HOST = k("http.host", "127.0.0.1", STRING, "address the HTTP server (API, health, metrics) binds to");
   public static final ConfigKey HTTP_PORT = k("http.port", "8080", INT, "HTTP port of every role; 0 picks a free port (printed at start)");
+  public static final ConfigKey HTTP_TLS_CERT = k("http.tls.cert", "", STRING, "PEM file of the HTTPS certificate (server certificate first, then its chain); with http.tls.key the port serves HTTPS only (API, console, health, metrics) and the session cookie is Secure; empty = plain HTTP");
+  public static final ConfigKey HTTP_TLS_KEY = k("http.tls.key", "", STRING, "PEM file of the private key of http.tls.cert (PKCS#8, or PKCS#1 RSA); keep it readable by the node's user only");
 
   public static final ConfigKey PG_HOST = k("pg.host", "127.0.0.1", STRING, "PostgreSQL host");
   public static final ConfigKey PG_PORT = k("pg.port", "5432", INT, "PostgreSQL port");
@@ -28,14 +30,16 @@ public final class Keys {
   public static final ConfigKey PG_SCHEMA = k("pg.schema", "inspection", STRING, "schema holding every table; created and migrated at start");
   public static final ConfigKey PG_POOL_SIZE = k("pg.pool.size", "8", INT, "connections in each role's pool");
   public static final ConfigKey PG_IDLE_TX_TIMEOUT_MS = k("pg.idle.tx.timeout.ms", "10000", LONG, "PostgreSQL ends a session idle inside a transaction this long (a paused process must not hold a lease lock or the term lock)");
-  public static final ConfigKey PG_SSL = k("pg.ssl", "false", BOOL, "require TLS to PostgreSQL");
+  public static final ConfigKey PG_SSL_MODE = k("pg.ssl.mode", "disable", STRING, "TLS to PostgreSQL, as libpq's sslmode: disable | require (encrypted, server NOT authenticated) | verify-ca (certificate signed by pg.tls.ca) | verify-full (also the certificate names pg.host: use this)");
+  public static final ConfigKey PG_TLS_CA = k("pg.tls.ca", "", STRING, "PEM file of the CA certificate(s) that sign PostgreSQL's certificate (verify-ca, verify-full; with require it makes require check the chain like libpq); empty = the JVM's trust store");
 
   public static final ConfigKey RABBIT_HOST = k("rabbit.host", "127.0.0.1", STRING, "RabbitMQ host");
   public static final ConfigKey RABBIT_PORT = k("rabbit.port", "5672", INT, "RabbitMQ port");
   public static final ConfigKey RABBIT_USER = k("rabbit.user", "guest", STRING, "RabbitMQ user");
   public static final ConfigKey RABBIT_PASSWORD = k("rabbit.password", "guest", STRING, "RabbitMQ password (prefer INSPECT_RABBIT_PASSWORD)");
   public static final ConfigKey RABBIT_VHOST = k("rabbit.vhost", "/", STRING, "RabbitMQ virtual host");
-  public static final ConfigKey RABBIT_SSL = k("rabbit.ssl", "false", BOOL, "use TLS to RabbitMQ");
+  public static final ConfigKey RABBIT_SSL = k("rabbit.ssl", "false", BOOL, "TLS to RabbitMQ (usually port 5671): the broker's certificate must be signed by rabbit.tls.ca and name rabbit.host");
+  public static final ConfigKey RABBIT_TLS_CA = k("rabbit.tls.ca", "", STRING, "PEM file of the CA certificate(s) that sign RabbitMQ's certificate; empty = the JVM's trust store");
 
   public static final ConfigKey REDIS_URL = k("redis.url", "redis://127.0.0.1:6379", STRING, "Redis, used only for notifications (losing it never changes a result)");
   public static final ConfigKey REDIS_CHANNEL_PREFIX = k("redis.channel.prefix", "inspection", STRING, "prefix of the Redis pub/sub channels");
@@ -127,9 +131,9 @@ public final class Keys {
   public static final ConfigKey BACKOFF_MAX_MS = k("backoff.max.ms", "10000", LONG, "cap of the reconnect / retry delay (jittered)");
 
   public static final List<ConfigKey> ALL = List.of(
-      ROLE, NODE_ID, DATA_DIR, HTTP_HOST, HTTP_PORT,
-      PG_HOST, PG_PORT, PG_DATABASE, PG_USER, PG_PASSWORD, PG_SCHEMA, PG_POOL_SIZE, PG_IDLE_TX_TIMEOUT_MS, PG_SSL,
-      RABBIT_HOST, RABBIT_PORT, RABBIT_USER, RABBIT_PASSWORD, RABBIT_VHOST, RABBIT_SSL,
+      ROLE, NODE_ID, DATA_DIR, HTTP_HOST, HTTP_PORT, HTTP_TLS_CERT, HTTP_TLS_KEY,
+      PG_HOST, PG_PORT, PG_DATABASE, PG_USER, PG_PASSWORD, PG_SCHEMA, PG_POOL_SIZE, PG_IDLE_TX_TIMEOUT_MS, PG_SSL_MODE, PG_TLS_CA,
+      RABBIT_HOST, RABBIT_PORT, RABBIT_USER, RABBIT_PASSWORD, RABBIT_VHOST, RABBIT_SSL, RABBIT_TLS_CA,
       REDIS_URL, REDIS_CHANNEL_PREFIX,
       SLOTS_TOTAL, TOPOLOGY_PREFIX, QUEUE_MAX_BYTES, QUEUE_DELIVERY_LIMIT,
       PROBE_GROUP, PROBE_SIM_DEVICES, PROBE_SIM_FAIL_RATE, PROBE_INTERVAL_MS, PROBE_JITTER_PCT,

@@ -4,8 +4,10 @@ import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
 import com.rabbitmq.client.ShutdownSignalException;
 import dev.inspection.common.Backoff;
+import dev.inspection.common.Pem;
 import dev.inspection.common.Retry;
 import dev.inspection.common.RetryPolicy;
+import dev.inspection.config.Keys;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -25,7 +27,9 @@ public final class RabbitConnector {
 
   private final Vertx vertx;
   private final Context context;
-  private final ConnectionFactory factory;
+  private final RabbitOptions options;
+  /** Built on the first connect attempt, off the event loop (with rabbit.ssl it reads rabbit.tls.ca). */
+  private volatile ConnectionFactory factory;
   private final String name;
   private final Retry retry;
   /** Delay before reconnecting after a loss; reset only once a connection's set-up succeeded (a set-up that keeps failing must not spin). */
@@ -41,7 +45,7 @@ public final class RabbitConnector {
       Runnable onLost) {
     this.vertx = vertx;
     this.context = vertx.getOrCreateContext();
-    this.factory = factory(options);
+    this.options = options;
     this.name = name;
     this.retry = new Retry(vertx, retryPolicy, log);
     this.afterLoss = retryPolicy.backoff();
@@ -61,11 +65,9 @@ public final class RabbitConnector {
     f.setConnectionTimeout(5000);
     f.setRequestedHeartbeat(10);
     if (o.ssl()) {
-      try {
-        f.useSslProtocol();
-      } catch (Exception e) {
-        throw new IllegalStateException("cannot set up TLS to RabbitMQ: " + e.getMessage(), e);
-      }
+      // the broker's certificate must chain to rabbit.tls.ca (or the JVM's trust store) and name rabbit.host
+      f.useSslProtocol(Pem.trusting(Keys.RABBIT_TLS_CA.name(), o.tlsCa()));
+      f.enableHostnameVerification();
     }
     return f;
   }
@@ -96,8 +98,11 @@ public final class RabbitConnector {
   private void attempt() {
     if (stopped) return;
     long gen = ++generation;
-    retry.until(name + ": connect to RabbitMQ at " + factory.getHost() + ":" + factory.getPort(),
-        () -> vertx.executeBlocking(() -> factory.newConnection(name), false), e -> false, () -> stopped).onComplete(ar -> {
+    retry.until(name + ": connect to RabbitMQ at " + options.where(),
+        () -> vertx.executeBlocking(() -> {
+          if (factory == null) factory = factory(options);
+          return factory.newConnection(name);
+        }, false), e -> false, () -> stopped).onComplete(ar -> {
           if (ar.failed()) return; // stopped
           Connection c = ar.result();
           if (stopped) {

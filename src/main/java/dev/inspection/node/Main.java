@@ -1,5 +1,6 @@
 package dev.inspection.node;
 
+import dev.inspection.admin.HttpTls;
 import dev.inspection.config.Config;
 import dev.inspection.config.ConfigException;
 import dev.inspection.config.Keys;
@@ -53,7 +54,7 @@ public final class Main {
       System.exit(1);
       return;
     }
-    System.out.println("node " + config.nodeId() + " (" + config.role().name().toLowerCase() + ") is up: http://"
+    System.out.println("node " + config.nodeId() + " (" + config.role().name().toLowerCase() + ") is up: " + (HttpTls.enabled(config) ? "https://" : "http://")
         + config.get(Keys.HTTP_HOST) + ":" + node.httpPort() + "/health/ready");
     long grace = config.getLong(Keys.SHUTDOWN_GRACE_MS);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {

@@ -5,6 +5,7 @@ import dev.inspection.admin.Credentials;
 import dev.inspection.admin.DeadLetterRoutes;
 import dev.inspection.admin.DeviceRoutes;
 import dev.inspection.admin.HttpApi;
+import dev.inspection.admin.HttpTls;
 import dev.inspection.admin.JobRoutes;
 import dev.inspection.admin.OverviewRoutes;
 import dev.inspection.admin.ProbeRoutes;
@@ -17,6 +18,7 @@ import dev.inspection.config.Config;
 import dev.inspection.config.ConfigException;
 import dev.inspection.config.Keys;
 import dev.inspection.config.Role;
+import dev.inspection.messaging.RabbitOptions;
 import dev.inspection.messaging.Topology;
 import dev.inspection.metrics.Metrics;
 import dev.inspection.probe.ProbeVerticle;
@@ -63,7 +65,9 @@ public final class Node {
   /** Every check of a configuration that goes across keys, including the alert rules it describes; each failure names the key. */
   public static void validate(Config config) {
     Config.validateAll(config);
-    PgOptions.from(config); // pg.schema must be a plain identifier
+    PgOptions.validated(config); // pg.schema must be a plain identifier, pg.ssl.mode known, pg.tls.ca readable
+    RabbitOptions.validated(config); // rabbit.tls.ca readable
+    HttpTls.check(config); // http.tls.cert and http.tls.key both given and readable
     for (int p = 1; p <= 3; p++) {
       try {
         AlertRules.fromConfig(p, config::raw);
@@ -93,7 +97,7 @@ public final class Node {
       Future<String> f = Future.succeededFuture("");
       if (role.runsScheduler()) {
         scheduler = new SchedulerVerticle(config, metrics, clock,
-            () -> http == null ? "" : "http://" + config.get(Keys.HTTP_HOST) + ":" + http.port());
+            () -> http == null ? "" : (HttpTls.enabled(config) ? "https://" : "http://") + config.get(Keys.HTTP_HOST) + ":" + http.port());
         checks.put("scheduler.postgres", scheduler::ready);
         f = f.compose(x -> vertx.deployVerticle(scheduler));
       }

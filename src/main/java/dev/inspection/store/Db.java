@@ -1,15 +1,31 @@
 package dev.inspection.store;
 
 import io.vertx.core.Vertx;
+import io.vertx.core.net.ClientSSLOptions;
+import io.vertx.core.net.PemTrustOptions;
+import io.vertx.core.net.TrustOptions;
 import io.vertx.pgclient.PgBuilder;
 import io.vertx.pgclient.PgConnectOptions;
 import io.vertx.pgclient.SslMode;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.PoolOptions;
+import java.security.GeneralSecurityException;
+import java.security.KeyStore;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import javax.net.ssl.TrustManagerFactory;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
-/** Builds PostgreSQL connections for one schema: every table name in the SQL is unqualified. */
+/**
+ * Builds PostgreSQL connections for one schema: every table name in the SQL is unqualified. Every
+ * connection of the node (pools, the leader's lock session, a worker's liveness session) starts from
+ * {@link #connectOptions}, so {@code pg.ssl.mode} and {@code pg.tls.ca} apply to all of them.
+ */
 public final class Db {
+  private static final Logger log = LoggerFactory.getLogger(Db.class);
+  private static final AtomicBoolean WARNED = new AtomicBoolean();
+
   private Db() {}
 
   public static PgConnectOptions connectOptions(PgOptions pg) {
@@ -22,8 +38,34 @@ public final class Db {
         .setReconnectAttempts(0)
         .setProperties(Map.of("search_path", pg.schema(), "application_name", pg.applicationName(),
             "idle_in_transaction_session_timeout", Long.toString(pg.idleTxTimeoutMs())));
-    if (pg.ssl()) o.setSslMode(SslMode.REQUIRE);
+    if (!pg.sslMode().equals("disable")) o.setSslMode(SslMode.of(pg.sslMode())).setSslOptions(sslOptions(pg));
     return o;
+  }
+
+  /**
+   * libpq's meanings: verify-ca checks the certificate chain against {@code pg.tls.ca} (empty: the JVM's
+   * trust store), verify-full also that the certificate names {@code pg.host}; require checks nothing
+   * unless a CA is given (then the chain, like libpq with a root certificate) — it only encrypts.
+   */
+  static ClientSSLOptions sslOptions(PgOptions pg) {
+    ClientSSLOptions s = new ClientSSLOptions().setHostnameVerificationAlgorithm(pg.sslMode().equals("verify-full") ? "HTTPS" : "");
+    if (pg.sslMode().equals("require") && pg.tlsCa().isEmpty()) {
+      if (WARNED.compareAndSet(false, true)) {
+        log.warn("pg.ssl.mode=require encrypts but does not authenticate PostgreSQL ({}): set pg.ssl.mode=verify-full and pg.tls.ca", pg.where());
+      }
+      return s.setTrustAll(true);
+    }
+    return s.setTrustOptions(pg.tlsCa().isEmpty() ? jvmTrustStore() : new PemTrustOptions().addCertPath(pg.tlsCa()));
+  }
+
+  private static TrustOptions jvmTrustStore() {
+    try {
+      TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+      tmf.init((KeyStore) null);
+      return TrustOptions.wrap(tmf);
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException("cannot read the JVM's trust store for PostgreSQL TLS: " + e.getMessage(), e);
+    }
   }
 
   public static Pool pool(Vertx vertx, PgOptions pg, int size) {
