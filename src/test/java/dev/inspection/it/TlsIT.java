@@ -225,6 +225,7 @@ class TlsIT {
     // a certificate with a key that is not its own: refused when the server builds its options, naming the keys
     Map<String, String> mismatched = Map.of("role", "probe", "http.port", "0", "http.tls.cert", pki.serverCert.toString(),
         "http.tls.key", pki.caKey.toString(), "data.dir", pki.dir.resolve("data").toString(), "probe.sim.devices", "0",
+        "security.allow.insecure.credentials", "true", // the local test services' accounts
         "rabbit.port", "9"); // nothing listens there: the probe keeps retrying in the background and touches no broker
     Node.validate(Config.of(mismatched));
     Node n = new Node(Config.of(mismatched), java.time.Clock.systemUTC());
