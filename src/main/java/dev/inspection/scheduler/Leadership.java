@@ -66,6 +66,8 @@ public final class Leadership {
   private final Listener listener;
   private PgConnection conn;
   private boolean connecting;
+  /** An election attempt is waiting for its answer: a tick must not start a second one on the same session. */
+  private boolean campaigning;
   private volatile long term = -1;
   private boolean stopped;
   private long timer = -1;
@@ -147,7 +149,10 @@ public final class Leadership {
 
   private void campaign() {
     PgConnection c = conn;
-    if (c == null || term > 0) return;
+    if (c == null || term > 0 || campaigning) return;
+    // advisory locks are re-entrant on one session: a second attempt while the first still waits would
+    // take the lock again and raise the term a second time for the same leader
+    campaigning = true;
     c.preparedQuery(TRY_LOCK).execute(Tuple.of(lockName)).compose(rows -> {
       if (!rows.iterator().next().getBoolean(0)) return Future.succeededFuture(-1L);
       // the term is raised on the lock's own session: if that session is gone, so is the claim
@@ -159,7 +164,8 @@ public final class Leadership {
         log.info("node {} is the scheduler leader (term {})", nodeId, t);
         listener.elected(t);
       }
-    }).onFailure(e -> log.debug("leader election attempt failed: {}", e.getMessage()));
+    }).onFailure(e -> log.debug("leader election attempt failed: {}", e.getMessage()))
+        .onComplete(ar -> campaigning = false);
   }
 
   private void lost(String why) {
