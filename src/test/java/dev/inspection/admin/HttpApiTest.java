@@ -83,13 +83,14 @@ class HttpApiTest {
   }
 
   @Test
-  void theApiNeedsTheTokenButNotOnTheProbesRoutes() throws Exception {
+  void theApiNeedsTheTokenEvenOnTheProbesRoutes() throws Exception {
     int port = withApi();
     Res anonymous = call(port, "GET", "/api/v1/things", null, false);
     assertEquals(401, anonymous.status());
     assertTrue(anonymous.json().getString("error").contains("Authorization: Bearer"), anonymous.body());
     assertEquals(200, call(port, "GET", "/api/v1/things", null, true).status());
-    assertEquals(200, call(port, "GET", "/api/v1/probe/open", null, false).status());
+    assertEquals(401, call(port, "GET", "/api/v1/probe/open", null, false).status(), "no probe token, no inventory");
+    assertEquals(200, call(port, "GET", "/api/v1/probe/open", null, true).status());
     assertEquals(404, call(port, "GET", "/api/v1/nothing", null, true).status());
   }
 
@@ -108,10 +109,13 @@ class HttpApiTest {
   }
 
   @Test
-  void anUntypedFailureAnswersWithAHintToCheckReadiness() throws Exception {
+  void anUntypedFailureAnswersAGenericMessageWithTheRequestIdAndNoInternals() throws Exception {
     Res broken = call(withApi(), "GET", "/api/v1/broken", null, true);
     assertEquals(500, broken.status());
-    assertEquals(new JsonObject().put("error", "request failed: boom — check /health/ready and retry").put("status", 500), broken.json());
+    String id = broken.json().getString("request_id");
+    assertTrue(id != null && !id.isBlank(), broken.body());
+    assertTrue(broken.json().getString("error").contains("request id " + id), broken.body());
+    assertTrue(!broken.body().contains("boom") && !broken.body().contains("IllegalState"), "no internals: " + broken.body());
   }
 
   @Test

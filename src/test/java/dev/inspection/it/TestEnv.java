@@ -38,6 +38,11 @@ public final class TestEnv implements AutoCloseable {
   public static final String API_TOKEN = "it-token-9c41f7d2b86e4a1f0b3d";
   public static final String CONSOLE_USER = "it-operator";
   public static final String CONSOLE_PASSWORD = "it-password-7e2a91c4d5";
+  /** The read-only API token and console login, and the probes' token (every group); scripts/check-secrets.sh scans for each *_TOKEN / *_PASSWORD. */
+  public static final String READ_TOKEN = "it-read-token-5d3b8e1f94c2a7";
+  public static final String READONLY_USER = "it-viewer";
+  public static final String READONLY_PASSWORD = "it-viewer-pass-3f9c1a7e";
+  public static final String PROBE_TOKEN = "it-probe-token-8a6e2c4f1b9d07";
   public final String name;
   public final Path dataDir;
   public final int slots;
@@ -60,6 +65,11 @@ public final class TestEnv implements AutoCloseable {
     base.put("api.token", API_TOKEN);
     base.put("console.user", CONSOLE_USER);
     base.put("console.password", CONSOLE_PASSWORD);
+    base.put("api.read.token", READ_TOKEN);
+    base.put("console.readonly.user", READONLY_USER);
+    base.put("console.readonly.password", READONLY_PASSWORD);
+    base.put("api.probe.tokens", "*=" + PROBE_TOKEN);
+    base.put("probe.api.token", PROBE_TOKEN);
     base.put("backoff.initial.ms", "100");
     base.put("backoff.max.ms", "1000");
     base.put("worker.lease.poll.ms", "300");
