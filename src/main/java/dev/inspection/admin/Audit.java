@@ -3,9 +3,14 @@ package dev.inspection.admin;
 import static dev.inspection.admin.Http.json;
 
 import dev.inspection.scheduler.AuditLog;
+import io.vertx.core.http.HttpMethod;
 import io.vertx.ext.web.Route;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -18,7 +23,12 @@ import org.slf4j.LoggerFactory;
 final class Audit implements Routes {
   private static final Logger log = LoggerFactory.getLogger(Audit.class);
 
+  /** A resource route: what an audited request is named by, whichever handler answered it. */
+  private record Template(HttpMethod method, String name, Pattern regex) {}
+
   private final AuditLog store;
+  private Router router;
+  private List<Template> templates;
 
   Audit(AuditLog store) {
     this.store = store;
@@ -26,6 +36,7 @@ final class Audit implements Routes {
 
   @Override
   public void mount(Router r) {
+    router = r;
     if (store == null) return;
     r.get("/api/v1/audit").handler(ctx -> {
       String b = ctx.queryParams().get("before");
@@ -43,13 +54,39 @@ final class Audit implements Routes {
   void onEnd(RoutingContext ctx, Principal who) {
     if (store == null) return;
     ctx.addEndHandler(ar -> {
-      Route route = ctx.currentRoute();
-      String path = route == null || route.getPath() == null || route.getPath().endsWith("*") ? ctx.normalizedPath()
-          : route.getPath().replaceAll(":([a-z_]+)", "{$1}");
-      String target = ctx.pathParams().isEmpty() ? ctx.request().uri() : String.join("/", ctx.pathParams().values());
-      write(new AuditLog.Entry(who.name(), who.role(), ctx.request().method().name() + " " + path, target, remote(ctx),
-          ctx.response().getStatusCode()));
+      String method = ctx.request().method().name();
+      String path = ctx.normalizedPath();
+      String action = method + " " + path;
+      String target = ctx.request().uri();
+      for (Template t : templates()) {
+        Matcher m = t.regex().matcher(path);
+        if (t.method().name().equals(method) && m.matches()) {
+          action = method + " " + t.name();
+          if (m.groupCount() > 0) {
+            List<String> values = new ArrayList<>();
+            for (int g = 1; g <= m.groupCount(); g++) values.add(m.group(g));
+            target = String.join("/", values);
+          }
+          break;
+        }
+      }
+      write(new AuditLog.Entry(who.name(), who.role(), action, target, remote(ctx), ctx.response().getStatusCode()));
     });
+  }
+
+  /** The router's resource routes as patterns, read once every route is mounted. */
+  private List<Template> templates() {
+    if (templates == null) {
+      List<Template> out = new ArrayList<>();
+      for (Route route : router.getRoutes()) {
+        String p = route.getPath();
+        if (p == null || !p.startsWith("/api/v1/") || p.endsWith("*") || p.endsWith("/") || route.methods() == null) continue;
+        String regex = Pattern.quote(p).replaceAll(":([a-z_]+)", "\\\\E([^/]+)\\\\Q");
+        for (HttpMethod m : route.methods()) out.add(new Template(m, p.replaceAll(":([a-z_]+)", "{$1}"), Pattern.compile(regex)));
+      }
+      templates = out;
+    }
+    return templates;
   }
 
   /** A console login that was checked (not one refused by the throttle before the check). */

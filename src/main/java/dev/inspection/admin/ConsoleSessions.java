@@ -36,31 +36,16 @@ final class ConsoleSessions {
 
   /** Handler: puts the request's live session (if any) where {@link Http#sessionPrincipal} finds it; never creates one. */
   void attach(RoutingContext ctx) {
-    String id = id(ctx);
-    if (id != null) {
-      long now = clock.getAsLong();
-      Live l = live.get(id);
-      if (l != null && now - l.lastSeen() > idleMs) {
-        live.remove(id, l);
-        l = null;
-      }
-      if (l != null) {
-        live.put(id, new Live(l.who(), now));
-        ctx.put(KEY, l.who());
-      }
-    }
+    Principal who = lookup(id(ctx));
+    if (who != null) ctx.put(KEY, who);
     ctx.next();
   }
 
-  /** A new session for {@code who}, its cookie set on the answer; false when {@code max} are live. */
+  /** A new session for {@code who}, its cookie set on the answer (the request's old one ends); false when {@code max} are live. */
   boolean create(RoutingContext ctx, Principal who) {
     end(ctx);
-    sweep();
-    if (live.size() >= max) return false;
-    byte[] b = new byte[32];
-    random.nextBytes(b);
-    String id = Base64.getUrlEncoder().withoutPadding().encodeToString(b);
-    live.put(id, new Live(who, clock.getAsLong()));
+    String id = open(who);
+    if (id == null) return false;
     ctx.response().addCookie(Cookie.cookie(COOKIE, id).setPath("/").setHttpOnly(true).setSameSite(CookieSameSite.STRICT)
         .setSecure(ctx.request().isSSL()));
     return true;
@@ -70,8 +55,37 @@ final class ConsoleSessions {
   void end(RoutingContext ctx) {
     String id = id(ctx);
     if (id == null) return;
-    live.remove(id);
+    close(id);
     ctx.response().addCookie(Cookie.cookie(COOKIE, "").setPath("/").setMaxAge(0).setHttpOnly(true).setSameSite(CookieSameSite.STRICT));
+  }
+
+  /** The live session's principal, its idle clock restarted; null for an unknown, ended or idle-expired id. */
+  Principal lookup(String id) {
+    if (id == null) return null;
+    long now = clock.getAsLong();
+    Live l = live.get(id);
+    if (l == null) return null;
+    if (now - l.lastSeen() > idleMs) {
+      live.remove(id, l);
+      return null;
+    }
+    live.put(id, new Live(l.who(), now));
+    return l.who();
+  }
+
+  /** A new session's id; null when {@code max} sessions are live (after the idle ones were forgotten). */
+  String open(Principal who) {
+    sweep();
+    if (live.size() >= max) return null;
+    byte[] b = new byte[32];
+    random.nextBytes(b);
+    String id = Base64.getUrlEncoder().withoutPadding().encodeToString(b);
+    live.put(id, new Live(who, clock.getAsLong()));
+    return id;
+  }
+
+  void close(String id) {
+    live.remove(id);
   }
 
   /** Forgets the sessions idle for longer than {@code idleMs}. */

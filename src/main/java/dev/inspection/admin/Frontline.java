@@ -2,6 +2,7 @@ package dev.inspection.admin;
 
 import io.vertx.core.Handler;
 import io.vertx.core.MultiMap;
+import io.vertx.core.net.HostAndPort;
 import io.vertx.ext.web.RoutingContext;
 import java.net.URI;
 import java.security.SecureRandom;
@@ -57,11 +58,15 @@ final class Frontline implements Handler<RoutingContext> {
     String origin = ctx.request().getHeader("Origin");
     if (origin == null) origin = ctx.request().getHeader("Referer");
     if (origin == null) return true;
-    String host = ctx.request().getHeader("Host");
-    if (host == null || origin.equals("null")) return false;
+    HostAndPort asked = ctx.request().authority();
+    if (asked == null || origin.equals("null")) return false;
+    int defaultPort = ctx.request().isSSL() ? 443 : 80;
     try {
-      String authority = URI.create(origin.trim()).getRawAuthority();
-      return authority != null && authority.toLowerCase(Locale.ROOT).equals(host.trim().toLowerCase(Locale.ROOT));
+      URI o = URI.create(origin.trim());
+      if (o.getHost() == null || o.getScheme() == null) return false;
+      int oPort = o.getPort() >= 0 ? o.getPort() : o.getScheme().equalsIgnoreCase("https") ? 443 : 80;
+      int aPort = asked.port() >= 0 ? asked.port() : defaultPort;
+      return o.getHost().equalsIgnoreCase(asked.host()) && oPort == aPort;
     } catch (IllegalArgumentException e) {
       return false;
     }

@@ -43,6 +43,7 @@ public final class TestEnv implements AutoCloseable {
   public static final String READONLY_USER = "it-viewer";
   public static final String READONLY_PASSWORD = "it-viewer-pass-3f9c1a7e";
   public static final String PROBE_TOKEN = "it-probe-token-8a6e2c4f1b9d07";
+  public static final String PROBE_EAST_TOKEN = "it-probe-east-token-1c7b5e9a3d";
   public final String name;
   public final Path dataDir;
   public final int slots;
