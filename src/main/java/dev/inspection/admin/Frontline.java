@@ -13,7 +13,7 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * The first handler of every request (issue 10): gives it a request id ({@code X-Request-Id}, named in
  * the log and in a 500's body) and puts the security headers on every answer, HTML or JSON: a
- * Content-Security-Policy without inline scripts, no framing, no MIME sniffing, no referrer. Also the
+ * Content-Security-Policy without inline scripts, no framing, no MIME sniffing, no referrer to other sites. Also the
  * checks a cookie-authenticated mutation must pass: its Origin (or Referer) names this host.
  */
 final class Frontline implements Handler<RoutingContext> {
@@ -39,7 +39,7 @@ final class Frontline implements Handler<RoutingContext> {
     h.set("Content-Security-Policy", CSP);
     h.set("X-Frame-Options", "DENY");
     h.set("X-Content-Type-Options", "nosniff");
-    h.set("Referrer-Policy", "no-referrer");
+    h.set("Referrer-Policy", "same-origin");
     if (ctx.normalizedPath().startsWith("/api/") || ctx.normalizedPath().startsWith("/login")) h.set("Cache-Control", "no-store");
     ctx.next();
   }
