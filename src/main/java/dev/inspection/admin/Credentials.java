@@ -181,10 +181,6 @@ public final class Credentials {
     return user;
   }
 
-  boolean hasProbeTokens() {
-    return !probeTokens.isEmpty();
-  }
-
   private static boolean same(String a, String b) {
     return MessageDigest.isEqual(sha(a), sha(b));
   }

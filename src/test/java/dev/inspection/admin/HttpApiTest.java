@@ -119,6 +119,24 @@ class HttpApiTest {
   }
 
   @Test
+  void everyAnswerCarriesTheSecurityHeadersAndAMutationsBodyIsBounded() throws Exception {
+    Config small = Config.of(Map.of("http.port", "0", "api.token", TOKEN, "console.password", "a-long-password-42", "http.body.max.bytes", "100"));
+    int port = deploy(new HttpApi(small, Metrics.prometheus(), Map.of(), Credentials.resolve(small, System.out), List.of(PROBLEMS)));
+    for (String path : List.of("/health/live", "/api/v1/things", "/nowhere", "/login")) {
+      HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).build(), HttpResponse.BodyHandlers.ofString());
+      assertEquals("DENY", r.headers().firstValue("X-Frame-Options").orElse(null), path);
+      assertEquals("nosniff", r.headers().firstValue("X-Content-Type-Options").orElse(null), path);
+      assertTrue(r.headers().firstValue("Content-Security-Policy").orElse("").contains("frame-ancestors 'none'"), path);
+      assertTrue(r.headers().firstValue("X-Request-Id").isPresent(), path);
+      assertTrue(r.headers().allValues("Set-Cookie").isEmpty(), path + " sets no cookie");
+    }
+    assertEquals(200, call(port, "POST", "/api/v1/things", "{\"a\":\"" + "x".repeat(50) + "\"}", true).status());
+    Res big = call(port, "POST", "/api/v1/things", "{\"a\":\"" + "x".repeat(200) + "\"}", true);
+    assertEquals(413, big.status(), big.body());
+    assertTrue(big.json().getString("error").contains("http.body.max.bytes"), big.body());
+  }
+
+  @Test
   void apiRoutesListsEveryResourceRouteWithItsParameters() throws Exception {
     HttpApi api = new HttpApi(config(), Metrics.prometheus(), Map.of(), Credentials.resolve(config(), System.out), List.of(PROBLEMS));
     deploy(api);
