@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.."
 out=${1:?usage: scripts/check-secrets.sh BUILD_OUTPUT_FILE}
 env_java=src/test/java/dev/inspection/it/TestEnv.java
-secrets=$(sed -n 's/.*[A-Z_]*_\(TOKEN\|PASSWORD\) = "\([^"]*\)".*/\2/p' "$env_java")
+secrets=$(sed -n 's/.*String [A-Z_]*\(TOKEN\|PASSWORD\) = "\([^"]*\)".*/\2/p' "$env_java")
 [ -n "$secrets" ] || { echo "check-secrets: cannot read the test secrets from $env_java" >&2; exit 1; }
 found=0
 while read -r s; do

@@ -46,13 +46,16 @@ public record DeviceRoutes(DeviceStore devices, StateView state, Operations oper
       return;
     }
     JsonArray rejected = new JsonArray();
-    List<Device> parsed;
-    try {
-      parsed = DeviceStore.parseImport(body, "default", defaultIntervalMs, rejected);
-    } catch (DecodeException e) {
-      error(ctx, 400, "the body is not a JSON array: " + e.getMessage());
-      return;
-    }
+    // up to http.import.max.bytes of JSON: parsed on a worker thread, never on the event loop
+    ctx.vertx().executeBlocking(() -> DeviceStore.parseImport(body, "default", defaultIntervalMs, rejected), false)
+        .onFailure(e -> {
+          if (e instanceof DecodeException) error(ctx, 400, "the body is not a JSON array of devices nor one device object per line");
+          else ctx.fail(e);
+        })
+        .onSuccess(parsed -> imported(ctx, parsed, rejected));
+  }
+
+  private void imported(RoutingContext ctx, List<Device> parsed, JsonArray rejected) {
     if ("true".equals(ctx.queryParams().get("async"))) {
       operations.startImport(parsed, rejected.size())
           .onSuccess(job -> json(ctx, 202, new JsonObject().put("job_id", job.id()).put("rejected", rejected).put("job", job.toJson())))

@@ -9,7 +9,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The one place a failed request becomes its JSON error body: an {@link ApiError} with its status and
- * details, a body that is not JSON a 400, anything else its status (503 when it has none) with a hint.
+ * details, a body that is not JSON a 400, a body over its route's limit a 413; anything else is logged
+ * with its detail and the request id, and answered with a generic message that carries the request id
+ * and nothing of the internals (issue 10).
  */
 final class FailureHandler implements Handler<RoutingContext> {
   private static final Logger log = LoggerFactory.getLogger(FailureHandler.class);
@@ -17,14 +19,22 @@ final class FailureHandler implements Handler<RoutingContext> {
   @Override
   public void handle(RoutingContext ctx) {
     Throwable t = ctx.failure();
+    String id = Frontline.requestId(ctx);
     if (t instanceof ApiError a) {
       Http.json(ctx, a.status, a.details.copy().put("error", a.getMessage()).put("status", a.status));
     } else if (t instanceof DecodeException) {
-      Http.error(ctx, 400, "the body is not valid JSON: " + t.getMessage());
+      Http.error(ctx, 400, "the body is not valid JSON: send a JSON object (application/json)");
+    } else if (t == null && ctx.statusCode() == 413) {
+      Http.error(ctx, 413, "the body is too large for " + ctx.request().method() + " " + ctx.normalizedPath()
+          + " (http.body.max.bytes; http.import.max.bytes for the import)");
+    } else if (t == null && ctx.statusCode() >= 400 && ctx.statusCode() < 500) {
+      Http.error(ctx, ctx.statusCode(), "request refused (" + ctx.statusCode() + ")");
     } else {
-      log.warn("{} {} failed: {}", ctx.request().method(), ctx.request().path(), t == null ? ctx.statusCode() : t.toString());
-      Http.error(ctx, ctx.statusCode() > 0 ? ctx.statusCode() : 503, t == null ? "request failed"
-          : "request failed: " + t.getMessage() + " — check /health/ready and retry");
+      int status = ctx.statusCode() >= 500 ? ctx.statusCode() : 500;
+      log.warn("request {}: {} {} failed with {}", id, ctx.request().method(), ctx.request().path(), t == null ? status : t.toString(), t);
+      if (ctx.response().ended()) return;
+      Http.json(ctx, status, new io.vertx.core.json.JsonObject().put("error", "internal error (request id " + id
+          + "): check /health/ready and retry; the node's log has the detail under this id").put("status", status).put("request_id", id));
     }
   }
 }

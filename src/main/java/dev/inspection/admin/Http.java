@@ -51,12 +51,24 @@ final class Http {
   }
 
   static boolean signedIn(RoutingContext ctx) {
-    return ctx.session() != null && ctx.session().get("user") != null;
+    return sessionPrincipal(ctx) != null;
   }
 
-  /** Who asks, for the audit columns: the console user, or "api-token". */
+  /** The console login of this request's session, null when none (looking never creates a session: {@link ConsoleSessions}). */
+  static Principal sessionPrincipal(RoutingContext ctx) {
+    return ctx.get(ConsoleSessions.KEY);
+  }
+
+  /** Who asks, for the audit columns: the console user or the token's name. */
   static String who(RoutingContext ctx) {
-    Object u = ctx.session() == null ? null : ctx.session().get("user");
-    return u == null ? "api-token" : u.toString();
+    Principal p = ctx.get(Principal.KEY);
+    return p == null ? "unknown" : p.name();
+  }
+
+  /** A caller-supplied name made safe for a log line or a message: word characters only, at most 64. */
+  static String printable(String s) {
+    if (s == null) return "";
+    String t = s.replaceAll("[^\\w.@-]", "?");
+    return t.length() > 64 ? t.substring(0, 64) + "..." : t;
   }
 }

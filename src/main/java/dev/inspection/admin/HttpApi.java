@@ -5,12 +5,15 @@ import static dev.inspection.admin.Http.error;
 import dev.inspection.config.Config;
 import dev.inspection.config.Keys;
 import dev.inspection.metrics.Metrics;
+import dev.inspection.scheduler.AuditLog;
 import io.vertx.core.Future;
+import io.vertx.core.Handler;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServer;
 import io.vertx.ext.web.Route;
 import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.BodyHandler;
 import java.util.List;
 import java.util.Map;
@@ -23,7 +26,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The HTTP server every role serves: {@code /health/live}, {@code /health/ready}, {@code /metrics}, and
  * on the scheduler role the console and the {@code /api/v1} routes, one {@link Routes} per resource.
- * Errors are JSON with a message that says what to do ({@link FailureHandler}).
+ * Errors are JSON with a message that says what to do ({@link FailureHandler}). Every answer carries the
+ * security headers and a request id ({@link Frontline}); a body is read only on an API mutation, after
+ * its credentials were checked ({@link ApiAuth}), never to disk, and within its route's limit (issue 10).
  */
 public final class HttpApi extends VerticleBase {
   private static final Logger log = LoggerFactory.getLogger(HttpApi.class);
@@ -32,6 +37,8 @@ public final class HttpApi extends VerticleBase {
   private final HealthRoutes health;
   private final Credentials credentials;
   private final List<Routes> resources;
+  private final AuditLog auditLog;
+  private ConsoleSessions sessions;
   private HttpServer server;
   private Router router;
 
@@ -42,10 +49,22 @@ public final class HttpApi extends VerticleBase {
 
   /** The scheduler role: also the console (login with {@code credentials}) and the API's {@code resources}. */
   public HttpApi(Config config, Metrics metrics, Map<String, BooleanSupplier> readiness, Credentials credentials, List<Routes> resources) {
+    this(config, metrics, readiness, credentials, resources, null);
+  }
+
+  /** ... with the audit log every mutation and login is written to (null: none). */
+  public HttpApi(Config config, Metrics metrics, Map<String, BooleanSupplier> readiness, Credentials credentials, List<Routes> resources,
+      AuditLog auditLog) {
     this.config = config;
     this.health = new HealthRoutes(metrics, readiness);
     this.credentials = credentials;
     this.resources = List.copyOf(resources);
+    this.auditLog = auditLog;
+  }
+
+  /** Live console sessions (0 on a role without the console). */
+  public int consoleSessions() {
+    return sessions == null ? 0 : sessions.size();
   }
 
   public int port() {
@@ -63,17 +82,34 @@ public final class HttpApi extends VerticleBase {
     return out;
   }
 
+  /** Reads the body of a mutation only (after ApiAuth), into memory, within its limit: a larger one fails with 413. */
+  private static Handler<RoutingContext> bodies(long limit, long importLimit) {
+    BodyHandler small = BodyHandler.create(false).setBodyLimit(limit);
+    BodyHandler big = BodyHandler.create(false).setBodyLimit(importLimit);
+    return ctx -> {
+      if (!ApiAuth.isMutation(ctx.request().method())) ctx.next();
+      else if (ctx.normalizedPath().equals("/api/v1/devices/import")) big.handle(ctx);
+      else small.handle(ctx);
+    };
+  }
+
   @Override
   public Future<?> start() {
     Router r = Router.router(vertx);
     router = r;
+    r.route().handler(new Frontline());
     health.mount(r);
     boolean api = credentials != null;
     if (api) {
-      // the session handler and the login come before the API's auth, which accepts a console session
-      new ConsoleRoutes(vertx, credentials).secureCookie(HttpTls.enabled(config)).mount(r);
-      r.route("/api/v1/*").handler(new ApiAuth(credentials));
-      r.route("/api/v1/*").handler(BodyHandler.create().setBodyLimit(256L * 1024 * 1024));
+      // the sessions and the login come before the API's auth, which accepts a console session
+      Audit audit = new Audit(auditLog);
+      sessions = new ConsoleSessions(config.getInt(Keys.CONSOLE_SESSIONS_MAX), config.getLong(Keys.CONSOLE_SESSION_IDLE_MS), System::currentTimeMillis);
+      vertx.setPeriodic(60_000, t -> sessions.sweep());
+      LoginThrottle throttle = new LoginThrottle(config.getInt(Keys.CONSOLE_LOGIN_FREE_FAILURES), config.getLong(Keys.CONSOLE_LOGIN_MAX_DELAY_MS), 10_000);
+      new ConsoleRoutes(vertx, credentials, sessions, throttle, audit).mount(r);
+      r.route("/api/v1/*").handler(new ApiAuth(credentials, audit));
+      r.route("/api/v1/*").handler(bodies(config.getLong(Keys.HTTP_BODY_MAX_BYTES), config.getLong(Keys.HTTP_IMPORT_MAX_BYTES)));
+      audit.mount(r);
       for (Routes resource : resources) resource.mount(r);
     }
     r.route().last().handler(ctx -> error(ctx, 404, "no route " + ctx.request().method() + " " + ctx.request().path()

@@ -14,8 +14,8 @@ import io.vertx.ext.web.RoutingContext;
 import java.util.function.Supplier;
 
 /**
- * What probes pull without credentials ({@code /probe/inventory}, {@code /probe/pacing}) and what they
- * report through Redis ({@code /probes}).
+ * What probes pull with their group's token ({@code /probe/inventory}, {@code /probe/pacing}; {@link ApiAuth}
+ * refuses another group's token) and what they report through Redis ({@code /probes}).
  *
  * @param reports each probe's latest report as kept in Redis
  * @param minWorkers the floor of the cold-start pacing
@@ -26,7 +26,7 @@ public record ProbeRoutes(DeviceStore devices, ClusterView view, Supplier<Future
     r.get("/api/v1/probe/inventory").handler(this::inventory);
     r.get("/api/v1/probe/pacing").handler(ctx -> view.pacing(minWorkers).onSuccess(p -> json(ctx, 200, p)).onFailure(ctx::fail));
     r.get("/api/v1/probes").handler(ctx -> reports.get().onSuccess(a -> json(ctx, 200, new JsonObject().put("probes", a)))
-        .onFailure(e -> error(ctx, 503, "cannot read the probes' reports from Redis (" + e.getMessage() + "): check redis.url and Redis")));
+        .onFailure(e -> error(ctx, 503, "cannot read the probes' reports from Redis: check redis.url and Redis")));
   }
 
   private void inventory(RoutingContext ctx) {

@@ -121,11 +121,23 @@ public final class Keys {
   public static final ConfigKey RETENTION_ROLLUP_DAYS = k("retention.rollup.days", "90", INT, "days of per-minute rollups kept");
   public static final ConfigKey RETENTION_AHEAD_DAYS = k("retention.ahead.days", "3", INT, "day partitions created this far ahead");
   public static final ConfigKey RETENTION_CHECK_MS = k("retention.check.ms", "3600000", LONG, "how often the leader creates partitions ahead and drops expired ones (also at election)");
-  public static final ConfigKey API_TOKEN = k("api.token", "", STRING, "SECRET: token for the API (header Authorization: Bearer <token>); required by the scheduler role unless demo.mode; prefer INSPECT_API_TOKEN (e.g. openssl rand -hex 32)");
+  public static final ConfigKey API_TOKEN = k("api.token", "", STRING, "SECRET: the operator token for the API (header Authorization: Bearer <token>; reads and changes); required by the scheduler role unless demo.mode; prefer INSPECT_API_TOKEN (e.g. openssl rand -hex 32)");
   public static final ConfigKey CONSOLE_USER = k("console.user", "operator", STRING, "user name of the console login");
-  public static final ConfigKey CONSOLE_PASSWORD = k("console.password", "", STRING, "SECRET: password of the console login (at least 12 characters); required unless demo.mode; prefer INSPECT_CONSOLE_PASSWORD");
+  public static final ConfigKey CONSOLE_PASSWORD = k("console.password", "", STRING, "SECRET: password of the console login (at least 12 characters), or its PBKDF2 hash pbkdf2$ITERATIONS$SALT$HASH (java -cp node.jar dev.inspection.admin.PasswordHash reads a password on stdin and prints one); kept only as a slow hash in memory; required unless demo.mode; prefer INSPECT_CONSOLE_PASSWORD");
   public static final ConfigKey DEMO_MODE = k("demo.mode", "false", BOOL, "demo only: generate a random API token and console password when none is set and print them once at start");
   public static final ConfigKey SECURITY_ALLOW_INSECURE_CREDENTIALS = k("security.allow.insecure.credentials", "false", BOOL, "outside demo.mode a node refuses rabbit.user=guest and a PostgreSQL superuser as pg.user; true allows them (local tests, drills and benchmarks only)");
+  // issue 10 (HTTP surface): roles, probe credentials, sessions, login throttling, body limits
+  public static final ConfigKey API_READ_TOKEN = k("api.read.token", "", STRING, "SECRET: optional read-only API token (reads everything, every mutation answers 403); empty = none; at least 16 characters");
+  public static final ConfigKey API_PROBE_TOKENS = k("api.probe.tokens", "", STRING, "SECRET: what the scheduler accepts on /api/v1/probe/*: group=token pairs separated by commas (a token serves its group only; the group * serves every group); empty = the probe routes answer 401; tokens at least 16 characters");
+  public static final ConfigKey PROBE_API_TOKEN = k("probe.api.token", "", STRING, "SECRET: the token this probe sends to probe.inventory.url (its group's token in the scheduler's api.probe.tokens); prefer INSPECT_PROBE_API_TOKEN");
+  public static final ConfigKey CONSOLE_READONLY_USER = k("console.readonly.user", "", STRING, "optional read-only console login (sees everything, changes nothing); empty = none");
+  public static final ConfigKey CONSOLE_READONLY_PASSWORD = k("console.readonly.password", "", STRING, "SECRET: password of console.readonly.user (at least 12 characters, or a pbkdf2$... hash like console.password)");
+  public static final ConfigKey CONSOLE_SESSIONS_MAX = k("console.sessions.max", "200", INT, "most live console sessions; a login beyond it answers 503 until a session ends (logout or idle expiry)");
+  public static final ConfigKey CONSOLE_SESSION_IDLE_MS = k("console.session.idle.ms", "1800000", LONG, "a console session unused this long ends (the next request goes to the login page)");
+  public static final ConfigKey CONSOLE_LOGIN_FREE_FAILURES = k("console.login.free.failures", "5", INT, "failed logins per user name and per address before each further failure doubles a wait (from 1 s); a login during the wait answers 429 with Retry-After");
+  public static final ConfigKey CONSOLE_LOGIN_MAX_DELAY_MS = k("console.login.max.delay.ms", "900000", LONG, "cap of that wait");
+  public static final ConfigKey HTTP_BODY_MAX_BYTES = k("http.body.max.bytes", "65536", LONG, "largest body of an API mutation other than the import (PATCH, drain, ack, replay, ...); larger answers 413");
+  public static final ConfigKey HTTP_IMPORT_MAX_BYTES = k("http.import.max.bytes", "33554432", LONG, "largest body of POST /api/v1/devices/import (parsed off the event loop); larger answers 413");
   public static final ConfigKey SHUTDOWN_GRACE_MS = k("shutdown.grace.ms", "25000", LONG, "on SIGTERM, how long the node may take to finish batches, flush the outbox and hand back leases");
   public static final ConfigKey BACKOFF_INITIAL_MS = k("backoff.initial.ms", "200", LONG, "first reconnect / retry delay after a failure");
   public static final ConfigKey BACKOFF_MAX_MS = k("backoff.max.ms", "10000", LONG, "cap of the reconnect / retry delay (jittered)");
@@ -150,6 +162,8 @@ public final class Keys {
       ALERT_OFFLINE_SEVERITY_P3, ALERT_FLAP_LOW_PCT, ALERT_FLAP_HIGH_PCT, ALERT_FLAP_WINDOW,
       RETENTION_HISTORY_DAYS_HIGH, RETENTION_HISTORY_DAYS_NORMAL, RETENTION_ALERT_DAYS, RETENTION_ROLLUP_DAYS, RETENTION_AHEAD_DAYS, RETENTION_CHECK_MS,
       API_TOKEN, CONSOLE_USER, CONSOLE_PASSWORD, DEMO_MODE, SECURITY_ALLOW_INSECURE_CREDENTIALS,
+      API_READ_TOKEN, API_PROBE_TOKENS, PROBE_API_TOKEN, CONSOLE_READONLY_USER, CONSOLE_READONLY_PASSWORD, CONSOLE_SESSIONS_MAX,
+      CONSOLE_SESSION_IDLE_MS, CONSOLE_LOGIN_FREE_FAILURES, CONSOLE_LOGIN_MAX_DELAY_MS, HTTP_BODY_MAX_BYTES, HTTP_IMPORT_MAX_BYTES,
       SHUTDOWN_GRACE_MS, BACKOFF_INITIAL_MS, BACKOFF_MAX_MS);
 
   public static final Map<String, ConfigKey> BY_NAME;

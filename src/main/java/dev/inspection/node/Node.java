@@ -88,6 +88,10 @@ public final class Node {
     } catch (ConfigException e) {
       return Future.failedFuture(e);
     }
+    if (role.runsProbe() && !config.get(Keys.PROBE_INVENTORY_URL).isBlank() && config.get(Keys.PROBE_API_TOKEN).isBlank()) {
+      return Future.failedFuture(new ConfigException("probe.api.token is missing while probe.inventory.url is set: set INSPECT_PROBE_API_TOKEN"
+          + " to this probe group's token from the scheduler's api.probe.tokens"));
+    }
     vertx = Vertx.vertx(new VertxOptions().setBlockedThreadCheckInterval(2000));
     Topology topology = Topology.of(config);
     Future<Void> ready = Future.succeededFuture();
@@ -113,7 +117,8 @@ public final class Node {
       }
       return f;
     }).compose(x -> {
-      http = scheduler == null ? new HttpApi(config, metrics, checks) : new HttpApi(config, metrics, checks, credentials, apiResources(scheduler));
+      http = scheduler == null ? new HttpApi(config, metrics, checks) : new HttpApi(config, metrics, checks, credentials, apiResources(scheduler),
+          scheduler.audit());
       return vertx.deployVerticle(http);
     }).<Void>mapEmpty().onFailure(e -> vertx.close());
   }

@@ -178,7 +178,7 @@ public final class ProbeVerticle extends VerticleBase {
   /** Cold-start pacing from the scheduler; unreachable → keep the last factor. */
   private void pullPacing() {
     String base = config.get(Keys.PROBE_INVENTORY_URL).replaceAll("/+$", "");
-    web.getAbs(base + "/api/v1/probe/pacing").timeout(5_000).send().onSuccess(resp -> {
+    web.getAbs(base + "/api/v1/probe/pacing").bearerTokenAuthentication(config.get(Keys.PROBE_API_TOKEN)).timeout(5_000).send().onSuccess(resp -> {
       if (resp.statusCode() != 200) return;
       double f = resp.bodyAsJsonObject().getDouble("factor", 1.0);
       if (f > 0 && f != schedule.pace()) {
@@ -194,8 +194,8 @@ public final class ProbeVerticle extends VerticleBase {
   }
 
   private Future<Void> pullPage(String base, String group, String after, List<Device> got) {
-    return web.getAbs(base + "/api/v1/probe/inventory").addQueryParam("group", group).addQueryParam("after", after)
-        .addQueryParam("limit", "5000").timeout(10_000).send()
+    return web.getAbs(base + "/api/v1/probe/inventory").bearerTokenAuthentication(config.get(Keys.PROBE_API_TOKEN))
+        .addQueryParam("group", group).addQueryParam("after", after).addQueryParam("limit", "5000").timeout(10_000).send()
         .compose(resp -> {
           if (resp.statusCode() != 200) return Future.failedFuture("HTTP " + resp.statusCode() + ": " + resp.bodyAsString());
           JsonObject body = resp.bodyAsJsonObject();

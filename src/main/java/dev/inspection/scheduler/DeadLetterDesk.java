@@ -43,7 +43,12 @@ public final class DeadLetterDesk {
       SELECT id, reason, detail, queue, routing_key, at, state, handled_at, handled_by, length(body) FROM dead_letter
       WHERE ($1::varchar IS NULL OR state = $1) AND ($2::varchar IS NULL OR reason = $2) ORDER BY id DESC LIMIT $3""";
   static final String COUNTS = "SELECT state, reason, count(*) FROM dead_letter GROUP BY state, reason ORDER BY state, reason";
-  static final String PENDING = "SELECT id, routing_key, body FROM dead_letter WHERE state = 'PENDING' AND ($1::bigint[] IS NULL OR id = ANY($1)) ORDER BY id";
+  static final String PENDING_COUNT = "SELECT count(*) FROM dead_letter WHERE state = 'PENDING' AND ($1::bigint[] IS NULL OR id = ANY($1))";
+  /** One page of a replay, in id order after the last one replayed: "replay all" never holds more than a page in the heap. */
+  static final String PENDING_PAGE = """
+      SELECT id, routing_key, body FROM dead_letter WHERE state = 'PENDING' AND ($1::bigint[] IS NULL OR id = ANY($1)) AND id > $2
+      ORDER BY id LIMIT $3""";
+  static final int REPLAY_PAGE = 100;
   static final String MARK = "UPDATE dead_letter SET state = $2, handled_at = now(), handled_by = $3 WHERE id = ANY($1::bigint[]) AND state = 'PENDING'";
 
   private record Letter(long tag, String reason, String detail, String queue, String routingKey, byte[] body, JsonObject headers) {}
@@ -190,29 +195,39 @@ public final class DeadLetterDesk {
     return Future.all(rows, counts).map(v -> new JsonObject().put("dead_letters", rows.result()).put("counts", counts.result()));
   }
 
-  /** Replays the given pending dead letters (all pending ones when {@code ids} is null) as a job. */
+  /** Replays the given pending dead letters (all pending ones when {@code ids} is null) as a job, a page of {@value #REPLAY_PAGE} at a time. */
   public Future<Jobs.Job> replay(Long[] ids, String by) {
-    return pool.preparedQuery(PENDING).execute(Tuple.of((Object) ids)).map(rows -> {
-      List<Object[]> todo = new ArrayList<>();
-      for (Row r : rows) todo.add(new Object[] {r.getLong(0), r.getString(1), r.getBuffer(2).getBytes()});
-      Jobs.Job job = jobs.start("dead-letter replay", todo.size());
-      replayNext(job, todo, 0, by);
+    return pool.preparedQuery(PENDING_COUNT).execute(Tuple.of((Object) ids)).map(rows -> {
+      Jobs.Job job = jobs.start("dead-letter replay", rows.iterator().next().getLong(0).intValue());
+      replayPage(job, ids, 0L, 0, by);
       return job;
     });
   }
 
-  private void replayNext(Jobs.Job job, List<Object[]> todo, int from, String by) {
-    if (from >= todo.size()) {
-      job.done("replayed " + todo.size() + " dead letter(s)");
-      return;
-    }
-    List<Object[]> chunk = todo.subList(from, Math.min(todo.size(), from + 100));
-    amqp.executeBlocking(() -> {
+  private void replayPage(Jobs.Job job, Long[] ids, long after, int done, String by) {
+    pool.preparedQuery(PENDING_PAGE).execute(Tuple.of(ids, after, REPLAY_PAGE)).compose(rows -> {
+      List<Object[]> page = new ArrayList<>();
+      for (Row r : rows) page.add(new Object[] {r.getLong(0), r.getString(1), r.getBuffer(2).getBytes()});
+      if (page.isEmpty()) {
+        job.done("replayed " + done + " dead letter(s)");
+        return Future.succeededFuture();
+      }
+      return publish(page).compose(v -> pool.preparedQuery(MARK).execute(Tuple.of(page.stream().map(l -> (Long) l[0]).toArray(Long[]::new), "REPLAYED", by)))
+          .onSuccess(r -> {
+            job.advance(page.size());
+            replayPage(job, ids, (Long) page.get(page.size() - 1)[0], done + page.size(), by);
+          }).mapEmpty();
+    }).onFailure(e -> job.fail("stopped after " + done + ": " + e.getMessage()));
+  }
+
+  /** Publishes one page again with confirms under each letter's original routing key. */
+  private Future<Void> publish(List<Object[]> page) {
+    return amqp.executeBlocking(() -> {
       if (connection == null || !connection.isOpen()) throw new IllegalStateException("no RabbitMQ connection: retry the replay when /health/ready is UP");
       Channel ch = connection.createChannel();
       try {
         ch.confirmSelect();
-        for (Object[] l : chunk) {
+        for (Object[] l : page) {
           AMQP.BasicProperties props = new AMQP.BasicProperties.Builder().deliveryMode(2)
               .headers(Map.of("x-replayed-from-dead-letter", l[0])).build();
           ch.basicPublish(topology.exchange(), (String) l[1], true, props, (byte[]) l[2]);
@@ -222,12 +237,7 @@ public final class DeadLetterDesk {
         if (ch.isOpen()) ch.close();
       }
       return null;
-    }, true).compose(v -> pool.preparedQuery(MARK).execute(Tuple.of(chunk.stream().map(l -> (Long) l[0]).toArray(Long[]::new), "REPLAYED", by)))
-        .onSuccess(r -> {
-          job.advance(chunk.size());
-          replayNext(job, todo, from + chunk.size(), by);
-        })
-        .onFailure(e -> job.fail("stopped after " + from + " of " + todo.size() + ": " + e.getMessage()));
+    }, true);
   }
 
   public Future<Integer> discard(Long[] ids, String by) {

@@ -153,14 +153,17 @@ public final class Leadership {
     // advisory locks are re-entrant on one session: a second attempt while the first still waits would
     // take the lock again and raise the term a second time for the same leader
     campaigning = true;
+    // the URL written with the term: the HTTP server may start listening while the election runs, and the
+    // tick must then see that what was written differs from the current URL
+    String url = apiUrl.get();
     c.preparedQuery(TRY_LOCK).execute(Tuple.of(lockName)).compose(rows -> {
       if (!rows.iterator().next().getBoolean(0)) return Future.succeededFuture(-1L);
       // the term is raised on the lock's own session: if that session is gone, so is the claim
-      return c.preparedQuery(NEW_TERM).execute(Tuple.of(nodeId, apiUrl.get())).map(r -> r.iterator().next().getLong(0));
+      return c.preparedQuery(NEW_TERM).execute(Tuple.of(nodeId, url)).map(r -> r.iterator().next().getLong(0));
     }).onSuccess(t -> {
       if (t > 0 && conn == c && !stopped) {
         term = t;
-        writtenUrl = apiUrl.get();
+        writtenUrl = url;
         log.info("node {} is the scheduler leader (term {})", nodeId, t);
         listener.elected(t);
       }

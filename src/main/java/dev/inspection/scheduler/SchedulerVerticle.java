@@ -58,6 +58,7 @@ public final class SchedulerVerticle extends VerticleBase implements Operations.
   private Operations operations;
   private Redis redis;
   private volatile boolean dbOk;
+  private AuditLog audit;
 
   public SchedulerVerticle(Config config, Metrics metrics, Clock clock, Supplier<String> apiUrl) {
     this.config = config;
@@ -84,6 +85,11 @@ public final class SchedulerVerticle extends VerticleBase implements Operations.
 
   public DeadLetterDesk deadLetters() {
     return deadLetters;
+  }
+
+  /** Every API mutation and console login (issue 10). */
+  public AuditLog audit() {
+    return audit;
   }
 
   public QueueSampler queues() {
@@ -138,6 +144,7 @@ public final class SchedulerVerticle extends VerticleBase implements Operations.
   public Future<?> start() {
     pool = Db.pool(vertx, PgOptions.from(config), Math.max(2, config.getInt(Keys.PG_POOL_SIZE) / 2));
     devices = new DeviceStore(pool);
+    audit = new AuditLog(pool);
     view = new ClusterView(pool);
     state = new StateView(pool);
     String schema = config.get(Keys.PG_SCHEMA);

@@ -59,8 +59,38 @@ class CredentialsTest {
   }
 
   @Test
+  void rolesComeFromTheirCredentials() {
+    Credentials c = Credentials.resolve(config("api.read.token", "read-0123456789abcdef", "api.probe.tokens", "east=probe-east-0123456789, *=probe-all-0123456789",
+        "console.readonly.user", "viewer", "console.readonly.password", PasswordHash.of("viewer-password-1").encoded()), System.out);
+    assertTrue(c.bearer(TOKEN).mayChange());
+    assertFalse(c.bearer("read-0123456789abcdef").mayChange());
+    assertTrue(c.bearer("probe-east-0123456789").servesGroup("east"));
+    assertFalse(c.bearer("probe-east-0123456789").servesGroup("west"));
+    assertTrue(c.bearer("probe-all-0123456789").servesGroup("west"));
+    assertFalse(c.bearer(TOKEN).servesGroup("east"), "the operator is no probe");
+    assertTrue(c.bearer("nope-0123456789abcdef") == null);
+    assertTrue(c.login("operator", PASSWORD).mayChange());
+    assertFalse(c.login("viewer", "viewer-password-1").mayChange(), "a pbkdf2$ value is accepted as the hash");
+    assertTrue(c.login("viewer", PASSWORD) == null);
+  }
+
+  @Test
+  void badRoleSettingsStopStartUpNamingTheKey() {
+    for (String[] bad : new String[][] {{"api.read.token", TOKEN}, {"api.read.token", "short"}, {"api.probe.tokens", "east"},
+        {"api.probe.tokens", "east=short"}, {"api.probe.tokens", "east=" + TOKEN}, {"console.password", "pbkdf2$x$y$z"},
+        {"console.readonly.user", "viewer"}, {"console.readonly.user", "operator", "console.readonly.password", "another-password-1"}}) {
+      ConfigException e = assertThrows(ConfigException.class, () -> Credentials.resolve(config(bad), System.out), String.join(" ", bad));
+      assertTrue(e.getMessage().startsWith(bad[0].equals("console.readonly.user") && bad.length == 2 ? "console.readonly.password" : bad[0]), e.getMessage());
+      assertFalse(e.getMessage().contains(TOKEN), "no secret echoed: " + e.getMessage());
+    }
+  }
+
+  @Test
   void theConfigDescriptionMasksEverySecret() {
-    String described = String.join("\n", config("pg.password", "pg-secret-value").describe());
-    assertFalse(described.contains(TOKEN) || described.contains(PASSWORD) || described.contains("pg-secret-value"), described);
+    String described = String.join("\n", config("pg.password", "pg-secret-value", "api.probe.tokens", "g=probe-secret-value-1",
+        "probe.api.token", "probe-secret-value-2", "api.read.token", "read-secret-value-3", "console.readonly.password", "ro-secret-value-4").describe());
+    for (String secret : new String[] {TOKEN, PASSWORD, "pg-secret-value", "probe-secret-value", "read-secret-value", "ro-secret-value"}) {
+      assertFalse(described.contains(secret), described);
+    }
   }
 }

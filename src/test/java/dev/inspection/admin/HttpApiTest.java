@@ -83,13 +83,14 @@ class HttpApiTest {
   }
 
   @Test
-  void theApiNeedsTheTokenButNotOnTheProbesRoutes() throws Exception {
+  void theApiNeedsTheTokenEvenOnTheProbesRoutes() throws Exception {
     int port = withApi();
     Res anonymous = call(port, "GET", "/api/v1/things", null, false);
     assertEquals(401, anonymous.status());
     assertTrue(anonymous.json().getString("error").contains("Authorization: Bearer"), anonymous.body());
     assertEquals(200, call(port, "GET", "/api/v1/things", null, true).status());
-    assertEquals(200, call(port, "GET", "/api/v1/probe/open", null, false).status());
+    assertEquals(401, call(port, "GET", "/api/v1/probe/open", null, false).status(), "no probe token, no inventory");
+    assertEquals(200, call(port, "GET", "/api/v1/probe/open", null, true).status());
     assertEquals(404, call(port, "GET", "/api/v1/nothing", null, true).status());
   }
 
@@ -108,10 +109,31 @@ class HttpApiTest {
   }
 
   @Test
-  void anUntypedFailureAnswersWithAHintToCheckReadiness() throws Exception {
+  void anUntypedFailureAnswersAGenericMessageWithTheRequestIdAndNoInternals() throws Exception {
     Res broken = call(withApi(), "GET", "/api/v1/broken", null, true);
     assertEquals(500, broken.status());
-    assertEquals(new JsonObject().put("error", "request failed: boom — check /health/ready and retry").put("status", 500), broken.json());
+    String id = broken.json().getString("request_id");
+    assertTrue(id != null && !id.isBlank(), broken.body());
+    assertTrue(broken.json().getString("error").contains("request id " + id), broken.body());
+    assertTrue(!broken.body().contains("boom") && !broken.body().contains("IllegalState"), "no internals: " + broken.body());
+  }
+
+  @Test
+  void everyAnswerCarriesTheSecurityHeadersAndAMutationsBodyIsBounded() throws Exception {
+    Config small = Config.of(Map.of("http.port", "0", "api.token", TOKEN, "console.password", "a-long-password-42", "http.body.max.bytes", "100"));
+    int port = deploy(new HttpApi(small, Metrics.prometheus(), Map.of(), Credentials.resolve(small, System.out), List.of(PROBLEMS)));
+    for (String path : List.of("/health/live", "/api/v1/things", "/nowhere", "/login")) {
+      HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).build(), HttpResponse.BodyHandlers.ofString());
+      assertEquals("DENY", r.headers().firstValue("X-Frame-Options").orElse(null), path);
+      assertEquals("nosniff", r.headers().firstValue("X-Content-Type-Options").orElse(null), path);
+      assertTrue(r.headers().firstValue("Content-Security-Policy").orElse("").contains("frame-ancestors 'none'"), path);
+      assertTrue(r.headers().firstValue("X-Request-Id").isPresent(), path);
+      assertTrue(r.headers().allValues("Set-Cookie").isEmpty(), path + " sets no cookie");
+    }
+    assertEquals(200, call(port, "POST", "/api/v1/things", "{\"a\":\"" + "x".repeat(50) + "\"}", true).status());
+    Res big = call(port, "POST", "/api/v1/things", "{\"a\":\"" + "x".repeat(200) + "\"}", true);
+    assertEquals(413, big.status(), big.body());
+    assertTrue(big.json().getString("error").contains("http.body.max.bytes"), big.body());
   }
 
   @Test

@@ -75,7 +75,7 @@ class ApiIT {
       int port = env.scheduler().httpPort();
       int fport = follower.httpPort();
 
-      // credentials: every route but the probes' ones and the OpenAPI text needs them
+      // credentials: every route but the OpenAPI text needs them (the probes' ones a probe token: SecurityHttpIT)
       for (String path : List.of("/api/v1/overview", "/api/v1/workers", "/api/v1/slots", "/api/v1/alerts", "/api/v1/dead-letters",
           "/api/v1/devices?q=sim", "/api/v1/versions", "/api/v1/probes")) {
         Res r = call(port, "GET", path, null, false);
@@ -86,7 +86,8 @@ class ApiIT {
       HttpResponse<String> wrong = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/api/v1/workers"))
           .header("Authorization", "Bearer not-the-token").build(), HttpResponse.BodyHandlers.ofString());
       assertEquals(401, wrong.statusCode());
-      assertEquals(200, call(port, "GET", "/api/v1/probe/pacing", null, false).status());
+      assertEquals(401, call(port, "GET", "/api/v1/probe/pacing", null, false).status());
+      assertEquals(200, call(port, "GET", "/api/v1/probe/pacing", null, true).status());
       assertEquals(200, call(port, "GET", "/api/v1/openapi.yaml", null, false).status());
 
       // reads
@@ -95,7 +96,7 @@ class ApiIT {
       assertEquals(4, overview.getLong("slots_total"));
       assertEquals(2, overview.getLong("workers_active"));
       JsonObject versions = get(port, "/api/v1/versions").json();
-      assertEquals("V001,V002,V003,V004,V005,V006", versions.getString("schema_migrations"));
+      assertEquals("V001,V002,V003,V004,V005,V006,V007", versions.getString("schema_migrations"));
       assertEquals(2, versions.getInteger("envelope_schema"));
       assertEquals(2, get(port, "/api/v1/workers").json().getJsonArray("workers").stream()
           .filter(o -> ((JsonObject) o).getString("state").equals("ACTIVE")).count());

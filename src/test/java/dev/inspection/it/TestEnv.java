@@ -42,6 +42,12 @@ public final class TestEnv implements AutoCloseable {
   public static final String REDIS_PASSWORD = "it-redis-pw-4f0c8a17e3";
   /** The password of the non-superuser PostgreSQL role PathSecurityIT creates. */
   public static final String PG_ROLE_PASSWORD = "it-pg-role-pw-b71e09c5d2";
+  /** The read-only API token and console login, and the probes' token (every group); scripts/check-secrets.sh scans for each *_TOKEN / *_PASSWORD. */
+  public static final String READ_TOKEN = "it-read-token-5d3b8e1f94c2a7";
+  public static final String READONLY_USER = "it-viewer";
+  public static final String READONLY_PASSWORD = "it-viewer-pass-3f9c1a7e";
+  public static final String PROBE_TOKEN = "it-probe-token-8a6e2c4f1b9d07";
+  public static final String PROBE_EAST_TOKEN = "it-probe-east-token-1c7b5e9a3d";
   public final String name;
   public final Path dataDir;
   public final int slots;
@@ -66,6 +72,11 @@ public final class TestEnv implements AutoCloseable {
     base.put("console.password", CONSOLE_PASSWORD);
     // the local services run as postgres (a superuser) and guest: allowed for tests only (PathSecurityIT tests the refusal)
     base.put("security.allow.insecure.credentials", "true");
+    base.put("api.read.token", READ_TOKEN);
+    base.put("console.readonly.user", READONLY_USER);
+    base.put("console.readonly.password", READONLY_PASSWORD);
+    base.put("api.probe.tokens", "*=" + PROBE_TOKEN);
+    base.put("probe.api.token", PROBE_TOKEN);
     base.put("backoff.initial.ms", "100");
     base.put("backoff.max.ms", "1000");
     base.put("worker.lease.poll.ms", "300");

@@ -1,0 +1,106 @@
+package dev.inspection.admin;
+
+import static dev.inspection.admin.Http.json;
+
+import dev.inspection.scheduler.AuditLog;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.ext.web.Route;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The HTTP side of the audit log (issue 10): every authenticated API mutation is written when its answer
+ * has gone out (so refusals — a read-only token, a cross-origin cookie — are there too, with their
+ * status), and so is every checked console login; {@code GET /api/v1/audit} reads it newest first. A
+ * node without a database (the unit tests' server) passes a null log and audits nothing.
+ */
+final class Audit implements Routes {
+  private static final Logger log = LoggerFactory.getLogger(Audit.class);
+
+  /** A resource route: what an audited request is named by, whichever handler answered it. */
+  private record Template(HttpMethod method, String name, Pattern regex) {}
+
+  private final AuditLog store;
+  private Router router;
+  private List<Template> templates;
+
+  Audit(AuditLog store) {
+    this.store = store;
+  }
+
+  @Override
+  public void mount(Router r) {
+    router = r;
+    if (store == null) return;
+    r.get("/api/v1/audit").handler(ctx -> {
+      String b = ctx.queryParams().get("before");
+      Long before;
+      try {
+        before = b == null ? null : Long.valueOf(b.trim());
+      } catch (NumberFormatException e) {
+        throw new dev.inspection.common.ApiError(400, "before must be an audit entry id (a number): use next_before of the previous page");
+      }
+      store.page(before, Http.intParam(ctx, "limit", 100, 1, 1000)).onSuccess(p -> json(ctx, 200, p)).onFailure(ctx::fail);
+    });
+  }
+
+  /** Writes the entry for this mutation once it is answered. */
+  void onEnd(RoutingContext ctx, Principal who) {
+    if (store == null) return;
+    ctx.addEndHandler(ar -> {
+      String method = ctx.request().method().name();
+      String path = ctx.normalizedPath();
+      String action = method + " " + path;
+      String target = ctx.request().uri();
+      for (Template t : templates()) {
+        Matcher m = t.regex().matcher(path);
+        if (t.method().name().equals(method) && m.matches()) {
+          action = method + " " + t.name();
+          if (m.groupCount() > 0) {
+            List<String> values = new ArrayList<>();
+            for (int g = 1; g <= m.groupCount(); g++) values.add(m.group(g));
+            target = String.join("/", values);
+          }
+          break;
+        }
+      }
+      write(new AuditLog.Entry(who.name(), who.role(), action, target, remote(ctx), ctx.response().getStatusCode()));
+    });
+  }
+
+  /** The router's resource routes as patterns, read once every route is mounted. */
+  private List<Template> templates() {
+    if (templates == null) {
+      List<Template> out = new ArrayList<>();
+      for (Route route : router.getRoutes()) {
+        String p = route.getPath();
+        if (p == null || !p.startsWith("/api/v1/") || p.endsWith("*") || p.endsWith("/") || route.methods() == null) continue;
+        String regex = Pattern.quote(p).replaceAll(":([a-z_]+)", "\\\\E([^/]+)\\\\Q");
+        for (HttpMethod m : route.methods()) out.add(new Template(m, p.replaceAll(":([a-z_]+)", "{$1}"), Pattern.compile(regex)));
+      }
+      templates = out;
+    }
+    return templates;
+  }
+
+  /** A console login that was checked (not one refused by the throttle before the check). */
+  void login(RoutingContext ctx, String user, Principal who, int status) {
+    if (store == null) return;
+    write(new AuditLog.Entry(who == null ? Http.printable(user) : who.name(), who == null ? "-" : who.role(), who == null ? "login failed" : "login",
+        "/login", remote(ctx), status));
+  }
+
+  private void write(AuditLog.Entry e) {
+    store.write(e).onFailure(x -> log.warn("cannot write the audit entry '{} {}' by {} ({})", e.action(), e.target(), e.who(), x.getMessage()));
+  }
+
+  static String remote(RoutingContext ctx) {
+    return ctx.request().remoteAddress() == null ? null : ctx.request().remoteAddress().hostAddress();
+  }
+}
