@@ -168,8 +168,25 @@ public final class OutboxPublisher {
     cursor = 0;
   }
 
-  /** New rows are durable: publish them if there is room, else they wait in the outbox. */
-  public void rowsAppended() {
+  /**
+   * New rows are durable: publish them if there is room, else they wait in the outbox. When nothing waits
+   * before them (they follow the forward cursor directly) they are published from memory, without being
+   * read back; otherwise the pump reads the outbox in id order as always.
+   */
+  public void rowsAppended(List<OutboxRow> rows) {
+    List<Channel> chs = channels;
+    if (!rows.isEmpty() && !pumping && !replayRequested && chs != null && connected() && rows.get(0).id() == cursor + 1
+        && maxInFlight - inFlight() >= rows.size()) {
+      pumping = true;
+      pumpAgain = false;
+      cursor = rows.get(rows.size() - 1).id();
+      publish(chs, rows).onComplete(ar -> {
+        pumping = false;
+        if (ar.failed()) log.warn("outbox publish failed: {}", ar.cause().getMessage());
+        if (pumpAgain || replayRequested) pump();
+      });
+      return;
+    }
     pump();
   }
 

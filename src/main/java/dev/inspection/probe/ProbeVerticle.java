@@ -239,7 +239,7 @@ public final class ProbeVerticle extends VerticleBase {
       appending = false;
       if (ar.succeeded()) {
         metrics.outboxAppended(batch.size());
-        publisher.rowsAppended();
+        publisher.rowsAppended(ar.result());
         if (buffer.size() >= max) flush();
       } else {
         // results that never reached the disk were never published either; the next round inspects again

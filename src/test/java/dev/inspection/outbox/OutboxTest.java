@@ -50,6 +50,17 @@ class OutboxTest {
   }
 
   @Test
+  void appendsCommitWithFullDurabilityAlsoAfterConfirmMarksThatDoNot() throws Exception {
+    Outbox o = await(Outbox.open(vertx, dir.resolve("sync.db"), "p1", topology, Clock.systemUTC()));
+    assertEquals(2, await(o.synchronousLevel()), "FULL from the start");
+    List<OutboxRow> rows = await(o.append(results(5_000, "a", "b")));
+    assertEquals(2, await(o.markConfirmed(rows.stream().map(OutboxRow::id).toList())));
+    assertEquals(2, await(o.synchronousLevel()), "FULL again after a confirm mark");
+    assertEquals(List.of(), await(o.pending(0, Long.MAX_VALUE, Long.MAX_VALUE, 10)), "the marks hold");
+    await(o.closeAsync());
+  }
+
+  @Test
   void rowIdsKeepGrowingAfterEveryRowWasConfirmedDeletedAndTheProbeRestarted() throws Exception {
     Path file = dir.resolve("ids.db");
     Outbox o = await(Outbox.open(vertx, file, "p1", topology, Clock.systemUTC()));
