@@ -15,9 +15,11 @@ import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 
 /**
  * One transaction for the batches of one or more slots (seed 000 §3.1 as corrected by DESIGN.md D1, D4,
@@ -191,8 +193,11 @@ public final class BatchStore {
     current.sort(Comparator.comparing((Cur c) -> c.row().newest().deviceId()));
     history.sort(Comparator.comparing((Hist h) -> h.row().envelope().deviceId()).thenComparingLong(h -> h.row().envelope().cycleId())
         .thenComparingLong(h -> h.row().envelope().seq()));
-    return conn.preparedQuery(UPSERT_CURRENT).execute(currentArrays(current))
-        .compose(up -> conn.preparedQuery(INSERT_HISTORY).execute(historyArrays(history))
+    // a device's newest payload is usually the same object in current and in history: encode it once
+    Map<JsonObject, String> encoded = new IdentityHashMap<>();
+    Function<JsonObject, String> once = j -> encoded.computeIfAbsent(j, JsonObject::encode);
+    return conn.preparedQuery(UPSERT_CURRENT).execute(currentArrays(current, once))
+        .compose(up -> conn.preparedQuery(INSERT_HISTORY).execute(historyArrays(history, once))
             .compose(hist -> alerts(conn, events, eventEpochs).map(v -> new Committed(up.rowCount(), hist.iterator().next().getLong(0).intValue()))));
   }
 
@@ -280,6 +285,10 @@ public final class BatchStore {
    * batch statements as arrays, in list order; callers add their own columns after them.
    */
   public static Tuple resultColumns(List<ResultRow> list) {
+    return resultColumns(list, JsonObject::encode);
+  }
+
+  private static Tuple resultColumns(List<ResultRow> list, Function<JsonObject, String> encode) {
     int n = list.size();
     Short[] slot = new Short[n];
     Long[] epoch = new Long[n];
@@ -299,13 +308,13 @@ public final class BatchStore {
       cyc[i] = e.cycleId();
       at[i] = e.collectedAt().atOffset(ZoneOffset.UTC);
       mid[i] = e.messageId();
-      payload[i] = r.payload().encode();
+      payload[i] = encode.apply(r.payload());
     }
     return Tuple.tuple().addArrayOfShort(slot).addArrayOfLong(epoch).addArrayOfString(dev).addArrayOfLong(seq).addArrayOfLong(cyc)
         .addArrayOfOffsetDateTime(at).addArrayOfString(mid).addArrayOfString(payload);
   }
 
-  private static Tuple currentArrays(List<Cur> list) {
+  private static Tuple currentArrays(List<Cur> list, Function<JsonObject, String> encode) {
     List<ResultRow> rows = new ArrayList<>(list.size());
     String[] derived = new String[list.size()];
     String[] profile = new String[list.size()];
@@ -315,10 +324,10 @@ public final class BatchStore {
       derived[i] = c.row().derived() == null ? null : c.row().derived().encode();
       profile[i] = c.row().profile().name();
     }
-    return resultColumns(rows).addArrayOfString(derived).addArrayOfString(profile);
+    return resultColumns(rows, encode).addArrayOfString(derived).addArrayOfString(profile);
   }
 
-  private static Tuple historyArrays(List<Hist> list) {
+  private static Tuple historyArrays(List<Hist> list, Function<JsonObject, String> encode) {
     List<ResultRow> rows = new ArrayList<>(list.size());
     Short[] rc = new Short[list.size()];
     for (int i = 0; i < list.size(); i++) {
@@ -326,6 +335,6 @@ public final class BatchStore {
       rows.add(new ResultRow(h.slot(), h.epoch(), h.row().envelope(), h.row().payload()));
       rc[i] = (short) h.row().retentionClass();
     }
-    return resultColumns(rows).addArrayOfShort(rc);
+    return resultColumns(rows, encode).addArrayOfShort(rc);
   }
 }
