@@ -22,7 +22,8 @@
 #   5. a summary block with the goal lines of issue 11 (yes / no / NA), printed and saved to target/bench/summary.txt.
 #
 # Everything it creates is removed again, also on Ctrl-C or failure: the 64 PerfTest queues, the scratch
-# schema bench_pg, the node's queues and schema (dev.inspection.node.Teardown) and target/bench/data.
+# schema bench_pg, the node's queues and schema (dev.inspection.node.Teardown), its Redis hash bench:probes
+# and target/bench/data.
 # Logs stay in target/bench/: perftest.log, pgbench.log, node.log (all runs; also node-<run>.log), gc-<run>.log.
 #
 # Options:
@@ -125,7 +126,7 @@ PERF_QUEUE_RE="^${ID}\\.perf\\.[0-9]+\$"
 
 if [ "$QUICK" = 1 ]; then
   PERF_TIME=10 PG_TIME=10 WARMUP=10 WINDOW=10 CAP_N=20000 CAP_I=2000 HALF_I=2000
-  IDLE_WARMUP=5 IDLE_WINDOW=10 MIL_N=50000 MIL_I=10000 MIL_WARMUP=20 MIL_WINDOW=10
+  IDLE_WARMUP=10 IDLE_WINDOW=10 MIL_N=50000 MIL_I=10000 MIL_WARMUP=20 MIL_WINDOW=10
 else
   PERF_TIME=30 PG_TIME=30 WARMUP=20 WINDOW=60 CAP_N=150000 CAP_I=5000 HALF_I=5000
   IDLE_WARMUP=10 IDLE_WINDOW=30 MIL_N=1000000 MIL_I=60000 MIL_WARMUP="" MIL_WINDOW=60
@@ -182,6 +183,12 @@ msum() { # file metric
   awk -v m="$2" '$1 == m || index($1, m "{") == 1 { if ($2 ~ /^[-+0-9.eE]+$/) { s += $2; n++ } }
                  END { if (n) printf "%.3f\n", s; else print "NA" }' "$1"
 }
+# the same for a counter registered on first use (per-slot worker counters): 0 when the node answered
+# /metrics (the file has samples) but the counter has none yet; NA only when the scrape failed
+msum0() { # file metric
+  awk -v m="$2" '/^[a-z_]/ { any = 1 } $1 == m || index($1, m "{") == 1 { if ($2 ~ /^[-+0-9.eE]+$/) { s += $2; n++ } }
+                 END { if (n) printf "%.3f\n", s; else if (any) print 0; else print "NA" }' "$1"
+}
 
 # CPU ticks (USER_HZ): machine busy, machine total, the node JVM, RabbitMQ (beam.smp), PostgreSQL (postgres)
 cpu_snapshot() { # node-pid
@@ -191,7 +198,9 @@ cpu_snapshot() { # node-pid
   procs="$(cat /proc/[0-9]*/stat 2>/dev/null | awk -v np="$1" '
     { pid = $1; r = $0; sub(/.*\) /, "", r); c = $0; sub(/^[0-9]+ \(/, "", c); sub(/\) [^)]*$/, "", c)
       split(r, f, " "); t = f[12] + f[13]
-      if (pid == np) node += t; else if (c == "beam.smp") beam += t; else if (c == "postgres") pg += t }
+      # RabbitMQ and PostgreSQL: with the time of their children that ended (a backend that exits while
+      # we sample moves its time into the cutime/cstime of the postmaster instead of vanishing from the sum)
+      if (pid == np) node += t; else if (c == "beam.smp") beam += t + f[14] + f[15]; else if (c == "postgres") pg += t + f[14] + f[15] }
     END { printf "%d %d %d", node, beam, pg }')"
   echo "$((u + n + s + irq + sirq + st)) $((u + n + s + i + w + irq + sirq + st)) $procs"
 }
@@ -262,6 +271,8 @@ delete_perf_queues() {
 drop_pg_scratch() { "${PSQL[@]}" -c "SET client_min_messages = warning; DROP SCHEMA IF EXISTS $PG_SCRATCH CASCADE" >/dev/null 2>&1 || say "WARNING: could not drop schema $PG_SCRATCH"; }
 
 teardown_node() {
+  # the probe's report hash in Redis (Teardown does not know Redis); best effort
+  if command -v redis-cli >/dev/null 2>&1; then timeout 10 redis-cli -h 127.0.0.1 DEL "$PREFIX:probes" >/dev/null 2>&1 || true; fi
   java -cp "$JAR" dev.inspection.node.Teardown --pg.schema="$PREFIX" --topology.prefix="$PREFIX" --slots.total=$SLOTS \
     >"$OUT/teardown.log" 2>&1 && return 0
   say "WARNING: Teardown failed ($(grep -m1 -E 'Exception|Error' "$OUT/teardown.log" | tr -d '\t\r' | cut -c1-200)); full output in $OUT/teardown.log"
@@ -526,7 +537,7 @@ e2e_run() { # tag devices interval_ms warm-up_s window_s heap
       grep -E 'cannot connect|connection lost' "$NODE_LOG" | tail -n 3 | cut -c1-250 >&2
       die "after the warm-up the node still cannot reach RabbitMQ or PostgreSQL (is a service down?): no measurement"
     fi
-    say "WARNING: /metrics has no worker_committed_total at the start of the window"
+    say "WARNING: /metrics has no worker_committed_total at the start of the window (nothing committed during the warm-up; counted from 0)"
   fi
   prev=$m0 tp=$t0
   local elapsed=0 k=0
@@ -541,11 +552,11 @@ e2e_run() { # tag devices interval_ms warm-up_s window_s heap
     dt=$(calc 'a - b' "$tc" "$tp")
     # stall: nothing published and nothing committed in this step although rows wait in the outbox
     if [ -z "${R[$tag.stall]:-}" ] && awk -v p0="$(mget "$prev" outbox_published_total)" -v p1="$(mget "$cur" outbox_published_total)" \
-         -v c0="$(msum "$prev" worker_committed_total)" -v c1="$(msum "$cur" worker_committed_total)" -v d="$(mget "$cur" outbox_depth)" \
+         -v c0="$(msum0 "$prev" worker_committed_total)" -v c1="$(msum0 "$cur" worker_committed_total)" -v d="$(mget "$cur" outbox_depth)" \
          'BEGIN { exit !(p0 != "NA" && p1 != "NA" && c0 != "NA" && c1 != "NA" && d != "NA" && p1 == p0 && c1 == c0 && d > 0) }'; then
       R[$tag.stall]="+${elapsed}s:$(mget "$cur" outbox_published_total):$(mget "$cur" outbox_depth)"
     fi
-    say "  +${elapsed}s: committed $(fmt0 "$(calc '(a - b) / c' "$(msum "$cur" worker_committed_total)" "$(msum "$prev" worker_committed_total)" "$dt")")/s," \
+    say "  +${elapsed}s: committed $(fmt0 "$(calc '(a - b) / c' "$(msum0 "$cur" worker_committed_total)" "$(msum0 "$prev" worker_committed_total)" "$dt")")/s," \
         "probe appended $(fmt0 "$(calc '(a - b) / c' "$(mget "$cur" outbox_appended_total)" "$(mget "$prev" outbox_appended_total)" "$dt")")/s," \
         "outbox depth $(fmt0 "$(mget "$cur" outbox_depth)"), lag p50 $(fmt0 "$(calc 'a * 1000' "$(mget "$cur" 'worker_probe_to_commit_lag_seconds{quantile="0.5"}')")") ms" \
         "p99 $(fmt0 "$(calc 'a * 1000' "$(mget "$cur" 'worker_probe_to_commit_lag_seconds{quantile="0.99"}')")") ms"
@@ -569,7 +580,7 @@ e2e_run() { # tag devices interval_ms warm-up_s window_s heap
 
   local dt c0 c1
   dt=$(calc 'a - b' "$t1" "$t0")
-  c0=$(msum "$m0" worker_committed_total) c1=$(msum "$m1" worker_committed_total)
+  c0=$(msum0 "$m0" worker_committed_total) c1=$(msum0 "$m1" worker_committed_total)
   R[$tag.offered]=$offered
   R[$tag.devices]=$n
   R[$tag.interval]=$i
@@ -605,7 +616,7 @@ e2e_run() { # tag devices interval_ms warm-up_s window_s heap
   if [ "$tag" = million ]; then
     R[$tag.devices_seen]="$(timeout 300 "${PSQL[@]}" -At -c "SELECT count(*) FROM $PREFIX.device_status_current" 2>/dev/null | grep -E '^[0-9]+$' || echo NA)"
   fi
-  R[$tag.skipped]=$(calc 'a - b' "$(msum "$m1" probe_checks_skipped_total)" "$(msum "$m0" probe_checks_skipped_total)")
+  R[$tag.skipped]=$(calc 'a - b' "$(msum0 "$m1" probe_checks_skipped_total)" "$(msum0 "$m0" probe_checks_skipped_total)")
   teardown_node || true
   NODE_TEARDOWN_MAYBE=0
   rm -rf "$DATA"
@@ -619,7 +630,7 @@ e2e_run() { # tag devices interval_ms warm-up_s window_s heap
       "p99 $(fmt0 "${R[$tag.db_p99]}") ms max $(fmt0 "${R[$tag.db_max]}") ms; history grew $(fmt0 "$(calc '(a - b) / 1048576' "$hb1" "$hb0")") MiB" \
       "($(fmt0 "${R[$tag.hist_bytes_row]}") bytes/row, $(fmt2 "${R[$tag.hist_gb_day]}") GB/day at this rate)"
   if [ "${R[$tag.heap_live]}" != NA ]; then
-    say "[$tag] live heap after a full GC: $(fmt1 "$(calc 'a / 1048576' "${R[$tag.heap_live]}")") MiB = $(fmt0 "$(calc 'a / b' "${R[$tag.heap_live]}" "$n")") bytes/device (probe and worker in one JVM)"
+    say "[$tag] live heap after a full GC: $(fmt1 "$(calc 'a / 1048576' "${R[$tag.heap_live]}")") MiB$([ "$tag" = million ] && echo " = $(fmt0 "$(calc 'a / b' "${R[$tag.heap_live]}" "$n")") bytes/device (probe and worker in one JVM)")"
   fi
   [ "${R[$tag.devices_seen]}" = NA ] || say "[$tag] devices with a committed result at the end: ${R[$tag.devices_seen]} of $n"
   say "[$tag] node log: ${R[$tag.err]} ERROR/exception and ${R[$tag.warn]} WARN lines before shutdown, ${R[$tag.err_sd]} / ${R[$tag.warn_sd]} during shutdown ($NODE_LOG)"
@@ -749,19 +760,32 @@ elif awk -v x="$MIL_HEAP_DEV" 'BEGIN { exit !(x <= 600) }'; then
 else
   G5="unknown (probe + worker together $(fmt0 "$MIL_HEAP_DEV") bytes/device; the worker's part is not separable in one JVM)"
 fi
+gl() { # verdict (1 / 0 / NA), the figure it was judged on, why it is NA
+  if [ "$1" = NA ]; then echo "NA ($3)"; else echo "$(yesno "$1") ($2)"; fi
+}
+if ran million; then NO_MIL="the million run measured nothing"; else NO_MIL="no million-device run: --million"; fi
+if ran capacity; then NO_CAP="not measurable in the capacity run"; else NO_CAP="no capacity run"; fi
+[ "$RUN_BASELINES" = 1 ] || NO_RATIO="no broker baseline in this run"
+[ "$RUN_BASELINES" = 0 ] || NO_RATIO=$NO_CAP
+if ran idle; then NO_IDLE="the idle run measured nothing"; else NO_IDLE="no idle run: --idle"; fi
+if ran half; then NO_HALF="the half-rate run measured nothing"; else NO_HALF="no half-rate run"; fi
+[ "$MIL_HEAP_DEV" != NA ] || G5="NA ($NO_MIL)"
 GOALS=(
-  "1. a million devices: >= 90 % of the offered $(fmt0 "$(v million.offered)")/s committed: $(yesno "$G1A") ($(fmt1 "$(calc 'a * 100' "$MIL_SHARE")") %); p99 probe->commit lag < 2 s (database): $(yesno "$G1B") ($(fmt0 "$(v million.db_p99)") ms)$MIL_SHORT"
-  "2. CPU per result at capacity, node + broker + database <= 100 µs/result: $(yesno "$G2") ($(fmt0 "$(v capacity.us_total)") µs)"
-  "3. end-to-end / broker alone >= 1.0: $(yesno "$G3") ($(fmt3 "$RATIO_BROKER"))"
-  "4. idle, $IDLE_N devices, node + broker + database <= 0.1 cores: $(yesno "$G4") ($(fmt2 "$(v idle.cores3)") cores)"
-  "5. memory at a million devices: worker derived state <= 600 bytes/device: $G5; a 4,000-device slot loads in <= 200 ms: NA (not measured here: ./run.sh bench --commit)"
-  "6. half-rate p99 lag < 1 s: $(yesno "$G6") ($(fmt0 "$HALF_P99") ms, $HALF_P99_SRC); PostgreSQL synchronous_commit: $PG_SYNC"
+  "1. a million devices: >= 90 % of the offered $(fmt0 "$(calc 'a * 1000 / b' "$MILLION_GOAL_N" "$MILLION_GOAL_I")")/s committed: $(gl "$G1A" "$(fmt1 "$(calc 'a * 100' "$MIL_SHARE")") % of $(fmt0 "$(v million.offered)")/s" "$NO_MIL");
+     p99 probe->commit lag < 2 s (database): $(gl "$G1B" "$(fmt0 "$(v million.db_p99)") ms" "$NO_MIL")$MIL_SHORT"
+  "2. CPU per result at capacity, node + broker + database <= 100 µs/result: $(gl "$G2" "$(fmt0 "$(v capacity.us_total)") µs" "$NO_CAP")"
+  "3. end-to-end / broker alone >= 1.0: $(gl "$G3" "$(fmt3 "$RATIO_BROKER")" "$NO_RATIO")"
+  "4. idle, $IDLE_N devices, node + broker + database <= 0.1 cores: $(gl "$G4" "$(fmt2 "$(v idle.cores3)") cores" "$NO_IDLE")"
+  "5. memory at a million devices: worker derived state <= 600 bytes/device: $G5;
+     a 4,000-device slot loads in <= 200 ms: NA (not measured here: the snapshot line of ./run.sh bench --commit)"
+  "6. half-rate p99 lag < 1 s: $(gl "$G6" "$(fmt0 "$HALF_P99") ms, $HALF_P99_SRC" "$NO_HALF"); PostgreSQL synchronous_commit: $PG_SYNC"
 )
 
 notes=()
 [ "$QUICK" = 1 ] && notes+=("--quick smoke run: ${WINDOW} s windows, smaller fleets; not figures for the README")
-notes+=("git $COMMIT$DIRTY, target/node.jar built $JAR_TIME; -Xmx$HEAP${BENCH_NODE_FLAGS:+ $BENCH_NODE_FLAGS}; $SLOTS slots = $((2 * SLOTS)) quorum queues; warm-up ${WARMUP} s, window ${WINDOW} s")
-ran idle && notes+=("idle: warm-up ${IDLE_WARMUP} s, window ${IDLE_WINDOW} s; RabbitMQ and PostgreSQL CPU is the whole server's (other users of the shared services count too)")
+notes+=("git $COMMIT$DIRTY, target/node.jar built $JAR_TIME; $SLOTS slots = $((2 * SLOTS)) quorum queues${BENCH_NODE_FLAGS:+; node flags $BENCH_NODE_FLAGS}")
+ran capacity && notes+=("capacity and half: -Xmx$HEAP, warm-up ${WARMUP} s, window ${WINDOW} s")
+ran idle && notes+=("idle: -Xmx$HEAP, warm-up ${IDLE_WARMUP} s, window ${IDLE_WINDOW} s; RabbitMQ and PostgreSQL CPU is the whole server's (other users of the shared services count too)")
 ran million && notes+=("million: -Xmx$MIL_HEAP, warm-up ${MIL_WARMUP} s, window ${MIL_WINDOW} s; $(v million.devices_seen) of $(v million.devices) devices had a committed result at the end; $(fmt0 "$(v million.db_rows)") history rows received in the window ($(fmt0 "$(v million.db_rate)")/s, $(fmt0 "$(v million.hist_bytes_row)") bytes/row on disk); live heap after a full GC $(fmt0 "$(calc 'a / 1048576' "$(v million.heap_live)")") MiB; probe skipped $(fmt0 "$(v million.skipped)") check rounds (buffer full)")
 if ran million && [ "$RUN_BASELINES" = 0 ]; then
   notes+=("million: no baselines in this run, so no ratio to the broker or database (--million --with-baselines)")
@@ -816,7 +840,11 @@ fi
   echo "== inspection-node benchmark ($STARTED_AT, $NPROC cores) =="
   printf '%-59s%s\n' "broker baseline (PerfTest, 64 quorum queues, confirms):" "$BROKER_LINE"
   printf '%-59s%s\n' "database baseline (pgbench, 200-row upsert+history):" "$DB_LINE"
-  printf '%-59s%s\n' "end to end, capacity run (offered $(fmt0 "$(v capacity.offered)")/s):" "$CAP_LINE"
+  if ran capacity; then
+    printf '%-59s%s\n' "end to end, capacity run (offered $(fmt0 "$(v capacity.offered)")/s):" "$CAP_LINE"
+  else
+    printf '%-59s%s\n' "end to end, capacity run:" "$CAP_LINE"
+  fi
   if ran capacity; then
     printf '%-59s%s\n' "  CPU per committed result at capacity:" \
       "$(us_line capacity) (broker alone $(fmt1 "$BROKER_US") µs/msg, database alone $(fmt1 "$DB_US") µs/row)"
