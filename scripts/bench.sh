@@ -574,8 +574,13 @@ e2e_run() { # tag devices interval_ms warm-up_s window_s heap
   # GC pause is not in its figures
   R[$tag.heap_live]=NA
   if [ "$tag" = idle ] || [ "$tag" = million ]; then
+    # (a long pause at a million devices: the scheduler may lose its lock session, idle_session_timeout,
+    # and step down right after; that is this GC's doing, outside the window)
     say "[$tag] full GC (jcmd GC.run) for the live heap ..."
+    local g0
+    g0=$(now)
     R[$tag.heap_live]=$(heap_after_gc "$NODE_PID")
+    R[$tag.fullgc_s]=$(calc 'a - b' "$(now)" "$g0")
   fi
 
   local dt c0 c1
@@ -612,6 +617,7 @@ e2e_run() { # tag devices interval_ms warm-up_s window_s heap
   R[$tag.db_rate]=$(calc 'a / b' "${R[$tag.db_rows]}" "$dt")
   R[$tag.hist_gb_day]=$(calc '(a - b) / c * 86400 / 1e9' "$hb1" "$hb0" "$dt")
   R[$tag.hist_bytes_row]=$(calc '(a - b) / c' "$hb1" "$hb0" "${R[$tag.db_rows]}")
+  R[$tag.hist_gb_day_offered]=$(calc 'a * b * 86400 / 1e9' "${R[$tag.hist_bytes_row]}" "$offered") # as if all offered were committed
   R[$tag.devices_seen]=NA
   if [ "$tag" = million ]; then
     R[$tag.devices_seen]="$(timeout 300 "${PSQL[@]}" -At -c "SELECT count(*) FROM $PREFIX.device_status_current" 2>/dev/null | grep -E '^[0-9]+$' || echo NA)"
@@ -628,9 +634,9 @@ e2e_run() { # tag devices interval_ms warm-up_s window_s heap
       "heap ${R[$tag.heap]}, GC pauses $(fmt1 "${R[$tag.gc]}")% of the window; shutdown $NODE_STOP_S s"
   say "[$tag] database: $(fmt0 "${R[$tag.db_rows]}") history rows received in the window ($(fmt0 "${R[$tag.db_rate]}")/s), lag p50 $(fmt0 "${R[$tag.db_p50]}") ms" \
       "p99 $(fmt0 "${R[$tag.db_p99]}") ms max $(fmt0 "${R[$tag.db_max]}") ms; history grew $(fmt0 "$(calc '(a - b) / 1048576' "$hb1" "$hb0")") MiB" \
-      "($(fmt0 "${R[$tag.hist_bytes_row]}") bytes/row, $(fmt2 "${R[$tag.hist_gb_day]}") GB/day at this rate)"
+      "($(fmt0 "${R[$tag.hist_bytes_row]}") bytes/row, $(fmt2 "${R[$tag.hist_gb_day]}") GB/day at this rate, $(fmt2 "${R[$tag.hist_gb_day_offered]}") GB/day at the offered rate)"
   if [ "${R[$tag.heap_live]}" != NA ]; then
-    say "[$tag] live heap after a full GC: $(fmt1 "$(calc 'a / 1048576' "${R[$tag.heap_live]}")") MiB$([ "$tag" = million ] && echo " = $(fmt0 "$(calc 'a / b' "${R[$tag.heap_live]}" "$n")") bytes/device (probe and worker in one JVM)")"
+    say "[$tag] live heap after a full GC (jcmd took $(fmt1 "${R[$tag.fullgc_s]}") s): $(fmt1 "$(calc 'a / 1048576' "${R[$tag.heap_live]}")") MiB$([ "$tag" = million ] && echo " = $(fmt0 "$(calc 'a / b' "${R[$tag.heap_live]}" "$n")") bytes/device (probe and worker in one JVM)")"
   fi
   [ "${R[$tag.devices_seen]}" = NA ] || say "[$tag] devices with a committed result at the end: ${R[$tag.devices_seen]} of $n"
   say "[$tag] node log: ${R[$tag.err]} ERROR/exception and ${R[$tag.warn]} WARN lines before shutdown, ${R[$tag.err_sd]} / ${R[$tag.warn_sd]} during shutdown ($NODE_LOG)"
@@ -736,9 +742,10 @@ if ran million; then
   MIL_HEAP_DEV=$(calc 'a / b' "$(v million.heap_live)" "$(v million.devices)")
   # above the idle node's live heap: the part that grows with the devices
   MIL_HEAP_MARGINAL=$(calc '(a - b) / (c - d)' "$(v million.heap_live)" "$(v idle.heap_live)" "$(v million.devices)" "$(v idle.devices)")
-  MIL_LINE="$(fmt0 "$(v million.rate)") results/s committed ($(fmt1 "$(calc 'a * 100' "$MIL_SHARE")") % of offered), lag p50 $(fmt0 "$(v million.db_p50)") ms p99 $(fmt0 "$(v million.db_p99)") ms (database),"
-  MIL_LINE+=" heap $(fmt0 "$MIL_HEAP_DEV") bytes/device (probe + worker, one JVM$([ "$MIL_HEAP_MARGINAL" = NA ] || echo "; $(fmt0 "$MIL_HEAP_MARGINAL") above the idle node")),"
-  MIL_LINE+=" history $(fmt1 "$(v million.hist_gb_day)") GB/day, $(us_line million)$(invalid million)$MIL_SHORT"
+  MIL_LINE="$(fmt0 "$(v million.rate)") results/s committed ($(fmt1 "$(calc 'a * 100' "$MIL_SHARE")") % of offered), lag p50 $(fmt0 "$(v million.db_p50)") ms p99 $(fmt0 "$(v million.db_p99)") ms (database)$(invalid million)$MIL_SHORT"
+  MIL_LINE2="heap $(fmt0 "$MIL_HEAP_DEV") bytes/device (probe + worker, one JVM$([ "$MIL_HEAP_MARGINAL" = NA ] || echo "; $(fmt0 "$MIL_HEAP_MARGINAL") above the idle node")),"
+  MIL_LINE2+=" history $(fmt1 "$(v million.hist_gb_day)") GB/day ($(fmt1 "$(v million.hist_gb_day_offered)") if all offered were committed)"
+  MIL_LINE3="$(us_line million)"
 else
   MIL_LINE="not run (--million; about 4 minutes)"
 fi
@@ -786,7 +793,7 @@ notes=()
 notes+=("git $COMMIT$DIRTY, target/node.jar built $JAR_TIME; $SLOTS slots = $((2 * SLOTS)) quorum queues${BENCH_NODE_FLAGS:+; node flags $BENCH_NODE_FLAGS}")
 ran capacity && notes+=("capacity and half: -Xmx$HEAP, warm-up ${WARMUP} s, window ${WINDOW} s")
 ran idle && notes+=("idle: -Xmx$HEAP, warm-up ${IDLE_WARMUP} s, window ${IDLE_WINDOW} s; RabbitMQ and PostgreSQL CPU is the whole server's (other users of the shared services count too)")
-ran million && notes+=("million: -Xmx$MIL_HEAP, warm-up ${MIL_WARMUP} s, window ${MIL_WINDOW} s; $(v million.devices_seen) of $(v million.devices) devices had a committed result at the end; $(fmt0 "$(v million.db_rows)") history rows received in the window ($(fmt0 "$(v million.db_rate)")/s, $(fmt0 "$(v million.hist_bytes_row)") bytes/row on disk); live heap after a full GC $(fmt0 "$(calc 'a / 1048576' "$(v million.heap_live)")") MiB; probe skipped $(fmt0 "$(v million.skipped)") check rounds (buffer full)")
+ran million && notes+=("million: -Xmx$MIL_HEAP, warm-up ${MIL_WARMUP} s, window ${MIL_WINDOW} s; $(v million.devices_seen) of $(v million.devices) devices had a committed result at the end; $(fmt0 "$(v million.db_rows)") history rows received in the window ($(fmt0 "$(v million.db_rate)")/s, $(fmt0 "$(v million.hist_bytes_row)") bytes/row on disk); live heap after a full GC $(fmt0 "$(calc 'a / 1048576' "$(v million.heap_live)")") MiB (jcmd GC.run took $(fmt1 "$(v million.fullgc_s)") s, after the window; a scheduler step-down right after it in the node log is its pause); probe skipped $(fmt0 "$(v million.skipped)") check rounds (buffer full)")
 if ran million && awk -v s="$(v million.devices_seen)" -v n="$(v million.devices)" 'BEGIN { exit !(s != "NA" && s < n) }'; then
   notes+=("million: only $(v million.devices_seen) of $(v million.devices) devices had a committed result by the end of the window: the probe or the pipeline fell more than the warm-up behind (or the warm-up is shorter than one interval)")
 fi
@@ -860,6 +867,8 @@ fi
   fi
   if ran million; then
     printf '%-59s%s\n' "million devices ($(v million.devices) every $(v million.interval) ms, offered $(fmt0 "$(v million.offered)")/s):" "$MIL_LINE"
+    printf '%-59s%s\n' "  memory, history:" "$MIL_LINE2"
+    printf '%-59s%s\n' "  CPU per committed result at a million devices:" "$MIL_LINE3"
   else
     printf '%-59s%s\n' "million devices:" "$MIL_LINE"
   fi
