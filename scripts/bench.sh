@@ -149,8 +149,11 @@ MIL_WARMUP="${BENCH_MILLION_WARMUP_S:-${BENCH_WARMUP_S:-$MIL_WARMUP}}"
 MIL_WINDOW="${BENCH_MILLION_WINDOW_S:-${BENCH_WINDOW_S:-$MIL_WINDOW}}"
 MIL_HEAP="${BENCH_MILLION_HEAP:-${BENCH_HEAP:-6g}}"
 MILLION_GOAL_N=1000000 MILLION_GOAL_I=60000 # issue 11, goal 1
-for x in CAP_N CAP_I HALF_I WARMUP WINDOW IDLE_N IDLE_WARMUP IDLE_WINDOW MIL_N MIL_I MIL_WARMUP MIL_WINDOW; do
-  [[ "${!x}" =~ ^[1-9][0-9]*$ ]] || { echo "bench.sh: $x must be a positive integer, got '${!x}' (see the BENCH_* overrides in --help)" >&2; exit 2; }
+for x in CAP_N:CAP_DEVICES CAP_I:CAP_INTERVAL_MS HALF_I:HALF_INTERVAL_MS WARMUP:WARMUP_S WINDOW:WINDOW_S IDLE_N:IDLE_DEVICES \
+         IDLE_WARMUP:IDLE_WARMUP_S IDLE_WINDOW:IDLE_WINDOW_S MIL_N:MILLION_DEVICES MIL_I:MILLION_INTERVAL_MS \
+         MIL_WARMUP:MILLION_WARMUP_S MIL_WINDOW:MILLION_WINDOW_S; do
+  name="${x%%:*}"
+  [[ "${!name}" =~ ^[1-9][0-9]*$ ]] || { echo "bench.sh: BENCH_${x#*:} (or BENCH_WARMUP_S / BENCH_WINDOW_S) must be a positive integer, got '${!name}'" >&2; exit 2; }
 done
 [ -z "$IDLE_I" ] || [[ "$IDLE_I" =~ ^[1-9][0-9]*$ ]] || { echo "bench.sh: BENCH_IDLE_INTERVAL_MS must be a positive integer" >&2; exit 2; }
 STEP=10 # seconds between progress samples inside a window
