@@ -9,30 +9,56 @@
 #   3. end to end:        the node with every role in one JVM (own schema, queue prefix, Redis channels,
 #                         HTTP port 18080 and data dir), 256 slots = 512 quorum queues:
 #                         a capacity run offering more than it can take, then a run at half of the rate it
-#                         sustained; each run has a warm-up and a measured window between two /metrics samples.
-#   4. a summary block, printed and saved to target/bench/summary.txt.
+#                         sustained, then an idle run (100 devices at the node's default interval, 10 s
+#                         warm-up, 30 s window); each run has a warm-up and a measured window between two
+#                         /metrics samples; CPU per process (node, RabbitMQ, PostgreSQL) over the window;
+#                         probe->commit lag also from the database (received_at - collected_at of the
+#                         history rows committed in the window);
+#   4. a million devices  only with --million or --all (long: about 4 minutes and a 6g heap): 1,000,000
+#                         simulated devices every 60 s (16,667 results/s offered), 90 s warm-up (every
+#                         device has had its first check: the probe spreads the first checks over one
+#                         interval, ProbeSchedule), 60 s window: committed rate, lag from the database,
+#                         heap per device after a full GC (probe and worker share the JVM), history GB/day;
+#   5. a summary block with the goal lines of issue 11 (yes / no / NA), printed and saved to target/bench/summary.txt.
 #
 # Everything it creates is removed again, also on Ctrl-C or failure: the 64 PerfTest queues, the scratch
-# schema bench_pg, the node's queues and schema (dev.inspection.node.Teardown) and target/bench/data.
-# Logs stay in target/bench/: perftest.log, pgbench.log, node.log (both runs; also node-<run>.log), gc-<run>.log.
+# schema bench_pg, the node's queues and schema (dev.inspection.node.Teardown), its Redis hash bench:probes
+# and target/bench/data.
+# Logs stay in target/bench/: perftest.log, pgbench.log, node.log (all runs; also node-<run>.log), gc-<run>.log.
 #
 # Options:
-#   --quick            10 s windows and smaller fleets, to smoke-test this script (figures not for the README)
+#   (none)             baselines, capacity, half rate, idle (about 10 minutes)
+#   --quick            10 s windows and smaller fleets, to smoke-test this script (figures not for the README);
+#                      with --million: 50,000 devices every 10 s, 20 s warm-up, 10 s window
 #   --skip-baselines   run only the end-to-end part
+#   --idle             only the idle run (add --with-baselines to run the baselines first)
+#   --million          only the million-device run; the µs/result of the baselines and the ratio need the
+#                      baselines of the same run: --million --with-baselines runs them first
+#   --with-baselines   with --idle or --million: run the two baselines first
+#   --all              the default run and then the million-device run
 #   --commit           only the batch-write benchmark (dev.inspection.bench.CommitBench, from the test sources:
 #                      full device-state write against the plain upsert + history, in one run; builds with mvn;
 #                      its flags through BENCH_COMMIT_ARGS, e.g. "--batches 300 --batch 200 --devices 20000")
 #   -h, --help         this text
 # Environment overrides (optional): BENCH_CAP_DEVICES, BENCH_CAP_INTERVAL_MS, BENCH_HALF_INTERVAL_MS,
-#   BENCH_WARMUP_S, BENCH_WINDOW_S, BENCH_HEAP (default 2g), BENCH_PERFTEST_VERSIONS (versions tried in order),
+#   BENCH_WARMUP_S, BENCH_WINDOW_S (every run unless a run's own variable below is set), BENCH_HEAP (default 2g;
+#   the million run's default is 6g), BENCH_PERFTEST_VERSIONS (versions tried in order),
 #   BENCH_NODE_FLAGS (extra --key=value flags for the node, e.g. "--outbox.replay.interval.ms=600000"),
-#   BENCH_JVM_OPTS (extra JVM options, e.g. a flight recording: "-XX:StartFlightRecording=filename=target/bench/node.jfr").
+#   BENCH_JVM_OPTS (extra JVM options, e.g. a flight recording: "-XX:StartFlightRecording=filename=target/bench/node.jfr"),
+#   BENCH_IDLE_DEVICES (100), BENCH_IDLE_INTERVAL_MS (the node's default), BENCH_IDLE_WARMUP_S (10), BENCH_IDLE_WINDOW_S (30),
+#   BENCH_MILLION_DEVICES (1000000), BENCH_MILLION_INTERVAL_MS (60000), BENCH_MILLION_WARMUP_S (interval + 30 s),
+#   BENCH_MILLION_WINDOW_S (60), BENCH_MILLION_HEAP (BENCH_HEAP, else 6g);
+#   a shortened million run: BENCH_MILLION_DEVICES=50000 BENCH_WARMUP_S=10 BENCH_WINDOW_S=10 ./run.sh bench --million
+#   BENCH_ID (default bench: the node's schema, queue prefix, Redis prefix and node id, the scratch schema
+#   <id>_pg and the PerfTest queues <id>.perf.N) and BENCH_PORT (18080): to run beside another checkout's bench
+#   (the figures of both are then skewed).
 #
 # Needs: java 17, mvn (only to fetch PerfTest once), psql + pgbench, rabbitmqctl (root: deletes the PerfTest
 # queues), curl, and PostgreSQL/RabbitMQ/Redis running on 127.0.0.1 (scripts/ensure-services.sh).
 
 # The whole script is one brace group: bash parses it completely before running any of it, so editing
 # or replacing this file while a benchmark runs cannot change the running one.
+# shellcheck disable=SC2015,SC2317 # [ x ] && echo || awk (echo cannot fail); cleanup is called from a trap
 {
 set -euo pipefail
 
@@ -45,11 +71,19 @@ usage() { awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$SEL
 QUICK=0
 SKIP_BASELINES=0
 COMMIT_ONLY=0
+ONLY_IDLE=0
+ONLY_MILLION=0
+WITH_BASELINES=0
+ALL=0
 for arg in "$@"; do
   case "$arg" in
     --quick) QUICK=1 ;;
     --commit) COMMIT_ONLY=1 ;;
     --skip-baselines) SKIP_BASELINES=1 ;;
+    --idle) ONLY_IDLE=1 ;;
+    --million) ONLY_MILLION=1 ;;
+    --with-baselines) WITH_BASELINES=1 ;;
+    --all) ALL=1 ;;
     -h | --help) usage; exit 0 ;;
     *) echo "bench.sh: unknown option '$arg'" >&2; usage >&2; exit 2 ;;
   esac
@@ -62,28 +96,66 @@ if [ "$COMMIT_ONLY" = 1 ]; then
   exec java -cp "target/classes:target/test-classes:$(cat target/bench-classpath.txt)" dev.inspection.bench.CommitBench ${BENCH_COMMIT_ARGS:-}
 fi
 
+# which runs: the default run (baselines, capacity, half, idle), or only the ones named, or all of them
+if [ "$ALL" = 1 ]; then
+  RUN_BASELINES=1 RUN_CAPACITY=1 RUN_IDLE=1 RUN_MILLION=1
+elif [ "$ONLY_IDLE" = 1 ] || [ "$ONLY_MILLION" = 1 ]; then
+  RUN_BASELINES=$WITH_BASELINES RUN_CAPACITY=0 RUN_IDLE=$ONLY_IDLE RUN_MILLION=$ONLY_MILLION
+else
+  RUN_BASELINES=1 RUN_CAPACITY=1 RUN_IDLE=1 RUN_MILLION=0
+fi
+[ "$SKIP_BASELINES" = 0 ] || RUN_BASELINES=0
+if [ "$WITH_BASELINES" = 1 ] && [ "$SKIP_BASELINES" = 1 ]; then
+  echo "bench.sh: --with-baselines and --skip-baselines contradict each other" >&2; exit 2
+fi
+
+ID="${BENCH_ID:-bench}"
+[[ "$ID" =~ ^[a-z][a-z0-9_]{0,30}$ ]] || { echo "bench.sh: BENCH_ID must be a lower-case identifier ([a-z][a-z0-9_]*), got '$ID'" >&2; exit 2; }
 OUT=target/bench
 DATA=$OUT/data
 JAR=$OUT/node.jar # a private copy: a rebuild of target/node.jar during the run must not change the JVM under test
-PORT=18080
+PORT="${BENCH_PORT:-18080}"
 SLOTS=256
-PREFIX=bench
+PREFIX=$ID         # queue and exchange prefix, PostgreSQL schema, Redis channel prefix and node id of the bench node
+PG_SCRATCH=${ID}_pg # scratch schema of the database baseline
 HEAP="${BENCH_HEAP:-2g}"
 AMQP_URI="amqp://guest:guest@127.0.0.1:5672/%2f"
 PSQL=(psql -h 127.0.0.1 -U postgres -d test -X -q -v ON_ERROR_STOP=1)
 PERF_QUEUES=64
-PERF_QUEUE_RE='^bench\.perf\.[0-9]+$'
+PERF_QUEUE_RE="^${ID}\\.perf\\.[0-9]+\$"
 
 if [ "$QUICK" = 1 ]; then
   PERF_TIME=10 PG_TIME=10 WARMUP=10 WINDOW=10 CAP_N=20000 CAP_I=2000 HALF_I=2000
+  IDLE_WARMUP=10 IDLE_WINDOW=10 MIL_N=50000 MIL_I=10000 MIL_WARMUP=20 MIL_WINDOW=10
 else
   PERF_TIME=30 PG_TIME=30 WARMUP=20 WINDOW=60 CAP_N=150000 CAP_I=5000 HALF_I=5000
+  IDLE_WARMUP=10 IDLE_WINDOW=30 MIL_N=1000000 MIL_I=60000 MIL_WARMUP="" MIL_WINDOW=60
 fi
 CAP_N="${BENCH_CAP_DEVICES:-$CAP_N}"
 CAP_I="${BENCH_CAP_INTERVAL_MS:-$CAP_I}"
 HALF_I="${BENCH_HALF_INTERVAL_MS:-$HALF_I}"
 WARMUP="${BENCH_WARMUP_S:-$WARMUP}"
 WINDOW="${BENCH_WINDOW_S:-$WINDOW}"
+# idle: 100 devices at the node's default interval (read from the jar below unless BENCH_IDLE_INTERVAL_MS is set)
+IDLE_N="${BENCH_IDLE_DEVICES:-100}"
+IDLE_I="${BENCH_IDLE_INTERVAL_MS:-}"
+IDLE_WARMUP="${BENCH_IDLE_WARMUP_S:-${BENCH_WARMUP_S:-$IDLE_WARMUP}}"
+IDLE_WINDOW="${BENCH_IDLE_WINDOW_S:-${BENCH_WINDOW_S:-$IDLE_WINDOW}}"
+# a million devices every 60 s; the warm-up covers one interval (every device's first check) plus 30 s
+MIL_N="${BENCH_MILLION_DEVICES:-$MIL_N}"
+MIL_I="${BENCH_MILLION_INTERVAL_MS:-$MIL_I}"
+[ -n "$MIL_WARMUP" ] || MIL_WARMUP=$(( (MIL_I + 999) / 1000 + 30 ))
+MIL_WARMUP="${BENCH_MILLION_WARMUP_S:-${BENCH_WARMUP_S:-$MIL_WARMUP}}"
+MIL_WINDOW="${BENCH_MILLION_WINDOW_S:-${BENCH_WINDOW_S:-$MIL_WINDOW}}"
+MIL_HEAP="${BENCH_MILLION_HEAP:-${BENCH_HEAP:-6g}}"
+MILLION_GOAL_N=1000000 MILLION_GOAL_I=60000 # issue 11, goal 1
+for x in CAP_N:CAP_DEVICES CAP_I:CAP_INTERVAL_MS HALF_I:HALF_INTERVAL_MS WARMUP:WARMUP_S WINDOW:WINDOW_S IDLE_N:IDLE_DEVICES \
+         IDLE_WARMUP:IDLE_WARMUP_S IDLE_WINDOW:IDLE_WINDOW_S MIL_N:MILLION_DEVICES MIL_I:MILLION_INTERVAL_MS \
+         MIL_WARMUP:MILLION_WARMUP_S MIL_WINDOW:MILLION_WINDOW_S; do
+  name="${x%%:*}"
+  [[ "${!name}" =~ ^[1-9][0-9]*$ ]] || { echo "bench.sh: BENCH_${x#*:} (or BENCH_WARMUP_S / BENCH_WINDOW_S) must be a positive integer, got '${!name}'" >&2; exit 2; }
+done
+[ -z "$IDLE_I" ] || [[ "$IDLE_I" =~ ^[1-9][0-9]*$ ]] || { echo "bench.sh: BENCH_IDLE_INTERVAL_MS must be a positive integer" >&2; exit 2; }
 STEP=10 # seconds between progress samples inside a window
 
 # ------------------------------------------------------------------------------------------ helpers
@@ -114,25 +186,33 @@ msum() { # file metric
   awk -v m="$2" '$1 == m || index($1, m "{") == 1 { if ($2 ~ /^[-+0-9.eE]+$/) { s += $2; n++ } }
                  END { if (n) printf "%.3f\n", s; else print "NA" }' "$1"
 }
+# the same for a counter registered on first use (per-slot worker counters): 0 when the node answered
+# /metrics (the file has samples) but the counter has none yet; NA only when the scrape failed
+msum0() { # file metric
+  awk -v m="$2" '/^[a-z_]/ { any = 1 } $1 == m || index($1, m "{") == 1 { if ($2 ~ /^[-+0-9.eE]+$/) { s += $2; n++ } }
+                 END { if (n) printf "%.3f\n", s; else if (any) print 0; else print "NA" }' "$1"
+}
 
 # CPU ticks (USER_HZ): machine busy, machine total, the node JVM, RabbitMQ (beam.smp), PostgreSQL (postgres)
 cpu_snapshot() { # node-pid
-  local cpu u n s i w irq sirq st rest
-  read -r cpu u n s i w irq sirq st rest </proc/stat
+  local u n s i w irq sirq st
+  read -r _ u n s i w irq sirq st _ </proc/stat
   local procs
   procs="$(cat /proc/[0-9]*/stat 2>/dev/null | awk -v np="$1" '
     { pid = $1; r = $0; sub(/.*\) /, "", r); c = $0; sub(/^[0-9]+ \(/, "", c); sub(/\) [^)]*$/, "", c)
       split(r, f, " "); t = f[12] + f[13]
-      if (pid == np) node += t; else if (c == "beam.smp") beam += t; else if (c == "postgres") pg += t }
+      # RabbitMQ and PostgreSQL: with the time of their children that ended (a backend that exits while
+      # we sample moves its time into the cutime/cstime of the postmaster instead of vanishing from the sum)
+      if (pid == np) node += t; else if (c == "beam.smp") beam += t + f[14] + f[15]; else if (c == "postgres") pg += t + f[14] + f[15] }
     END { printf "%d %d %d", node, beam, pg }')"
   echo "$((u + n + s + irq + sirq + st)) $((u + n + s + i + w + irq + sirq + st)) $procs"
 }
 
 # cores used between two cpu_snapshot lines: "pid-process rabbitmq postgres other busy" (other >= 0)
 cpu_split() { # snapshot0 snapshot1 seconds
-  local b0 a0 n0 r0 p0 b1 a1 n1 r1 p1
-  read -r b0 a0 n0 r0 p0 <<<"$1"
-  read -r b1 a1 n1 r1 p1 <<<"$2"
+  local b0 n0 r0 p0 b1 n1 r1 p1
+  read -r b0 _ n0 r0 p0 <<<"$1"
+  read -r b1 _ n1 r1 p1 <<<"$2"
   awk -v hz="$(getconf CLK_TCK)" -v dt="$3" -v b="$((b1 - b0))" -v n="$((n1 - n0))" -v r="$((r1 - r0))" -v p="$((p1 - p0))" \
     'BEGIN { o = b - n - r - p; if (o < 0) o = 0; printf "%.3f %.3f %.3f %.3f %.3f\n", n / hz / dt, r / hz / dt, p / hz / dt, o / hz / dt, b / hz / dt }'
 }
@@ -161,7 +241,7 @@ gc_pause_ms() { # gc log -> total ms of pauses so far
 
 rabbit_bench_backlog() { # messages ready+unacked in the node's bench queues
   { timeout 60 rabbitmqctl -q list_queues name messages 2>/dev/null || true; } |
-    awk '$1 ~ /^bench\.status\.s[0-9]+\./ { s += $2; n++ } END { if (n) print s; else print "NA" }'
+    awk -v p="$PREFIX.status.s" 'index($1, p) == 1 { s += $2; n++ } END { if (n) print s; else print "NA" }'
 }
 
 # ------------------------------------------------------------------------------------------ state + cleanup
@@ -173,7 +253,7 @@ PG_SCHEMA_MAYBE=0
 NODE_TEARDOWN_MAYBE=0
 
 delete_perf_queues() {
-  command -v rabbitmqctl >/dev/null 2>&1 || { say "WARNING: rabbitmqctl missing: delete queues bench.perf.1..$PERF_QUEUES by hand"; return 0; }
+  command -v rabbitmqctl >/dev/null 2>&1 || { say "WARNING: rabbitmqctl missing: delete queues $ID.perf.1..$PERF_QUEUES by hand"; return 0; }
   # one call for all of them (RabbitMQ 3.10: rabbit_amqqueue:delete/4 takes the queue record) ...
   timeout 120 rabbitmqctl -q eval '
     Qs = [Q || Q <- rabbit_amqqueue:list(<<"/">>),
@@ -187,20 +267,22 @@ delete_perf_queues() {
     local q
     for q in $left; do timeout 30 rabbitmqctl -q delete_queue "$q" >/dev/null 2>&1 || true; done
     left="$(timeout 60 rabbitmqctl -q list_queues name 2>/dev/null | grep -cE "$PERF_QUEUE_RE" || true)"
-    [ "${left:-0}" = 0 ] || say "WARNING: $left PerfTest queues (bench.perf.N) are still on the broker"
+    [ "${left:-0}" = 0 ] || say "WARNING: $left PerfTest queues ($ID.perf.N) are still on the broker"
   fi
 }
 
-drop_pg_scratch() { "${PSQL[@]}" -c 'SET client_min_messages = warning; DROP SCHEMA IF EXISTS bench_pg CASCADE' >/dev/null 2>&1 || say "WARNING: could not drop schema bench_pg"; }
+drop_pg_scratch() { "${PSQL[@]}" -c "SET client_min_messages = warning; DROP SCHEMA IF EXISTS $PG_SCRATCH CASCADE" >/dev/null 2>&1 || say "WARNING: could not drop schema $PG_SCRATCH"; }
 
 teardown_node() {
-  java -cp "$JAR" dev.inspection.node.Teardown --yes --pg.schema=bench --topology.prefix=$PREFIX --slots.total=$SLOTS \
+  # the probe's report hash in Redis (Teardown does not know Redis); best effort
+  if command -v redis-cli >/dev/null 2>&1; then timeout 10 redis-cli -h 127.0.0.1 DEL "$PREFIX:probes" >/dev/null 2>&1 || true; fi
+  java -cp "$JAR" dev.inspection.node.Teardown --yes --pg.schema="$PREFIX" --topology.prefix="$PREFIX" --slots.total=$SLOTS \
     >"$OUT/teardown.log" 2>&1 && return 0
   say "WARNING: Teardown failed ($(grep -m1 -E 'Exception|Error' "$OUT/teardown.log" | tr -d '\t\r' | cut -c1-200)); full output in $OUT/teardown.log"
   # Teardown stops at the first service it cannot reach: drop the schema here at least
-  "${PSQL[@]}" -c 'SET client_min_messages = warning; DROP SCHEMA IF EXISTS bench CASCADE' >/dev/null 2>&1 &&
-    say "dropped schema bench with psql; the queues bench.status.* may be left: once RabbitMQ answers, run" \
-        "java -cp $JAR dev.inspection.node.Teardown --yes --pg.schema=bench --topology.prefix=$PREFIX --slots.total=$SLOTS"
+  "${PSQL[@]}" -c "SET client_min_messages = warning; DROP SCHEMA IF EXISTS $PREFIX CASCADE" >/dev/null 2>&1 &&
+    say "dropped schema $PREFIX with psql; the queues $PREFIX.status.* may be left: once RabbitMQ answers, run" \
+        "java -cp $JAR dev.inspection.node.Teardown --yes --pg.schema=$PREFIX --topology.prefix=$PREFIX --slots.total=$SLOTS"
   return 1
 }
 
@@ -230,7 +312,7 @@ cleanup() {
   if [ -n "$NODE_PID" ]; then say "stopping the node (pid $NODE_PID) ..."; stop_node; fi
   if [ "$NODE_TEARDOWN_MAYBE" = 1 ]; then say "cleanup: Teardown of the node's queues and schema"; teardown_node; fi
   if [ "$PERF_QUEUES_MAYBE" = 1 ]; then say "cleanup: deleting the PerfTest queues"; delete_perf_queues; fi
-  if [ "$PG_SCHEMA_MAYBE" = 1 ]; then say "cleanup: dropping schema bench_pg"; drop_pg_scratch; fi
+  if [ "$PG_SCHEMA_MAYBE" = 1 ]; then say "cleanup: dropping schema $PG_SCRATCH"; drop_pg_scratch; fi
   [ "$DATA_MINE" = 0 ] || rm -rf "$DATA"
   exit "$rc"
 }
@@ -271,6 +353,12 @@ OTHERS="$(ps -eo pid=,ppid=,pcpu=,args= --sort=-pcpu | awk -v me=$$ '$3 > 10 && 
           grep -vE 'beam\.smp|postgres|redis-server' | head -n 5 || true)"
 [ -n "$OTHERS" ] && say "WARNING: other busy processes share the $NPROC cores (they skew every figure):" && echo "$OTHERS" | cut -c1-160
 
+if [ -z "$IDLE_I" ]; then # the node's default interval (Keys.PROBE_INTERVAL_MS), from the jar under test
+  IDLE_I="$(java -jar "$JAR" --print-config 2>/dev/null | awk -F= '$1 == "probe.interval.ms" { print $2; exit }' || true)"
+  [[ "$IDLE_I" =~ ^[1-9][0-9]*$ ]] || { say "WARNING: could not read probe.interval.ms from the jar (--print-config): idle run at 10000 ms"; IDLE_I=10000; }
+fi
+PG_SYNC="$("${PSQL[@]}" -At -c 'SHOW synchronous_commit' 2>/dev/null || echo NA)"
+
 # results (NA until measured)
 PERF_SENT=NA PERF_RECV=NA PERF_SENT_STEADY=NA PERF_RECV_STEADY=NA PG_TPS=NA PG_ROWS=NA PG_LAT=NA PG_FAILED=NA
 PERF_CPU_OTHER=NA PG_CPU_OTHER=NA
@@ -299,7 +387,7 @@ perftest_fetch() {
   </dependencies>
 </project>
 EOF
-    rm -rf "$dir/lib"
+    rm -rf "${dir:?}/lib"
     if mvn -q -B -f "$dir/pom.xml" dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory=lib \
          >"$dir/mvn.log" 2>&1 && ls "$dir"/lib/perf-test-*.jar >/dev/null 2>&1; then
       return 0
@@ -313,18 +401,18 @@ broker_baseline() {
   perftest_fetch
   command -v rabbitmqctl >/dev/null 2>&1 || die "rabbitmqctl is needed to delete the PerfTest quorum queues"
   local jar
-  jar="$(ls "$OUT"/perf-test/lib/perf-test-*.jar | head -n 1)"
+  jar="$(find "$OUT/perf-test/lib" -name "perf-test-*.jar" | head -n 1)"
   PERF_QUEUES_MAYBE=1
   delete_perf_queues # left by an aborted run
   say "1/3 broker baseline: $(basename "$jar" .jar), $PERF_QUEUES quorum queues, 64 producers (confirms, 200 in flight each), 64 consumers (qos 300, multi-ack 100), 400-byte persistent messages, ${PERF_TIME} s ..."
   run_sampled "$OUT/perftest.log" java -Xmx1g -cp "$OUT/perf-test/lib/*" com.rabbitmq.perf.PerfTest \
-    --uri "$AMQP_URI" --id bench-perf \
-    --queue-pattern 'bench.perf.%d' --queue-pattern-from 1 --queue-pattern-to $PERF_QUEUES \
+    --uri "$AMQP_URI" --id "$ID-perf" \
+    --queue-pattern "$ID.perf.%d" --queue-pattern-from 1 --queue-pattern-to $PERF_QUEUES \
     --producers 64 --consumers 64 --quorum-queue --auto-delete false \
     --confirm 200 --flag persistent --size 400 --qos 300 --multi-ack-every 100 \
     --time "$PERF_TIME"
   local rc=$BG_RC
-  read -r PERF_CPU_TOOL PERF_CPU_RABBIT PERF_CPU_PG PERF_CPU_OTHER PERF_CPU_BUSY <<<"$BG_CPU"
+  read -r PERF_CPU_TOOL PERF_CPU_RABBIT _ PERF_CPU_OTHER _ <<<"$BG_CPU"
   say "deleting the $PERF_QUEUES PerfTest queues ..."
   delete_perf_queues
   PERF_QUEUES_MAYBE=0
@@ -345,12 +433,12 @@ broker_baseline() {
 database_baseline() {
   command -v pgbench >/dev/null 2>&1 || die "pgbench is missing (it comes with PostgreSQL: postgresql-client)"
   PG_SCHEMA_MAYBE=1
-  say "2/3 database baseline: scratch schema bench_pg (copies of device_status_current/history, 100,000 devices) ..."
-  "${PSQL[@]}" -f scripts/bench/pg-setup.sql >"$OUT/pgbench-setup.log" 2>&1 || { cat "$OUT/pgbench-setup.log" >&2; die "setting up bench_pg failed"; }
+  say "2/3 database baseline: scratch schema $PG_SCRATCH (copies of device_status_current/history, 100,000 devices) ..."
+  "${PSQL[@]}" -v scratch="$PG_SCRATCH" -f scripts/bench/pg-setup.sql >"$OUT/pgbench-setup.log" 2>&1 || { cat "$OUT/pgbench-setup.log" >&2; die "setting up $PG_SCRATCH failed"; }
   say "pgbench: 4 clients, 2 threads, prepared statements, ${PG_TIME} s, one transaction = 200-row upsert + 200-row history insert ..."
-  run_sampled "$OUT/pgbench.log" pgbench -h 127.0.0.1 -U postgres -n -M prepared -c 4 -j 2 -T "$PG_TIME" -f scripts/bench/upsert.sql test
+  run_sampled "$OUT/pgbench.log" env PGOPTIONS="-c search_path=$PG_SCRATCH" pgbench -h 127.0.0.1 -U postgres -n -M prepared -c 4 -j 2 -T "$PG_TIME" -f scripts/bench/upsert.sql test
   local rc=$BG_RC
-  read -r PG_CPU_TOOL PG_CPU_RABBIT PG_CPU_PG PG_CPU_OTHER PG_CPU_BUSY <<<"$BG_CPU"
+  read -r PG_CPU_TOOL _ PG_CPU_PG PG_CPU_OTHER _ <<<"$BG_CPU"
   drop_pg_scratch
   PG_SCHEMA_MAYBE=0
   [ "$rc" = 0 ] || { tail -n 20 "$OUT/pgbench.log" >&2; die "pgbench exited with $rc (log: $OUT/pgbench.log)"; }
@@ -374,8 +462,8 @@ nap() { # seconds: sleep while the node lives
   done
 }
 
-start_node() { # tag devices interval_ms
-  local tag=$1 n=$2 i=$3
+start_node() { # tag devices interval_ms heap
+  local tag=$1 n=$2 i=$3 heap=$4
   NODE_LOG=$OUT/node-$tag.log
   DATA_MINE=1
   rm -rf "$DATA" "$OUT/gc-$tag.log" "$NODE_LOG"
@@ -385,18 +473,18 @@ start_node() { # tag devices interval_ms
   # shellcheck disable=SC2086 # BENCH_JVM_OPTS and BENCH_NODE_FLAGS hold several words
   INSPECT_API_TOKEN=$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n') \
   INSPECT_CONSOLE_PASSWORD=$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n') \
-  java "-Xmx$HEAP" "-Xlog:gc:file=$OUT/gc-$tag.log" ${BENCH_JVM_OPTS:-} -jar "$JAR" --role=all --node.id=bench --pg.schema=bench \
-    --topology.prefix=$PREFIX --redis.channel.prefix=bench --http.port=$PORT --data.dir="$DATA" \
+  java "-Xmx$heap" "-Xlog:gc:file=$OUT/gc-$tag.log" ${BENCH_JVM_OPTS:-} -jar "$JAR" --role=all --node.id=$PREFIX --pg.schema=$PREFIX \
+    --topology.prefix=$PREFIX --redis.channel.prefix=$PREFIX --http.port=$PORT --data.dir="$DATA" \
     --probe.sim.devices="$n" --probe.interval.ms="$i" --slots.total=$SLOTS --security.allow.insecure.credentials=true \
     ${BENCH_NODE_FLAGS:-} >"$NODE_LOG" 2>&1 &
   NODE_PID=$!
   local waited=0
   until grep -q 'is up: http' "$NODE_LOG" 2>/dev/null; do
     kill -0 "$NODE_PID" 2>/dev/null || { NODE_PID=""; tail -n 30 "$NODE_LOG" >&2; die "the node exited during start-up (log: $NODE_LOG)"; }
-    [ "$waited" -lt 1200 ] || { tail -n 30 "$NODE_LOG" >&2; die "the node did not come up within 120 s (log: $NODE_LOG)"; }
+    [ "$waited" -lt 3000 ] || { tail -n 30 "$NODE_LOG" >&2; die "the node did not come up within 300 s (log: $NODE_LOG)"; }
     sleep 0.1; waited=$((waited + 1))
   done
-  say "node up after $(fmt1 "$(calc 'a / 10' "$waited")") s (pid $NODE_PID, -Xmx$HEAP, $n devices every $i ms, $SLOTS slots)"
+  say "node up after $(fmt1 "$(calc 'a / 10' "$waited")") s (pid $NODE_PID, -Xmx$heap, $n devices every $i ms, $SLOTS slots)"
 }
 
 scrape() { # file: /metrics into file; fails softly (file then has no metrics)
@@ -407,31 +495,60 @@ log_scan() { # log -> "errors warnings errors_in_shutdown warnings_in_shutdown c
   awk '/shutting down/ { sd = 1 }
        / ERROR / || /OutOfMemoryError/ { if (sd) es++; else e++ }
        / WARN / { if (sd) ws++; else w++ }
-       !sd && /connection lost|cannot connect/ { c++ }
+       !sd && /connection lost|cannot connect|Connection refused|connection may have been lost|liveness session lost/ { c++ }
        END { printf "%d %d %d %d %d\n", e, w, es, ws, c }' "$1"
 }
 
-e2e_run() { # tag devices interval_ms
-  local tag=$1 n=$2 i=$3 offered
-  offered=$(calc 'a * 1000 / b' "$n" "$i")
-  say "end to end [$tag]: $n simulated devices every $i ms = $(fmt0 "$offered") results/s offered; warm-up ${WARMUP} s, window ${WINDOW} s"
-  start_node "$tag" "$n" "$i"
-  nap "$WARMUP"
+# bytes of the node's history partitions (tables, indexes, TOAST); NA when unreadable
+hist_bytes() {
+  timeout 60 "${PSQL[@]}" -At -c "SELECT coalesce(sum(pg_total_relation_size(relid)), 0)
+      FROM pg_partition_tree('$PREFIX.device_status_history'::regclass) WHERE isleaf" 2>/dev/null | grep -E '^[0-9]+$' || echo NA
+}
 
-  local m0=$OUT/metrics-$tag-0.txt m1=$OUT/metrics-$tag-1.txt prev cur t0 t1 tp tc cpu0 cpu1 gc0 gc1
+# probe->commit lag from the database: history rows whose received_at falls in [t0, t1) (epoch seconds);
+# received_at is the column default now(), the start of the worker's commit transaction
+db_lag() { # t0 t1 -> "rows p50_ms p99_ms max_ms" (NA when no row)
+  local out
+  out="$(timeout 600 "${PSQL[@]}" -At -F ' ' -c "SELECT count(*),
+        coalesce(round((percentile_cont(0.5) WITHIN GROUP (ORDER BY l))::numeric, 1)::text, 'NA'),
+        coalesce(round((percentile_cont(0.99) WITHIN GROUP (ORDER BY l))::numeric, 1)::text, 'NA'),
+        coalesce(round(max(l)::numeric, 1)::text, 'NA')
+      FROM (SELECT extract(epoch FROM received_at - collected_at) * 1000 AS l FROM $PREFIX.device_status_history
+            WHERE received_at >= to_timestamp($1) AND received_at < to_timestamp($2)) AS w" 2>"$OUT/db-lag.err")" || out=""
+  [ -n "$out" ] && echo "$out" || echo "NA NA NA NA"
+}
+
+# heap in use after a full GC (jcmd GC.run, then GC.heap_info), in bytes; NA when jcmd fails
+heap_after_gc() { # pid
+  command -v jcmd >/dev/null 2>&1 || { echo NA; return; }
+  timeout 120 jcmd "$1" GC.run >/dev/null 2>&1 || { echo NA; return; }
+  { timeout 30 jcmd "$1" GC.heap_info 2>/dev/null || true; } |
+    awk '!f && match($0, /total [0-9]+K, used [0-9]+K/) { split(substr($0, RSTART, RLENGTH), w, /[ K,]+/); printf "%.0f\n", w[4] * 1024; f = 1 }
+         END { if (!f) print "NA" }'
+}
+
+e2e_run() { # tag devices interval_ms warm-up_s window_s heap
+  local tag=$1 n=$2 i=$3 warmup=$4 window=$5 heap=$6 offered
+  offered=$(calc 'a * 1000 / b' "$n" "$i")
+  say "end to end [$tag]: $n simulated devices every $i ms = $(fmt0 "$offered") results/s offered; warm-up ${warmup} s, window ${window} s"
+  start_node "$tag" "$n" "$i" "$heap"
+  nap "$warmup"
+
+  local m0=$OUT/metrics-$tag-0.txt m1=$OUT/metrics-$tag-1.txt prev cur t0 t1 tp tc cpu0 cpu1 gc0 gc1 hb0 hb1
+  hb0=$(hist_bytes)
   t0=$(now); scrape "$m0"; cpu0="$(cpu_snapshot "$NODE_PID")"; gc0=$(gc_pause_ms "$OUT/gc-$tag.log")
   if [ "$(msum "$m0" worker_committed_total)" = NA ]; then
     if grep -qE 'cannot connect|connection lost' "$NODE_LOG"; then
       grep -E 'cannot connect|connection lost' "$NODE_LOG" | tail -n 3 | cut -c1-250 >&2
       die "after the warm-up the node still cannot reach RabbitMQ or PostgreSQL (is a service down?): no measurement"
     fi
-    say "WARNING: /metrics has no worker_committed_total at the start of the window"
+    say "WARNING: /metrics has no worker_committed_total at the start of the window (nothing committed during the warm-up; counted from 0)"
   fi
   prev=$m0 tp=$t0
   local elapsed=0 k=0
-  while [ "$elapsed" -lt "$WINDOW" ]; do
+  while [ "$elapsed" -lt "$window" ]; do
     local step=$STEP
-    [ $((elapsed + step)) -le "$WINDOW" ] || step=$((WINDOW - elapsed))
+    [ $((elapsed + step)) -le "$window" ] || step=$((window - elapsed))
     nap "$(calc 'a - (b - c)' "$((elapsed + step))" "$(now)" "$t0")"
     elapsed=$((elapsed + step)); k=$((k + 1))
     cur=$OUT/metrics-$tag-s$k.txt
@@ -440,11 +557,11 @@ e2e_run() { # tag devices interval_ms
     dt=$(calc 'a - b' "$tc" "$tp")
     # stall: nothing published and nothing committed in this step although rows wait in the outbox
     if [ -z "${R[$tag.stall]:-}" ] && awk -v p0="$(mget "$prev" outbox_published_total)" -v p1="$(mget "$cur" outbox_published_total)" \
-         -v c0="$(msum "$prev" worker_committed_total)" -v c1="$(msum "$cur" worker_committed_total)" -v d="$(mget "$cur" outbox_depth)" \
+         -v c0="$(msum0 "$prev" worker_committed_total)" -v c1="$(msum0 "$cur" worker_committed_total)" -v d="$(mget "$cur" outbox_depth)" \
          'BEGIN { exit !(p0 != "NA" && p1 != "NA" && c0 != "NA" && c1 != "NA" && d != "NA" && p1 == p0 && c1 == c0 && d > 0) }'; then
       R[$tag.stall]="+${elapsed}s:$(mget "$cur" outbox_published_total):$(mget "$cur" outbox_depth)"
     fi
-    say "  +${elapsed}s: committed $(fmt0 "$(calc '(a - b) / c' "$(msum "$cur" worker_committed_total)" "$(msum "$prev" worker_committed_total)" "$dt")")/s," \
+    say "  +${elapsed}s: committed $(fmt0 "$(calc '(a - b) / c' "$(msum0 "$cur" worker_committed_total)" "$(msum0 "$prev" worker_committed_total)" "$dt")")/s," \
         "probe appended $(fmt0 "$(calc '(a - b) / c' "$(mget "$cur" outbox_appended_total)" "$(mget "$prev" outbox_appended_total)" "$dt")")/s," \
         "outbox depth $(fmt0 "$(mget "$cur" outbox_depth)"), lag p50 $(fmt0 "$(calc 'a * 1000' "$(mget "$cur" 'worker_probe_to_commit_lag_seconds{quantile="0.5"}')")") ms" \
         "p99 $(fmt0 "$(calc 'a * 1000' "$(mget "$cur" 'worker_probe_to_commit_lag_seconds{quantile="0.99"}')")") ms"
@@ -452,15 +569,28 @@ e2e_run() { # tag devices interval_ms
   done
   t1=$tp; cp "$prev" "$m1"
   cpu1="$(cpu_snapshot "$NODE_PID")"; gc1=$(gc_pause_ms "$OUT/gc-$tag.log")
-  local heap
-  heap="$(timeout 20 jcmd "$NODE_PID" GC.heap_info 2>/dev/null | grep -o 'total [0-9]*K, used [0-9]*K' | head -n 1 |
+  hb1=$(hist_bytes)
+  local heapinfo
+  heapinfo="$(timeout 20 jcmd "$NODE_PID" GC.heap_info 2>/dev/null | grep -o 'total [0-9]*K, used [0-9]*K' | head -n 1 |
           awk '{ gsub(/[K,]/, ""); printf "%.0f of %.0f MiB", $4 / 1024, $2 / 1024 }')" || true
   local backlog
   backlog=$(rabbit_bench_backlog)
+  # the live heap after a full GC (idle and million runs: the heap per device); after the window, so the
+  # GC pause is not in its figures
+  R[$tag.heap_live]=NA
+  if [ "$tag" = idle ] || [ "$tag" = million ]; then
+    # (a long pause at a million devices: the scheduler may lose its lock session, idle_session_timeout,
+    # and step down right after; that is this GC's doing, outside the window)
+    say "[$tag] full GC (jcmd GC.run) for the live heap ..."
+    local g0
+    g0=$(now)
+    R[$tag.heap_live]=$(heap_after_gc "$NODE_PID")
+    R[$tag.fullgc_s]=$(calc 'a - b' "$(now)" "$g0")
+  fi
 
   local dt c0 c1
   dt=$(calc 'a - b' "$t1" "$t0")
-  c0=$(msum "$m0" worker_committed_total) c1=$(msum "$m1" worker_committed_total)
+  c0=$(msum0 "$m0" worker_committed_total) c1=$(msum0 "$m1" worker_committed_total)
   R[$tag.offered]=$offered
   R[$tag.devices]=$n
   R[$tag.interval]=$i
@@ -477,7 +607,7 @@ e2e_run() { # tag devices interval_ms
   R[$tag.depth0]=$(mget "$m0" outbox_depth)
   R[$tag.depth1]=$(mget "$m1" outbox_depth)
   R[$tag.backlog]=$backlog
-  R[$tag.heap]=${heap:-NA}
+  R[$tag.heap]=${heapinfo:-NA}
   R[$tag.gc]=$(calc '(a - b) / c / 10' "$gc1" "$gc0" "$dt") # percent of wall time in GC pauses
   read -r "R[$tag.cpu_node]" "R[$tag.cpu_rabbit]" "R[$tag.cpu_pg]" "R[$tag.cpu_other]" "R[$tag.cpu_busy]" < <(cpu_split "$cpu0" "$cpu1" "$dt")
 
@@ -486,6 +616,18 @@ e2e_run() { # tag devices interval_ms
   R[$tag.stop]=$NODE_STOP_S
   read -r "R[$tag.err]" "R[$tag.warn]" "R[$tag.err_sd]" "R[$tag.warn_sd]" "R[$tag.connloss]" < <(log_scan "$NODE_LOG")
   { echo "===== run $tag: $n devices every $i ms ($(date -u '+%F %T UTC')) ====="; cat "$NODE_LOG"; } >>"$OUT/node.log"
+  # from the database, with the node stopped (the queries do not load the measured window)
+  say "[$tag] probe->commit lag of the history rows committed in the window (database) ..."
+  read -r "R[$tag.db_rows]" "R[$tag.db_p50]" "R[$tag.db_p99]" "R[$tag.db_max]" < <(db_lag "$t0" "$t1")
+  R[$tag.db_rate]=$(calc 'a / b' "${R[$tag.db_rows]}" "$dt")
+  R[$tag.hist_gb_day]=$(calc '(a - b) / c * 86400 / 1e9' "$hb1" "$hb0" "$dt")
+  R[$tag.hist_bytes_row]=$(calc '(a - b) / c' "$hb1" "$hb0" "${R[$tag.db_rows]}")
+  R[$tag.hist_gb_day_offered]=$(calc 'a * b * 86400 / 1e9' "${R[$tag.hist_bytes_row]}" "$offered") # as if all offered were committed
+  R[$tag.devices_seen]=NA
+  if [ "$tag" = million ]; then
+    R[$tag.devices_seen]="$(timeout 300 "${PSQL[@]}" -At -c "SELECT count(*) FROM $PREFIX.device_status_current" 2>/dev/null | grep -E '^[0-9]+$' || echo NA)"
+  fi
+  R[$tag.skipped]=$(calc 'a - b' "$(msum0 "$m1" probe_checks_skipped_total)" "$(msum0 "$m0" probe_checks_skipped_total)")
   teardown_node || true
   NODE_TEARDOWN_MAYBE=0
   rm -rf "$DATA"
@@ -495,12 +637,22 @@ e2e_run() { # tag devices interval_ms
   say "[$tag] outbox depth $(fmt0 "${R[$tag.depth0]}") -> $(fmt0 "${R[$tag.depth1]}"), messages in the bench queues at the end $(fmt0 "$backlog");" \
       "CPU cores used: node $(fmt2 "${R[$tag.cpu_node]}"), rabbitmq $(fmt2 "${R[$tag.cpu_rabbit]}"), postgres $(fmt2 "${R[$tag.cpu_pg]}"), other $(fmt2 "${R[$tag.cpu_other]}") of $NPROC;" \
       "heap ${R[$tag.heap]}, GC pauses $(fmt1 "${R[$tag.gc]}")% of the window; shutdown $NODE_STOP_S s"
+  say "[$tag] database: $(fmt0 "${R[$tag.db_rows]}") history rows received in the window ($(fmt0 "${R[$tag.db_rate]}")/s), lag p50 $(fmt0 "${R[$tag.db_p50]}") ms" \
+      "p99 $(fmt0 "${R[$tag.db_p99]}") ms max $(fmt0 "${R[$tag.db_max]}") ms; history grew $(fmt0 "$(calc '(a - b) / 1048576' "$hb1" "$hb0")") MiB" \
+      "($(fmt0 "${R[$tag.hist_bytes_row]}") bytes/row, $(fmt2 "${R[$tag.hist_gb_day]}") GB/day at this rate, $(fmt2 "${R[$tag.hist_gb_day_offered]}") GB/day at the offered rate)"
+  if [ "${R[$tag.heap_live]}" != NA ]; then
+    say "[$tag] live heap after a full GC (jcmd took $(fmt1 "${R[$tag.fullgc_s]}") s): $(fmt1 "$(calc 'a / 1048576' "${R[$tag.heap_live]}")") MiB$([ "$tag" = million ] && echo " = $(fmt0 "$(calc 'a / b' "${R[$tag.heap_live]}" "$n")") bytes/device (probe and worker in one JVM)")"
+  fi
+  [ "${R[$tag.devices_seen]}" = NA ] || say "[$tag] devices with a committed result at the end: ${R[$tag.devices_seen]} of $n"
   say "[$tag] node log: ${R[$tag.err]} ERROR/exception and ${R[$tag.warn]} WARN lines before shutdown, ${R[$tag.err_sd]} / ${R[$tag.warn_sd]} during shutdown ($NODE_LOG)"
   if [ "${R[$tag.connloss]}" != 0 ]; then
     say "[$tag] WARNING: the node lost or could not open connections during the run (${R[$tag.connloss]} log lines): was RabbitMQ or PostgreSQL restarted by someone else? This run's figures are not valid"
   fi
   if [ "${R[$tag.err]}" != 0 ] || [ "${R[$tag.warn]}" != 0 ]; then
-    grep -E ' (ERROR|WARN) |Exception|OutOfMemory' "$NODE_LOG" | sed -E 's/^[0-9:.]+ //' | sort | uniq -c | sort -rn | head -n 8 | cut -c1-300
+    # slot numbers folded, so 256 slots failing alike are one line; || true: head closing the pipe early
+    # is no failure (pipefail)
+    grep -E ' (ERROR|WARN) |Exception|OutOfMemory' "$NODE_LOG" | sed -E 's/^[0-9:.]+ //; s/slot [0-9]+/slot N/g' | sort | uniq -c | sort -rn |
+      head -n 8 | cut -c1-300 || true
   fi
 }
 
@@ -508,58 +660,164 @@ e2e_run() { # tag devices interval_ms
 
 : >"$OUT/node.log"
 rm -f "$OUT"/metrics-*.txt "$OUT/summary.txt"
-if [ "$SKIP_BASELINES" = 0 ]; then
+if [ "$RUN_BASELINES" = 1 ]; then
   broker_baseline
   database_baseline
-else
+elif [ "$SKIP_BASELINES" = 1 ]; then
   say "baselines skipped (--skip-baselines)"
+else
+  say "baselines not run (add --with-baselines): the baselines' µs per message/row and the ratio to the broker need them in the same run"
 fi
 
-say "3/3 end to end, capacity run"
-e2e_run capacity "$CAP_N" "$CAP_I"
-SUSTAINED=${R[capacity.rate]}
 HALF_N=NA
-if [ "$SUSTAINED" != NA ] && awk -v r="$SUSTAINED" 'BEGIN { exit !(r >= 1) }'; then
-  HALF_N=$(awk -v r="$SUSTAINED" -v i="$HALF_I" 'BEGIN { n = int(r / 2 * i / 1000 + 0.5); print (n < 1 ? 1 : n) }')
-  say "3/3 end to end, half of the sustained $(fmt0 "$SUSTAINED")/s: $HALF_N devices every $HALF_I ms"
-  e2e_run half "$HALF_N" "$HALF_I"
-else
-  say "WARNING: the capacity run committed nothing measurable: no half-rate run"
+if [ "$RUN_CAPACITY" = 1 ]; then
+  say "3/3 end to end, capacity run"
+  e2e_run capacity "$CAP_N" "$CAP_I" "$WARMUP" "$WINDOW" "$HEAP"
+  SUSTAINED=${R[capacity.rate]}
+  if [ "$SUSTAINED" != NA ] && awk -v r="$SUSTAINED" 'BEGIN { exit !(r >= 1) }'; then
+    HALF_N=$(awk -v r="$SUSTAINED" -v i="$HALF_I" 'BEGIN { n = int(r / 2 * i / 1000 + 0.5); print (n < 1 ? 1 : n) }')
+    say "3/3 end to end, half of the sustained $(fmt0 "$SUSTAINED")/s: $HALF_N devices every $HALF_I ms"
+    e2e_run half "$HALF_N" "$HALF_I" "$WARMUP" "$WINDOW" "$HEAP"
+  else
+    say "WARNING: the capacity run committed nothing measurable: no half-rate run"
+  fi
+fi
+if [ "$RUN_IDLE" = 1 ]; then
+  say "end to end, idle: $IDLE_N devices every $IDLE_I ms"
+  e2e_run idle "$IDLE_N" "$IDLE_I" "$IDLE_WARMUP" "$IDLE_WINDOW" "$HEAP"
+fi
+if [ "$RUN_MILLION" = 1 ]; then
+  say "end to end, a million devices: $MIL_N devices every $MIL_I ms, -Xmx$MIL_HEAP"
+  if [ "$MIL_WARMUP" -lt $(( (MIL_I + 999) / 1000 )) ]; then
+    say "WARNING: the warm-up ($MIL_WARMUP s) is shorter than one interval ($MIL_I ms): not every device has had its first check when the window opens"
+  fi
+  e2e_run million "$MIL_N" "$MIL_I" "$MIL_WARMUP" "$MIL_WINDOW" "$MIL_HEAP"
 fi
 
 # ------------------------------------------------------------------------------------------ summary
 
-yesno() { [ "$1" = NA ] && echo "n/a" || awk -v x="$1" 'BEGIN { print (x >= 0.5 ? "yes" : "no") }'; }
+yesno() { [ "$1" = NA ] && echo "NA" || awk -v x="$1" 'BEGIN { print (x >= 0.5 ? "yes" : "no") }'; }
 v() { local x="${R[$1]:-NA}"; echo "$x"; }
+us() { calc 'a * 1000000 / b' "$1" "$2"; } # cores, per second -> µs of CPU each
 invalid() { [ "${R[$1.connloss]:-0}" = 0 ] || echo " [INVALID: connections lost, see notes]"; }
+ran() { [ -n "${R[$1.rate]:-}" ]; }
 RATIO_BROKER=$(calc 'a / b' "$(v capacity.rate)" "$PERF_SENT")
 RATIO_DB=$(calc 'a / b' "$(v capacity.rate)" "$PG_ROWS")
-GOAL1=$(calc '(a >= b / 3) ? 1 : 0' "$(v capacity.rate)" "$PERF_SENT")
-GOAL2=$(calc '(a < 1000) ? 1 : 0' "$(v half.p99)")
-if [ "$SKIP_BASELINES" = 1 ]; then
-  BROKER_LINE="skipped (--skip-baselines)" DB_LINE="skipped (--skip-baselines)"
+# the baselines' own CPU cost: RabbitMQ per message PerfTest published, PostgreSQL per row pgbench wrote
+BROKER_US=$(us "${PERF_CPU_RABBIT:-NA}" "$PERF_SENT")
+DB_US=$(us "${PG_CPU_PG:-NA}" "$PG_ROWS")
+for tag in capacity half idle million; do
+  ran "$tag" || continue
+  R[$tag.us_node]=$(us "${R[$tag.cpu_node]}" "${R[$tag.rate]}")
+  R[$tag.us_rabbit]=$(us "${R[$tag.cpu_rabbit]}" "${R[$tag.rate]}")
+  R[$tag.us_pg]=$(us "${R[$tag.cpu_pg]}" "${R[$tag.rate]}")
+  R[$tag.us_total]=$(calc 'a + b + c' "${R[$tag.us_node]}" "${R[$tag.us_rabbit]}" "${R[$tag.us_pg]}")
+  R[$tag.cores3]=$(calc 'a + b + c' "${R[$tag.cpu_node]}" "${R[$tag.cpu_rabbit]}" "${R[$tag.cpu_pg]}")
+done
+us_line() { # tag -> "node X + rabbitmq Y + postgres Z = T µs/result"
+  echo "node $(fmt0 "$(v "$1.us_node")") + rabbitmq $(fmt0 "$(v "$1.us_rabbit")") + postgres $(fmt0 "$(v "$1.us_pg")") = $(fmt0 "$(v "$1.us_total")") µs/result"
+}
+if [ "$RUN_BASELINES" = 0 ]; then
+  why="skipped (--skip-baselines)"
+  [ "$SKIP_BASELINES" = 1 ] || why="not run (--with-baselines runs them)"
+  BROKER_LINE=$why DB_LINE=$why
 else
-  BROKER_LINE="$(fmt0 "$PERF_SENT") msg/s published, $(fmt0 "$PERF_RECV") msg/s consumed"
-  DB_LINE="$(fmt0 "$PG_ROWS") rows/s"
+  BROKER_LINE="$(fmt0 "$PERF_SENT") msg/s published, $(fmt0 "$PERF_RECV") msg/s consumed; rabbitmq $(fmt2 "${PERF_CPU_RABBIT:-NA}") cores = $(fmt1 "$BROKER_US") µs/msg"
+  DB_LINE="$(fmt0 "$PG_ROWS") rows/s; postgres $(fmt2 "${PG_CPU_PG:-NA}") cores = $(fmt1 "$DB_US") µs/row"
 fi
-if [ "$HALF_N" = NA ]; then
-  HALF_LINE="end to end, half rate:                                     not run (capacity run committed nothing)"
+if [ "$RUN_CAPACITY" = 0 ]; then
+  CAP_LINE="not run (--idle / --million only)"
+  HALF_LINE="$(printf '%-59s' "end to end, half rate:")not run"
 else
-  HALF_LINE="$(printf '%-59s' "end to end, half rate (offered $(fmt0 "$(v half.offered)")/s):")$(fmt0 "$(v half.rate)") results/s, lag p50 $(fmt0 "$(v half.p50)") ms p99 $(fmt0 "$(v half.p99)") ms"
+  CAP_LINE="$(fmt0 "$(v capacity.rate)") results/s committed, avg batch $(fmt1 "$(v capacity.batch)"), lag p50 $(fmt0 "$(v capacity.p50)") ms p99 $(fmt0 "$(v capacity.p99)") ms, outbox depth $(fmt0 "$(v capacity.depth1)") (was $(fmt0 "$(v capacity.depth0)") at window start)$(invalid capacity)"
+  if [ "$HALF_N" = NA ]; then
+    HALF_LINE="end to end, half rate:                                     not run (capacity run committed nothing)"
+  else
+    HALF_LINE="$(printf '%-59s' "end to end, half rate (offered $(fmt0 "$(v half.offered)")/s):")$(fmt0 "$(v half.rate)") results/s, lag p50 $(fmt0 "$(v half.p50)") ms p99 $(fmt0 "$(v half.p99)") ms; from the database p50 $(fmt0 "$(v half.db_p50)") ms p99 $(fmt0 "$(v half.db_p99)") ms"
+  fi
 fi
+if ran idle; then
+  IDLE_LINE="node $(fmt2 "$(v idle.cpu_node)") + rabbitmq $(fmt2 "$(v idle.cpu_rabbit)") + postgres $(fmt2 "$(v idle.cpu_pg)") = $(fmt2 "$(v idle.cores3)") cores$(invalid idle)"
+else
+  IDLE_LINE="not run"
+fi
+MIL_SHORT="" # a million-device run in another configuration than the goal's
+MIL_HEAP_DEV=NA MIL_HEAP_MARGINAL=NA MIL_SHARE=NA
+if ran million; then
+  [ "$(v million.devices)" = "$MILLION_GOAL_N" ] && [ "$(v million.interval)" = "$MILLION_GOAL_I" ] ||
+    MIL_SHORT=" [shortened: $(v million.devices) devices every $(v million.interval) ms, not the goal's $MILLION_GOAL_N every $MILLION_GOAL_I ms]"
+  MIL_SHARE=$(calc 'a / b' "$(v million.rate)" "$(v million.offered)")
+  MIL_HEAP_DEV=$(calc 'a / b' "$(v million.heap_live)" "$(v million.devices)")
+  # above the idle node's live heap: the part that grows with the devices
+  MIL_HEAP_MARGINAL=$(calc '(a - b) / (c - d)' "$(v million.heap_live)" "$(v idle.heap_live)" "$(v million.devices)" "$(v idle.devices)")
+  MIL_LINE="$(fmt0 "$(v million.rate)") results/s committed ($(fmt1 "$(calc 'a * 100' "$MIL_SHARE")") % of offered), lag p50 $(fmt0 "$(v million.db_p50)") ms p99 $(fmt0 "$(v million.db_p99)") ms (database)$(invalid million)$MIL_SHORT"
+  MIL_LINE2="heap $(fmt0 "$MIL_HEAP_DEV") bytes/device (probe + worker, one JVM$([ "$MIL_HEAP_MARGINAL" = NA ] || echo "; $(fmt0 "$MIL_HEAP_MARGINAL") above the idle node")),"
+  MIL_LINE2+=" history $(fmt1 "$(v million.hist_gb_day)") GB/day ($(fmt1 "$(v million.hist_gb_day_offered)") if all offered were committed)"
+  MIL_LINE3="$(us_line million)"
+else
+  MIL_LINE="not run (--million; about 4 minutes)"
+fi
+
+# goal lines of issue 11: yes / no / NA (a run not done), each with the figure it was judged on
+G1A=$(calc '(a >= 0.9 * b) ? 1 : 0' "$(v million.rate)" "$(v million.offered)")
+G1B=$(calc '(a < 2000) ? 1 : 0' "$(v million.db_p99)")
+G2=$(calc '(a <= 100) ? 1 : 0' "$(v capacity.us_total)")
+G3=$(calc '(a >= 1.0) ? 1 : 0' "$RATIO_BROKER")
+G4=$(calc '(a <= 0.1) ? 1 : 0' "$(v idle.cores3)")
+HALF_P99=$(v half.db_p99) HALF_P99_SRC="database"
+[ "$HALF_P99" != NA ] || { HALF_P99=$(v half.p99); HALF_P99_SRC="metrics"; }
+G6=$(calc '(a < 1000) ? 1 : 0' "$HALF_P99")
+# worker derived state: probe and worker share the JVM, so the whole heap per device is an upper bound of it
+if [ "$MIL_HEAP_DEV" = NA ]; then
+  G5="NA"
+elif awk -v x="$MIL_HEAP_DEV" 'BEGIN { exit !(x <= 600) }'; then
+  G5="yes (probe + worker together $(fmt0 "$MIL_HEAP_DEV") bytes/device, an upper bound)"
+else
+  G5="unknown (probe + worker together $(fmt0 "$MIL_HEAP_DEV") bytes/device; the worker's part is not separable in one JVM)"
+fi
+gl() { # verdict (1 / 0 / NA), the figure it was judged on, why it is NA
+  if [ "$1" = NA ]; then echo "NA ($3)"; else echo "$(yesno "$1") ($2)"; fi
+}
+if ran million; then NO_MIL="the million run measured nothing"; else NO_MIL="no million-device run: --million"; fi
+if ran capacity; then NO_CAP="not measurable in the capacity run"; else NO_CAP="no capacity run"; fi
+[ "$RUN_BASELINES" = 1 ] || NO_RATIO="no broker baseline in this run"
+[ "$RUN_BASELINES" = 0 ] || NO_RATIO=$NO_CAP
+if ran idle; then NO_IDLE="the idle run measured nothing"; else NO_IDLE="no idle run: --idle"; fi
+if ran half; then NO_HALF="the half-rate run measured nothing"; else NO_HALF="no half-rate run"; fi
+[ "$MIL_HEAP_DEV" != NA ] || G5="NA ($NO_MIL)"
+GOALS=(
+  "1. a million devices: >= 90 % of the offered $(fmt0 "$(calc 'a * 1000 / b' "$MILLION_GOAL_N" "$MILLION_GOAL_I")")/s committed: $(gl "$G1A" "$(fmt1 "$(calc 'a * 100' "$MIL_SHARE")") % of $(fmt0 "$(v million.offered)")/s" "$NO_MIL");
+     p99 probe->commit lag < 2 s (database): $(gl "$G1B" "$(fmt0 "$(v million.db_p99)") ms" "$NO_MIL")$MIL_SHORT"
+  "2. CPU per result at capacity, node + broker + database <= 100 µs/result: $(gl "$G2" "$(fmt0 "$(v capacity.us_total)") µs" "$NO_CAP")"
+  "3. end-to-end / broker alone >= 1.0: $(gl "$G3" "$(fmt3 "$RATIO_BROKER")" "$NO_RATIO")"
+  "4. idle, $IDLE_N devices, node + broker + database <= 0.1 cores: $(gl "$G4" "$(fmt2 "$(v idle.cores3)") cores" "$NO_IDLE")"
+  "5. memory at a million devices: worker derived state <= 600 bytes/device: $G5;
+     a 4,000-device slot loads in <= 200 ms: NA (not measured here: the snapshot line of ./run.sh bench --commit)"
+  "6. half-rate p99 lag < 1 s: $(gl "$G6" "$(fmt0 "$HALF_P99") ms, $HALF_P99_SRC" "$NO_HALF"); PostgreSQL synchronous_commit: $PG_SYNC"
+)
 
 notes=()
 [ "$QUICK" = 1 ] && notes+=("--quick smoke run: ${WINDOW} s windows, smaller fleets; not figures for the README")
-notes+=("git $COMMIT$DIRTY, target/node.jar built $JAR_TIME; -Xmx$HEAP${BENCH_NODE_FLAGS:+ $BENCH_NODE_FLAGS}; $SLOTS slots = $((2 * SLOTS)) quorum queues; warm-up ${WARMUP} s, window ${WINDOW} s")
-[ "$SKIP_BASELINES" = 0 ] && notes+=("PerfTest averages include its ramp-up; after the first 5 s: $PERF_SENT_STEADY msg/s published, $PERF_RECV_STEADY consumed. pgbench: $(fmt1 "$PG_TPS") batches/s, latency avg $PG_LAT ms, $PG_FAILED failed")
-for tag in capacity half; do
+notes+=("git $COMMIT$DIRTY, target/node.jar built $JAR_TIME; $SLOTS slots = $((2 * SLOTS)) quorum queues${BENCH_NODE_FLAGS:+; node flags $BENCH_NODE_FLAGS}")
+ran capacity && notes+=("capacity and half: -Xmx$HEAP, warm-up ${WARMUP} s, window ${WINDOW} s")
+ran idle && notes+=("idle: -Xmx$HEAP, warm-up ${IDLE_WARMUP} s, window ${IDLE_WINDOW} s; RabbitMQ and PostgreSQL CPU is the whole server's (other users of the shared services count too)")
+ran million && notes+=("million: -Xmx$MIL_HEAP, warm-up ${MIL_WARMUP} s, window ${MIL_WINDOW} s; $(v million.devices_seen) of $(v million.devices) devices had a committed result at the end; $(fmt0 "$(v million.db_rows)") history rows received in the window ($(fmt0 "$(v million.db_rate)")/s, $(fmt0 "$(v million.hist_bytes_row)") bytes/row on disk); live heap after a full GC $(fmt0 "$(calc 'a / 1048576' "$(v million.heap_live)")") MiB (jcmd GC.run took $(fmt1 "$(v million.fullgc_s)") s, after the window; a scheduler step-down right after it in the node log is its pause); probe skipped $(fmt0 "$(v million.skipped)") check rounds (buffer full)")
+if ran million && awk -v s="$(v million.devices_seen)" -v n="$(v million.devices)" 'BEGIN { exit !(s != "NA" && s < n) }'; then
+  notes+=("million: only $(v million.devices_seen) of $(v million.devices) devices had a committed result by the end of the window: the probe or the pipeline fell more than the warm-up behind (or the warm-up is shorter than one interval)")
+fi
+if ran million && [ "$RUN_BASELINES" = 0 ]; then
+  notes+=("million: no baselines in this run, so no ratio to the broker or database (--million --with-baselines)")
+fi
+notes+=("lag from the database: received_at - collected_at of the history rows whose received_at falls in the window; received_at is the column default now(), the start of the worker's commit transaction, so it leaves out the commit itself")
+[ "$RUN_BASELINES" = 1 ] && notes+=("PerfTest averages include its ramp-up; after the first 5 s: $PERF_SENT_STEADY msg/s published, $PERF_RECV_STEADY consumed. pgbench: $(fmt1 "$PG_TPS") batches/s, latency avg $PG_LAT ms, $PG_FAILED failed")
+for tag in capacity half idle million; do
   [ -n "${R[$tag.rate]:-}" ] || continue
   notes+=("$tag: ${R[$tag.devices]} devices every ${R[$tag.interval]} ms; probe appended $(fmt0 "${R[$tag.appended]}")/s, broker confirmed $(fmt0 "${R[$tag.confirmed]}")/s, committed $(fmt0 "${R[$tag.rate]}")/s; outbox depth $(fmt0 "${R[$tag.depth0]}") -> $(fmt0 "${R[$tag.depth1]}") over $(fmt1 "${R[$tag.window]}") s; $(fmt0 "${R[$tag.backlog]}") messages queued at the end; commit latency p50 $(fmt0 "${R[$tag.commit_p50]}") ms p99 $(fmt0 "${R[$tag.commit_p99]}") ms")
-  notes+=("$tag: CPU cores used (of $NPROC): node $(fmt2 "${R[$tag.cpu_node]}"), rabbitmq $(fmt2 "${R[$tag.cpu_rabbit]}"), postgres $(fmt2 "${R[$tag.cpu_pg]}"), other processes $(fmt2 "${R[$tag.cpu_other]}"), idle $(fmt2 "$(calc "($NPROC - a > 0) ? $NPROC - a : 0" "${R[$tag.cpu_busy]}")"); heap ${R[$tag.heap]}; GC pauses $(fmt1 "${R[$tag.gc]}")%; node log ${R[$tag.err]} ERROR / ${R[$tag.warn]} WARN lines before shutdown")
+  notes+=("$tag: CPU cores used (of $NPROC): node $(fmt2 "${R[$tag.cpu_node]}"), rabbitmq $(fmt2 "${R[$tag.cpu_rabbit]}"), postgres $(fmt2 "${R[$tag.cpu_pg]}"), other processes $(fmt2 "${R[$tag.cpu_other]}"), idle $(fmt2 "$(calc "($NPROC - a > 0) ? $NPROC - a : 0" "${R[$tag.cpu_busy]}")"); $([ "$tag" = idle ] || echo "$(us_line "$tag"); ")heap ${R[$tag.heap]}; GC pauses $(fmt1 "${R[$tag.gc]}")%; node log ${R[$tag.err]} ERROR / ${R[$tag.warn]} WARN lines before shutdown")
   if awk -v a="${R[$tag.appended]}" -v o="${R[$tag.offered]}" 'BEGIN { exit !(a != "NA" && a < 0.95 * o) }'; then
     notes+=("$tag: the probe generated only $(fmt0 "${R[$tag.appended]}") of the $(fmt0 "${R[$tag.offered]}") results/s offered (it shares the CPU with worker, broker and database)")
   fi
-  if [ "${R[$tag.rate]}" = NA ] || awk -v r="${R[$tag.rate]}" -v o="${R[$tag.offered]}" 'BEGIN { exit !(r < 0.01 * o || r < 10) }'; then
+  if [ "${R[$tag.rate]}" = NA ] || awk -v r="${R[$tag.rate]}" -v o="${R[$tag.offered]}" 'BEGIN { exit !(r < 0.01 * o || (o >= 100 && r < 10)) }'; then
     notes+=("$tag: NODE PROBLEM? committed rate $(fmt0 "${R[$tag.rate]}")/s is near zero (or /metrics lacked worker_committed_total): see $OUT/node.log")
   fi
   [ "${R[$tag.err]}" = 0 ] || notes+=("$tag: NODE PROBLEM? ${R[$tag.err]} ERROR/OutOfMemoryError lines in the node log before shutdown: see $OUT/node-$tag.log")
@@ -585,7 +843,8 @@ if [ -n "${R[capacity.rate]:-}" ]; then
     }')"
   [ -z "$bottleneck" ] || notes+=("capacity: bottleneck: $bottleneck")
 fi
-for part in "broker baseline:$PERF_CPU_OTHER" "database baseline:$PG_CPU_OTHER" "capacity run:${R[capacity.cpu_other]:-NA}" "half-rate run:${R[half.cpu_other]:-NA}"; do
+for part in "broker baseline:$PERF_CPU_OTHER" "database baseline:$PG_CPU_OTHER" "capacity run:${R[capacity.cpu_other]:-NA}" "half-rate run:${R[half.cpu_other]:-NA}" \
+            "idle run:${R[idle.cpu_other]:-NA}" "million-device run:${R[million.cpu_other]:-NA}"; do
   if awk -v x="${part##*:}" 'BEGIN { exit !(x != "NA" && x > 0.15) }'; then
     notes+=("SKEWED: other processes used $(fmt2 "${part##*:}") of the $NPROC cores during the ${part%%:*}: rerun on a quiet machine")
   fi
@@ -599,11 +858,32 @@ fi
   echo "== inspection-node benchmark ($STARTED_AT, $NPROC cores) =="
   printf '%-59s%s\n' "broker baseline (PerfTest, 64 quorum queues, confirms):" "$BROKER_LINE"
   printf '%-59s%s\n' "database baseline (pgbench, 200-row upsert+history):" "$DB_LINE"
-  printf '%-59s%s\n' "end to end, capacity run (offered $(fmt0 "$(v capacity.offered)")/s):" \
-    "$(fmt0 "$(v capacity.rate)") results/s committed, avg batch $(fmt1 "$(v capacity.batch)"), lag p50 $(fmt0 "$(v capacity.p50)") ms p99 $(fmt0 "$(v capacity.p99)") ms, outbox depth $(fmt0 "$(v capacity.depth1)") (was $(fmt0 "$(v capacity.depth0)") at window start)$(invalid capacity)"
+  if ran capacity; then
+    printf '%-59s%s\n' "end to end, capacity run (offered $(fmt0 "$(v capacity.offered)")/s):" "$CAP_LINE"
+  else
+    printf '%-59s%s\n' "end to end, capacity run:" "$CAP_LINE"
+  fi
+  if ran capacity; then
+    printf '%-59s%s\n' "  CPU per committed result at capacity:" \
+      "$(us_line capacity) (broker alone $(fmt1 "$BROKER_US") µs/msg, database alone $(fmt1 "$DB_US") µs/row)"
+  fi
   echo "$HALF_LINE$(invalid half)"
+  if ran idle; then
+    printf '%-59s%s\n' "end to end, idle ($IDLE_N devices every $IDLE_I ms):" "$IDLE_LINE"
+  else
+    printf '%-59s%s\n' "end to end, idle:" "$IDLE_LINE"
+  fi
+  if ran million; then
+    printf '%-59s%s\n' "million devices ($(v million.devices) every $(v million.interval) ms, offered $(fmt0 "$(v million.offered)")/s):" "$MIL_LINE"
+    printf '%-59s%s\n' "  memory, history:" "$MIL_LINE2"
+    printf '%-59s%s\n' "  CPU per committed result at a million devices:" "$MIL_LINE3"
+  else
+    printf '%-59s%s\n' "million devices:" "$MIL_LINE"
+  fi
   echo "ratios: end-to-end / broker = $(fmt3 "$RATIO_BROKER"), end-to-end / database = $(fmt3 "$RATIO_DB")"
-  echo "goal: >= 1/3 of broker rate: $(yesno "$GOAL1"); p99 < 1 s at half rate: $(yesno "$GOAL2")"
+  echo "goals (issue 11; NA = not measured in this run):"
+  for g in "${GOALS[@]}"; do echo "  $g"; done
+  echo "notes:"
   for n in "${notes[@]}"; do echo "  - $n"; done
 } >"$OUT/summary.txt"
 echo
