@@ -2,9 +2,10 @@ package dev.inspection.outbox;
 
 import dev.inspection.messaging.Envelope;
 import dev.inspection.messaging.Topology;
+import io.vertx.core.Context;
 import io.vertx.core.Future;
+import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
-import io.vertx.core.WorkerExecutor;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -20,6 +21,9 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 
 /**
  * The probe's durable outbox (seed 000 §3.5, INV-11): every result is committed here before it is
@@ -65,7 +69,9 @@ public final class Outbox implements AutoCloseable {
   /** Unconfirmed rows and the creation time of the oldest one (0 when empty). */
   public record Stats(long depth, long oldestCreatedAtMs) {}
 
-  private final WorkerExecutor executor;
+  /** The file's one thread: every SQLite call runs here, in submission order whichever context asked. */
+  private final ExecutorService thread;
+  private final Vertx vertx;
   private volatile boolean closing;
   private final Connection db;
   private final String isNode;
@@ -76,8 +82,9 @@ public final class Outbox implements AutoCloseable {
   /** The highest row id ever handed out (this thread is the file's only writer, so ids are given here, not read back per row). */
   private long lastId;
 
-  private Outbox(WorkerExecutor executor, Connection db, String isNode, Topology topology, Clock clock) {
-    this.executor = executor;
+  private Outbox(Vertx vertx, ExecutorService thread, Connection db, String isNode, Topology topology, Clock clock) {
+    this.vertx = vertx;
+    this.thread = thread;
     this.db = db;
     this.isNode = isNode;
     this.topology = topology;
@@ -86,8 +93,12 @@ public final class Outbox implements AutoCloseable {
 
   /** Opens (creating if needed) the outbox file and loads the sequence counters. */
   public static Future<Outbox> open(Vertx vertx, Path file, String isNode, Topology topology, Clock clock) {
-    WorkerExecutor ex = vertx.createSharedWorkerExecutor("outbox-" + file.toAbsolutePath(), 1);
-    return ex.executeBlocking(() -> {
+    ExecutorService ex = Executors.newSingleThreadExecutor(r -> {
+      Thread t = new Thread(r, "outbox-" + file.getFileName());
+      t.setDaemon(true);
+      return t;
+    });
+    return onThread(vertx, ex, () -> {
       Path parent = file.toAbsolutePath().getParent();
       try {
         Files.createDirectories(parent);
@@ -105,10 +116,10 @@ public final class Outbox implements AutoCloseable {
         }
       }
       c.setAutoCommit(false);
-      Outbox o = new Outbox(ex, c, isNode, topology, clock);
+      Outbox o = new Outbox(vertx, ex, c, isNode, topology, clock);
       o.load();
       return o;
-    }, true);
+    }).onFailure(e -> ex.shutdown());
   }
 
   private void load() throws SQLException {
@@ -290,23 +301,44 @@ public final class Outbox implements AutoCloseable {
     }
   }
 
-  /** Runs a task on the outbox's thread, or fails at once once the outbox is closing (a late timer must not reach a closed executor). */
+  /** Runs a task on the outbox's thread, or fails at once once the outbox is closing (a late timer must not reach a closed file). */
   private <T> Future<T> run(Callable<T> task) {
     if (closing) return Future.failedFuture(new IllegalStateException("the outbox is closed"));
-    return executor.executeBlocking(task, true);
+    return onThread(vertx, thread, task);
   }
 
-  /** Closes after every task already queued; any later call fails with "the outbox is closed". */
+  /** The task on {@code thread}, its outcome back on the caller's context; a stopped thread fails it as closed. */
+  private static <T> Future<T> onThread(Vertx vertx, ExecutorService thread, Callable<T> task) {
+    Context ctx = vertx.getOrCreateContext();
+    Promise<T> p = Promise.promise();
+    try {
+      thread.execute(() -> {
+        try {
+          T result = task.call();
+          ctx.runOnContext(v -> p.complete(result));
+        } catch (Throwable e) {
+          ctx.runOnContext(v -> p.fail(e));
+        }
+      });
+    } catch (RejectedExecutionException e) {
+      return Future.failedFuture(new IllegalStateException("the outbox is closed"));
+    }
+    return p.future();
+  }
+
+  /**
+   * Closes after every task already submitted (from any context: the thread runs them in order); the thread
+   * then ends, and any later call fails with "the outbox is closed".
+   */
   public Future<Void> closeAsync() {
     if (closing) return Future.succeededFuture();
     closing = true;
-    return executor.executeBlocking(() -> {
+    Future<Void> closed = onThread(vertx, thread, () -> {
       close();
       return null;
-    }, true).eventually(() -> {
-      executor.close();
-      return Future.<Void>succeededFuture();
-    }).mapEmpty();
+    });
+    thread.shutdown();
+    return closed;
   }
 
   @Override

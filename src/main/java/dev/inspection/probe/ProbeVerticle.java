@@ -66,6 +66,8 @@ public final class ProbeVerticle extends VerticleBase {
   private final Set<String> fromApi = new HashSet<>();
   private boolean appending;
   private boolean stopping;
+  /** The stop is closing the outbox: nothing more is written to it. */
+  private boolean outboxClosing;
   /** Every periodic timer of this probe, cancelled first thing in {@link #stop()}. */
   private final List<Long> timers = new ArrayList<>();
   private long checksInFlight;
@@ -231,6 +233,12 @@ public final class ProbeVerticle extends VerticleBase {
   /** Group commit: one SQLite transaction for everything buffered, one at a time. */
   private Future<Void> flush() {
     if (appending || buffer.isEmpty()) return Future.succeededFuture();
+    if (outboxClosing) {
+      // checks that finished after the stop's last write: never durable, never published; inspected again next start
+      log.info("probe {}: {} results finished after the outbox closed; not written", isNode, buffer.size());
+      buffer.clear();
+      return Future.succeededFuture();
+    }
     appending = true;
     int max = config.getInt(Keys.OUTBOX_COMMIT_MAX_ROWS);
     List<CheckResult> batch = new ArrayList<>(buffer.subList(0, Math.min(max, buffer.size())));
@@ -277,7 +285,10 @@ public final class ProbeVerticle extends VerticleBase {
     return drainBuffer()
         .compose(v -> publisher == null ? Future.succeededFuture() : publisher.stop().timeout(5, TimeUnit.SECONDS).recover(e -> Future.succeededFuture()))
         .compose(v -> connector == null ? Future.succeededFuture() : connector.stop().timeout(5, TimeUnit.SECONDS).recover(e -> Future.succeededFuture()))
-        .compose(v -> outbox == null ? Future.succeededFuture() : outbox.closeAsync())
+        .compose(v -> {
+          outboxClosing = true;
+          return outbox == null ? Future.succeededFuture() : outbox.closeAsync();
+        })
         .onComplete(ar -> log.info("probe {} stopped; {} rows left unconfirmed in the outbox for the next start", isNode, outboxDepth.get()));
   }
 

@@ -1,6 +1,7 @@
 package dev.inspection.outbox;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.inspection.messaging.Envelope;
@@ -58,6 +59,23 @@ class OutboxTest {
     assertEquals(2, await(o.synchronousLevel()), "FULL again after a confirm mark");
     assertEquals(List.of(), await(o.pending(0, Long.MAX_VALUE, Long.MAX_VALUE, 10)), "the marks hold");
     await(o.closeAsync());
+  }
+
+  @Test
+  void aCloseWaitsForEveryCallAskedBeforeItAndRefusesEveryCallAfter() throws Exception {
+    Outbox o = await(Outbox.open(vertx, dir.resolve("close.db"), "p1", topology, Clock.systemUTC()));
+    List<Future<List<OutboxRow>>> before = new ArrayList<>();
+    // asked from several contexts (a test thread gets a new one each time), as the probe's timers and confirms do
+    for (int i = 0; i < 20; i++) before.add(o.append(results(5_000 + i, "d" + i)));
+    Future<Void> closed = o.closeAsync();
+    Future<List<OutboxRow>> after = o.append(results(9_000, "late"));
+    await(closed);
+    for (Future<List<OutboxRow>> f : before) assertEquals(1, await(f).size(), "a call asked before the close completed");
+    Exception refused = assertThrows(Exception.class, () -> await(after));
+    assertTrue(String.valueOf(refused.getCause()).contains("the outbox is closed"), String.valueOf(refused.getCause()));
+    Outbox again = await(Outbox.open(vertx, dir.resolve("close.db"), "p1", topology, Clock.systemUTC()));
+    assertEquals(20, await(again.pending(0, Long.MAX_VALUE, Long.MAX_VALUE, 100)).size(), "all 20 rows are in the file, the late one is not");
+    await(again.closeAsync());
   }
 
   @Test
