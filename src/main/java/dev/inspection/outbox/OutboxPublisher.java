@@ -233,7 +233,8 @@ public final class OutboxPublisher {
           } else if (!rows.isEmpty()) {
             cursor = Math.max(cursor, rows.get(rows.size() - 1).id());
           }
-          Future<Void> sent = todo.isEmpty() ? Future.succeededFuture() : publish(chs, todo);
+          // stopped (or reconnected) while the rows were read: they stay in the outbox for the next pump or start
+          Future<Void> sent = todo.isEmpty() || channels != chs ? Future.succeededFuture() : publish(chs, todo);
           return sent.map(full);
         })
         .onComplete(ar -> {
