@@ -38,7 +38,7 @@ public final class OutboxPublisher {
   private static final Logger log = LoggerFactory.getLogger(OutboxPublisher.class);
 
   /** One published message: the rows it carries (one for v2, several for a v3 batch). */
-  private record InFlight(long[] rowIds, String messageId) {}
+  private record InFlight(long[] rowIds, String messageId, String routingKey) {}
 
   /**
    * @param maxInFlight rows published but not yet confirmed; beyond it rows wait in the outbox
@@ -72,6 +72,8 @@ public final class OutboxPublisher {
   private final Set<Long> inFlightRows = ConcurrentHashMap.newKeySet();
   private final Set<String> returned = ConcurrentHashMap.newKeySet();
   private final List<Long> confirmedToMark = new ArrayList<>();
+  /** Per slot and priority: publish at once, or gather behind an unconfirmed message (context only). */
+  private final SlotGate gate = new SlotGate();
   private volatile List<Channel> channels;
   private final int channelCount;
   private long cursor;
@@ -147,6 +149,7 @@ public final class OutboxPublisher {
       }
       return opened;
     }, false).map(chs -> {
+      gate.clear();
       inFlight.forEach(Map::clear);
       inFlightRows.clear();
       returned.clear();
@@ -163,6 +166,7 @@ public final class OutboxPublisher {
   /** The connection died: everything in flight is unconfirmed again and will be replayed. */
   public void onLost() {
     channels = null;
+    gate.clear();
     inFlight.forEach(Map::clear);
     inFlightRows.clear();
     cursor = 0;
@@ -250,13 +254,27 @@ public final class OutboxPublisher {
   }
 
   /**
-   * Publishes the rows: one message per row when batching is off, otherwise the rows of each slot and
-   * priority (routing key) that are waiting together, in id order, as v3 batches of at most
-   * {@code batchMax} rows and {@code batchBytes} bytes. A lone row still goes out at once: a batch is what
-   * gathered while earlier publishes were under way, never a wait.
+   * Publishes the rows of every slot and priority (routing key) with nothing unconfirmed at once; the rows
+   * of a key with an unconfirmed message wait behind it ({@link SlotGate}) and go together once the broker
+   * settled it. With batching off every key publishes at once.
    */
   private Future<Void> publish(List<Channel> chs, List<OutboxRow> rows) {
+    if (batchMax <= 1) return send(chs, rows);
+    List<OutboxRow> now = gate.admit(rows);
+    if (now.size() < rows.size()) {
+      // held rows count as in flight: the replayer leaves them alone and they take room
+      for (OutboxRow r : rows) inFlightRows.add(r.id());
+    }
+    return now.isEmpty() ? Future.succeededFuture() : send(chs, now);
+  }
+
+  /**
+   * Sends rows that may go now: one message per row when batching is off, otherwise a key's rows in id
+   * order as v3 batches of at most {@code batchMax} rows and {@code batchBytes} bytes.
+   */
+  private Future<Void> send(List<Channel> chs, List<OutboxRow> rows) {
     List<List<OutboxRow>> messages = OutboxBatches.split(rows, batchMax, batchBytes);
+    if (batchMax > 1) for (List<OutboxRow> m : messages) gate.published(m.get(0).routingKey(), 1);
     return publishThread.executeBlocking(() -> {
       for (List<OutboxRow> m : messages) {
         OutboxRow first = m.get(0);
@@ -266,7 +284,7 @@ public final class OutboxPublisher {
         long[] ids = new long[m.size()];
         for (int k = 0; k < ids.length; k++) ids[k] = m.get(k).id();
         String messageId = m.size() == 1 ? first.messageId() : "batch:" + first.messageId() + "+" + (m.size() - 1);
-        inFlight.get(i).put(tag, new InFlight(ids, messageId));
+        inFlight.get(i).put(tag, new InFlight(ids, messageId, first.routingKey()));
         for (long id : ids) inFlightRows.add(id);
         AMQP.BasicProperties props = new AMQP.BasicProperties.Builder()
             .contentType("application/json").deliveryMode(2).messageId(messageId).timestamp(new Date(first.createdAtMs()))
@@ -284,11 +302,13 @@ public final class OutboxPublisher {
     InFlight single = multiple ? null : map.get(tag);
     Map<Long, InFlight> done = multiple ? map.headMap(tag, true) : (single != null ? Map.of(tag, single) : Map.of());
     List<Long> confirmedRows = new ArrayList<>();
+    List<String> settledKeys = new ArrayList<>();
     int nacked = 0;
     int returnedCount = 0;
     for (Map.Entry<Long, InFlight> e : new ArrayList<>(done.entrySet())) {
       InFlight f = e.getValue();
       map.remove(e.getKey());
+      settledKeys.add(f.routingKey());
       if (ack && !returned.remove(f.messageId())) {
         for (long id : f.rowIds()) confirmedRows.add(id);
       } else {
@@ -305,6 +325,12 @@ public final class OutboxPublisher {
         metrics.publishConfirmed(confirmedRows.size());
         confirmedToMark.addAll(confirmedRows);
         markConfirmed();
+      }
+      List<OutboxRow> released = new ArrayList<>();
+      for (String key : settledKeys) released.addAll(gate.settled(key));
+      List<Channel> chs = channels;
+      if (!released.isEmpty() && chs != null) {
+        send(chs, released).onFailure(e -> log.warn("outbox publish failed: {}", e.getMessage()));
       }
       pump();
     });
