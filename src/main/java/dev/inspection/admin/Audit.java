@@ -2,6 +2,7 @@ package dev.inspection.admin;
 
 import static dev.inspection.admin.Http.json;
 
+import dev.inspection.common.ApiError;
 import dev.inspection.scheduler.AuditLog;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.ext.web.Route;
@@ -44,7 +45,7 @@ final class Audit implements Routes {
       try {
         before = b == null ? null : Long.valueOf(b.trim());
       } catch (NumberFormatException e) {
-        throw new dev.inspection.common.ApiError(400, "before must be an audit entry id (a number): use next_before of the previous page");
+        throw new ApiError(400, "before must be an audit entry id (a number): use next_before of the previous page");
       }
       store.page(before, Http.intParam(ctx, "limit", 100, 1, 1000)).onSuccess(p -> json(ctx, 200, p)).onFailure(ctx::fail);
     });
@@ -82,7 +83,7 @@ final class Audit implements Routes {
         String p = route.getPath();
         if (p == null || !p.startsWith("/api/v1/") || p.endsWith("*") || p.endsWith("/") || route.methods() == null) continue;
         String regex = Pattern.quote(p).replaceAll(":([a-z_]+)", "\\\\E([^/]+)\\\\Q");
-        for (HttpMethod m : route.methods()) out.add(new Template(m, p.replaceAll(":([a-z_]+)", "{$1}"), Pattern.compile(regex)));
+        for (HttpMethod m : route.methods()) out.add(new Template(m, Http.template(p), Pattern.compile(regex)));
       }
       templates = out;
     }

@@ -177,10 +177,6 @@ public final class Credentials {
     return login(u, p) != null;
   }
 
-  public String user() {
-    return user;
-  }
-
   private static boolean same(String a, String b) {
     return MessageDigest.isEqual(sha(a), sha(b));
   }

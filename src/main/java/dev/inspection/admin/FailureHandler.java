@@ -3,6 +3,7 @@ package dev.inspection.admin;
 import dev.inspection.common.ApiError;
 import io.vertx.core.Handler;
 import io.vertx.core.json.DecodeException;
+import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.RoutingContext;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -33,7 +34,7 @@ final class FailureHandler implements Handler<RoutingContext> {
       int status = ctx.statusCode() >= 500 ? ctx.statusCode() : 500;
       log.warn("request {}: {} {} failed with {}", id, ctx.request().method(), ctx.request().path(), t == null ? status : t.toString(), t);
       if (ctx.response().ended()) return;
-      Http.json(ctx, status, new io.vertx.core.json.JsonObject().put("error", "internal error (request id " + id
+      Http.json(ctx, status, new JsonObject().put("error", "internal error (request id " + id
           + "): check /health/ready and retry; the node's log has the detail under this id").put("status", status).put("request_id", id));
     }
   }

@@ -65,6 +65,11 @@ final class Http {
     return p == null ? "unknown" : p.name();
   }
 
+  /** A route's path as the API documents it: {@code /devices/:id} is {@code /devices/{id}}. */
+  static String template(String routePath) {
+    return routePath.replaceAll(":([a-z_]+)", "{$1}");
+  }
+
   /** A caller-supplied name made safe for a log line or a message: word characters only, at most 64. */
   static String printable(String s) {
     if (s == null) return "";

@@ -77,7 +77,7 @@ public final class HttpApi extends VerticleBase {
     for (Route route : router.getRoutes()) {
       String path = route.getPath();
       if (path == null || !path.startsWith("/api/v1/") || path.endsWith("*") || route.methods() == null) continue;
-      for (HttpMethod m : route.methods()) out.add(m.name() + " " + path.replaceAll(":([a-z]+)", "{$1}"));
+      for (HttpMethod m : route.methods()) out.add(m.name() + " " + Http.template(path));
     }
     return out;
   }

@@ -21,9 +21,14 @@ import javax.net.ssl.X509KeyManager;
 public final class HttpTls {
   private HttpTls() {}
 
-  /** Whether HTTPS is configured (both keys non-empty); does not read the files. */
+  /** Whether HTTPS is configured (either key set; {@link #check} refuses one without the other); does not read the files. */
   public static boolean enabled(Config c) {
     return !c.get(Keys.HTTP_TLS_CERT).isBlank() || !c.get(Keys.HTTP_TLS_KEY).isBlank();
+  }
+
+  /** "https" or "http": how this node's HTTP port is reached. */
+  public static String scheme(Config c) {
+    return enabled(c) ? "https" : "http";
   }
 
   /** Checks the files without a Vert.x instance (start-up validation): both given, readable, PEM. Blocking (file reads). */

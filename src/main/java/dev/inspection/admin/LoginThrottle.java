@@ -2,6 +2,7 @@ package dev.inspection.admin;
 
 import java.util.Iterator;
 import java.util.LinkedHashMap;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -79,7 +80,7 @@ final class LoginThrottle {
   }
 
   private static String userKey(String user) {
-    return "u:" + (user == null ? "" : user.trim().toLowerCase(java.util.Locale.ROOT));
+    return "u:" + (user == null ? "" : user.trim().toLowerCase(Locale.ROOT));
   }
 
   private static String addressKey(String address) {

@@ -1,5 +1,7 @@
 package dev.inspection.admin;
 
+import java.util.Locale;
+
 /**
  * Who a request is, once {@link ApiAuth} or the console login has decided: a name for the audit log and
  * what it may do. {@code group} is the probe group of a probe token ("*" for every group), else null.
@@ -22,7 +24,7 @@ record Principal(String name, Access access, String group) {
   }
 
   String role() {
-    return access.name().toLowerCase(java.util.Locale.ROOT);
+    return access.name().toLowerCase(Locale.ROOT);
   }
 
   boolean servesGroup(String g) {

@@ -50,10 +50,11 @@ public final class Pem {
    */
   public static SSLContext trusting(String key, String caPath) {
     try {
-      TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+      TrustManagerFactory tmf;
       if (caPath == null || caPath.isBlank()) {
-        tmf.init((KeyStore) null);
+        tmf = jvmTrustStore();
       } else {
+        tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
         KeyStore ks = KeyStore.getInstance(KeyStore.getDefaultType());
         ks.load(null, null);
         int i = 0;
@@ -65,6 +66,17 @@ public final class Pem {
       return ctx;
     } catch (GeneralSecurityException | IOException e) {
       throw new IllegalStateException("cannot build a TLS context for " + key + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** The JVM's own trust store (cacerts): what a client trusts when no CA file is configured. */
+  public static TrustManagerFactory jvmTrustStore() {
+    try {
+      TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+      tmf.init((KeyStore) null);
+      return tmf;
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException("cannot read the JVM's trust store: " + e.getMessage(), e);
     }
   }
 

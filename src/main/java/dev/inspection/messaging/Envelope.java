@@ -1,5 +1,6 @@
 package dev.inspection.messaging;
 
+import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonObject;
 import java.nio.charset.StandardCharsets;
@@ -53,13 +54,16 @@ public record Envelope(
       throw new InvalidMessage("oversized", "message of " + body.length + " bytes exceeds the limit of " + maxBytes
           + " bytes (worker.max.message.bytes)");
     }
-    JsonObject root;
+    return fromJson(readObject(body));
+  }
+
+  /** A body read as one JSON object, straight from its bytes; anything else is {@code malformed_json}. */
+  static JsonObject readObject(byte[] body) throws InvalidMessage {
     try {
-      root = new JsonObject(new String(body, StandardCharsets.UTF_8));
+      return new JsonObject(Buffer.buffer(body));
     } catch (DecodeException | ClassCastException e) {
       throw new InvalidMessage("malformed_json", "body is not a JSON object: " + shorten(e.getMessage()));
     }
-    return fromJson(root);
   }
 
   /** Checks one v2 message already read as JSON (a whole v2 body, or one result of a v3 batch). */
@@ -123,7 +127,7 @@ public record Envelope(
     return o.getValue(key) == null ? 0 : number(o, key);
   }
 
-  static String shorten(String s) {
+  private static String shorten(String s) {
     if (s == null) return "";
     return s.length() > 120 ? s.substring(0, 120) + "…" : s;
   }

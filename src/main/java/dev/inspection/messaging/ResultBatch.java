@@ -1,6 +1,5 @@
 package dev.inspection.messaging;
 
-import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.io.ByteArrayOutputStream;
@@ -63,12 +62,7 @@ public final class ResultBatch {
     if (body.length > (opensAsBatch(body) ? Math.max(maxResultBytes, maxBatchBytes) : maxResultBytes)) {
       throw oversized(body.length, maxResultBytes, maxBatchBytes);
     }
-    JsonObject root;
-    try {
-      root = new JsonObject(new String(body, StandardCharsets.UTF_8));
-    } catch (DecodeException | ClassCastException e) {
-      throw new InvalidMessage("malformed_json", "body is not a JSON object: " + Envelope.shorten(e.getMessage()));
-    }
+    JsonObject root = Envelope.readObject(body);
     Object sv = root.getValue("schema_version");
     if (!(sv instanceof Number n) || n.doubleValue() != SCHEMA_VERSION) {
       if (body.length > maxResultBytes) throw oversized(body.length, maxResultBytes, maxBatchBytes);

@@ -54,7 +54,7 @@ public final class Main {
       System.exit(1);
       return;
     }
-    System.out.println("node " + config.nodeId() + " (" + config.role().name().toLowerCase() + ") is up: " + (HttpTls.enabled(config) ? "https://" : "http://")
+    System.out.println("node " + config.nodeId() + " (" + config.role().name().toLowerCase() + ") is up: " + HttpTls.scheme(config) + "://"
         + config.get(Keys.HTTP_HOST) + ":" + node.httpPort() + "/health/ready");
     long grace = config.getLong(Keys.SHUTDOWN_GRACE_MS);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {

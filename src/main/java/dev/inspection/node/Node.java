@@ -101,7 +101,7 @@ public final class Node {
       Future<String> f = Future.succeededFuture("");
       if (role.runsScheduler()) {
         scheduler = new SchedulerVerticle(config, metrics, clock,
-            () -> http == null ? "" : (HttpTls.enabled(config) ? "https://" : "http://") + config.get(Keys.HTTP_HOST) + ":" + http.port());
+            () -> http == null ? "" : HttpTls.scheme(config) + "://" + config.get(Keys.HTTP_HOST) + ":" + http.port());
         checks.put("scheduler.postgres", scheduler::ready);
         f = f.compose(x -> vertx.deployVerticle(scheduler));
       }

@@ -262,8 +262,12 @@ public final class OutboxPublisher {
     if (batchMax <= 1) return send(chs, rows);
     List<OutboxRow> now = gate.admit(rows);
     if (now.size() < rows.size()) {
-      // held rows count as in flight: the replayer leaves them alone and they take room
-      for (OutboxRow r : rows) inFlightRows.add(r.id());
+      // held rows count as in flight: the replayer leaves them alone and they take room (now is rows minus them, in order)
+      int next = 0;
+      for (OutboxRow r : rows) {
+        if (next < now.size() && now.get(next) == r) next++;
+        else inFlightRows.add(r.id());
+      }
     }
     return now.isEmpty() ? Future.succeededFuture() : send(chs, now);
   }

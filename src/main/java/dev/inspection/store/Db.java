@@ -1,5 +1,6 @@
 package dev.inspection.store;
 
+import dev.inspection.common.Pem;
 import io.vertx.core.Vertx;
 import io.vertx.core.net.ClientSSLOptions;
 import io.vertx.core.net.PemTrustOptions;
@@ -9,11 +10,8 @@ import io.vertx.pgclient.PgConnectOptions;
 import io.vertx.pgclient.SslMode;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.PoolOptions;
-import java.security.GeneralSecurityException;
-import java.security.KeyStore;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
-import javax.net.ssl.TrustManagerFactory;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -55,17 +53,7 @@ public final class Db {
       }
       return s.setTrustAll(true);
     }
-    return s.setTrustOptions(pg.tlsCa().isEmpty() ? jvmTrustStore() : new PemTrustOptions().addCertPath(pg.tlsCa()));
-  }
-
-  private static TrustOptions jvmTrustStore() {
-    try {
-      TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-      tmf.init((KeyStore) null);
-      return TrustOptions.wrap(tmf);
-    } catch (GeneralSecurityException e) {
-      throw new IllegalStateException("cannot read the JVM's trust store for PostgreSQL TLS: " + e.getMessage(), e);
-    }
+    return s.setTrustOptions(pg.tlsCa().isEmpty() ? TrustOptions.wrap(Pem.jvmTrustStore()) : new PemTrustOptions().addCertPath(pg.tlsCa()));
   }
 
   public static Pool pool(Vertx vertx, PgOptions pg, int size) {

@@ -38,6 +38,11 @@ class OutboxTest {
     vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
   }
 
+  /** The outbox of probe p1 in {@code file}, on the system clock. */
+  private Outbox open(Path file) throws Exception {
+    return await(Outbox.open(vertx, file, "p1", topology, Clock.systemUTC()));
+  }
+
   private <T> T await(Future<T> f) throws Exception {
     return f.toCompletionStage().toCompletableFuture().get(20, TimeUnit.SECONDS);
   }
@@ -52,7 +57,7 @@ class OutboxTest {
 
   @Test
   void appendsCommitWithFullDurabilityAlsoAfterConfirmMarksThatDoNot() throws Exception {
-    Outbox o = await(Outbox.open(vertx, dir.resolve("sync.db"), "p1", topology, Clock.systemUTC()));
+    Outbox o = open(dir.resolve("sync.db"));
     assertEquals(2, await(o.synchronousLevel()), "FULL from the start");
     List<OutboxRow> rows = await(o.append(results(5_000, "a", "b")));
     assertEquals(2, await(o.markConfirmed(rows.stream().map(OutboxRow::id).toList())));
@@ -63,7 +68,7 @@ class OutboxTest {
 
   @Test
   void aCloseWaitsForEveryCallAskedBeforeItAndRefusesEveryCallAfter() throws Exception {
-    Outbox o = await(Outbox.open(vertx, dir.resolve("close.db"), "p1", topology, Clock.systemUTC()));
+    Outbox o = open(dir.resolve("close.db"));
     List<Future<List<OutboxRow>>> before = new ArrayList<>();
     // asked from several contexts (a test thread gets a new one each time), as the probe's timers and confirms do
     for (int i = 0; i < 20; i++) before.add(o.append(results(5_000 + i, "d" + i)));
@@ -73,7 +78,7 @@ class OutboxTest {
     for (Future<List<OutboxRow>> f : before) assertEquals(1, await(f).size(), "a call asked before the close completed");
     Exception refused = assertThrows(Exception.class, () -> await(after));
     assertTrue(String.valueOf(refused.getCause()).contains("the outbox is closed"), String.valueOf(refused.getCause()));
-    Outbox again = await(Outbox.open(vertx, dir.resolve("close.db"), "p1", topology, Clock.systemUTC()));
+    Outbox again = open(dir.resolve("close.db"));
     assertEquals(20, await(again.pending(0, Long.MAX_VALUE, Long.MAX_VALUE, 100)).size(), "all 20 rows are in the file, the late one is not");
     await(again.closeAsync());
   }
@@ -81,13 +86,13 @@ class OutboxTest {
   @Test
   void rowIdsKeepGrowingAfterEveryRowWasConfirmedDeletedAndTheProbeRestarted() throws Exception {
     Path file = dir.resolve("ids.db");
-    Outbox o = await(Outbox.open(vertx, file, "p1", topology, Clock.systemUTC()));
+    Outbox o = open(file);
     List<OutboxRow> first = await(o.append(results(5_000, "a", "b", "c")));
     assertEquals(List.of(first.get(0).id(), first.get(0).id() + 1, first.get(0).id() + 2), first.stream().map(OutboxRow::id).toList());
     await(o.markConfirmed(first.stream().map(OutboxRow::id).toList()));
     assertEquals(3, await(o.clean(-60_000)), "every confirmed row deleted");
     await(o.closeAsync());
-    Outbox again = await(Outbox.open(vertx, file, "p1", topology, Clock.systemUTC()));
+    Outbox again = open(file);
     List<OutboxRow> second = await(again.append(results(6_000, "a")));
     assertTrue(second.get(0).id() > first.get(2).id(), "an id is never handed out twice: " + second.get(0).id());
     assertEquals(List.of(second.get(0).id()), await(again.pending(0, Long.MAX_VALUE, Long.MAX_VALUE, 10)).stream().map(OutboxRow::id).toList(),
@@ -98,7 +103,7 @@ class OutboxTest {
   @Test
   void sequenceAndCycleContinueAboveEverythingHandedOutBeforeARestart() throws Exception {
     Path file = dir.resolve("o.db");
-    Outbox o = await(Outbox.open(vertx, file, "p1", topology, Clock.systemUTC()));
+    Outbox o = open(file);
     List<OutboxRow> first = await(o.append(results(5_000, "a", "a", "b")));
     await(o.closeAsync());
     // the clock went back: cycle ids must still not go below the high-water mark
@@ -116,7 +121,7 @@ class OutboxTest {
 
   @Test
   void pendingListsUnconfirmedRowsInOrderAndTheCleanerKeepsThem() throws Exception {
-    Outbox o = await(Outbox.open(vertx, dir.resolve("p.db"), "p1", topology, Clock.systemUTC()));
+    Outbox o = open(dir.resolve("p.db"));
     List<OutboxRow> rows = await(o.append(results(System.currentTimeMillis(), "a", "b", "c", "d")));
     await(o.markConfirmed(List.of(rows.get(0).id(), rows.get(2).id())));
     List<OutboxRow> pending = await(o.pending(0, Long.MAX_VALUE, Long.MAX_VALUE, 100));
