@@ -83,6 +83,10 @@ public final class Keys {
   public static final ConfigKey WORKER_DEAD_AFTER_MS = k("worker.dead.after.ms", "30000", LONG, "heartbeat age at which the leader marks a worker DEAD and moves its slots (a crash is found sooner through the worker's liveness lock) (read by the scheduler leader, which decides every worker state)");
   public static final ConfigKey WORKER_WARMUP_MS = k("worker.warmup.ms", "60000", LONG, "a new worker stays WARMING this long before it gets slots; skipped while no worker is ACTIVE (cold start) (read by the scheduler leader, which decides every worker state)");
   public static final ConfigKey WORKER_QUARANTINE_MS = k("worker.quarantine.ms", "30000", LONG, "a worker that came back from DEAD waits this long in QUARANTINE before WARMING again (read by the scheduler leader, which decides every worker state)");
+  public static final ConfigKey HISTORY_POLICY = k("history.policy", "every", STRING, "which results go to device_status_history: every (each result) | changes (a result whose payload differs from the device's previous one, plus a heartbeat row every history.heartbeat.ms); current status, alerts, derived state and rollups are the same under both");
+  public static final ConfigKey HISTORY_POLICY_BY_PROFILE = k("history.policy.by.profile", "", STRING, "per payload profile overrides of history.policy, as profile=policy[,profile=policy] (e.g. hotel_room=changes); empty = none");
+  public static final ConfigKey HISTORY_HEARTBEAT_MS = k("history.heartbeat.ms", "900000", LONG, "under history.policy=changes, an unchanged device still gets a history row this often (by collected_at)");
+  public static final ConfigKey HISTORY_IGNORED_FIELDS = k("history.ignored.fields", "latency_ms", STRING, "top-level payload fields whose change alone is not a change for history.policy=changes (measurements that jitter); comma-separated; never status");
   public static final ConfigKey WORKER_SNAPSHOT_PAGE = k("worker.snapshot.page", "1000", INT, "rows per page when a new owner loads a slot's derived state (INV-10)");
   public static final ConfigKey WORKER_FAULT_FREEZE_HEARTBEAT_AFTER_MS = k("worker.fault.freeze.heartbeat.after.ms", "0", LONG, "DRILLS ONLY: after this many ms the worker stops heartbeating and reading its leases but keeps consuming (a zombie, seed 000 scenario E); 0 = off");
 
@@ -153,7 +157,8 @@ public final class Keys {
       OUTBOX_COMMIT_MAX_ROWS, OUTBOX_PUBLISH_CHANNELS, OUTBOX_MAX_INFLIGHT, OUTBOX_PUBLISH_BATCH_MAX, OUTBOX_PUBLISH_BATCH_BYTES, OUTBOX_REPLAY_INTERVAL_MS, OUTBOX_REPLAY_MIN_AGE_MS, OUTBOX_RETENTION_MS,
       WORKER_PREFETCH_HIGH, WORKER_PREFETCH_NORMAL, WORKER_BATCH_MAX, WORKER_BATCH_LINGER_MS, WORKER_MAX_MESSAGE_BYTES, WORKER_MAX_BATCH_BYTES, WORKER_MAX_FUTURE_SKEW_MS,
       WORKER_LEASE_TTL_MS, WORKER_HEARTBEAT_MS, WORKER_LEASE_POLL_MS, WORKER_SUSPECT_AFTER_MS, WORKER_DEAD_AFTER_MS, WORKER_WARMUP_MS,
-      WORKER_QUARANTINE_MS, WORKER_SNAPSHOT_PAGE, WORKER_FAULT_FREEZE_HEARTBEAT_AFTER_MS,
+      WORKER_QUARANTINE_MS, WORKER_SNAPSHOT_PAGE, WORKER_FAULT_FREEZE_HEARTBEAT_AFTER_MS, HISTORY_POLICY, HISTORY_POLICY_BY_PROFILE, HISTORY_HEARTBEAT_MS,
+      HISTORY_IGNORED_FIELDS,
       SCHEDULER_TICK_MS, SCHEDULER_ELECTION_MS, SCHEDULER_LEADER_SESSION_TIMEOUT_MS, SCHEDULER_LEADER_GRACE_MS, SCHEDULER_LEASE_EXPIRY_GRACE_MS,
       SCHEDULER_MOVE_TIMEOUT_MS, SCHEDULER_LOCK_TIMEOUT_MS, SCHEDULER_DRAIN_BATCH, SCHEDULER_REBALANCE_INTERVAL_MS, SCHEDULER_REBALANCE_THRESHOLD,
       SCHEDULER_REBALANCE_MAX_MOVES, SCHEDULER_COOLDOWN_SLOT_MS, SCHEDULER_COOLDOWN_SOURCE_MS, SCHEDULER_WEIGHT_DEVICES, SCHEDULER_WEIGHT_RATE,

@@ -28,6 +28,7 @@ import dev.inspection.state.AlertRules;
 import dev.inspection.store.Db;
 import dev.inspection.store.Migrations;
 import dev.inspection.store.PgOptions;
+import dev.inspection.worker.SlotProcessor;
 import dev.inspection.worker.WorkerVerticle;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -68,6 +69,7 @@ public final class Node {
     PgOptions.validated(config); // pg.schema must be a plain identifier, pg.ssl.mode known, pg.tls.ca readable
     RabbitOptions.validated(config); // rabbit.tls.ca readable
     HttpTls.check(config); // http.tls.cert and http.tls.key both given and readable
+    SlotProcessor.Settings.from(config); // history.policy and its companions
     for (int p = 1; p <= 3; p++) {
       try {
         AlertRules.fromConfig(p, config::raw);

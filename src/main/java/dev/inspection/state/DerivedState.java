@@ -29,6 +29,7 @@ import java.util.TreeMap;
  * @param flapping whether the device is flapping (then "device.offline" is firing-suppressed)
  * @param position (cycle_id, seq) of the newest result folded in; null before the first
  * @param firing alert keys currently firing, with their severity (0..4)
+ * @param history where the device's history stands ({@link HistoryMark}); null before the first result
  */
 public record DerivedState(
     int consecFailures,
@@ -40,7 +41,8 @@ public record DerivedState(
     Instant downSince,
     boolean flapping,
     Position position,
-    SortedMap<String, Integer> firing) {
+    SortedMap<String, Integer> firing,
+    HistoryMark history) {
 
   /** Version of the JSON layout below; a reader refuses layouts it does not know. */
   public static final int SNAPSHOT_VERSION = 1;
@@ -144,7 +146,13 @@ public record DerivedState(
 
   /** A device nothing is known about yet: up, no results, nothing firing. */
   public static DerivedState initial() {
-    return new DerivedState(0, List.of(), null, null, OfflinePhase.UP, null, null, false, null, new TreeMap<>());
+    return new DerivedState(0, List.of(), null, null, OfflinePhase.UP, null, null, false, null, new TreeMap<>(), null);
+  }
+
+  /** The same state with another history mark. */
+  public DerivedState withHistory(HistoryMark mark) {
+    return new DerivedState(consecFailures, ring, lastHeartbeatAt, rateWindow, offlinePhase, debouncePending, downSince, flapping, position,
+        firing, mark);
   }
 
   /** Nagios' state type of the offline rule: SOFT while a failure is unconfirmed, HARD otherwise. */
@@ -174,6 +182,7 @@ public record DerivedState(
     if (debouncePending != null) j.put("debounce_pending", debouncePending.toJson());
     if (downSince != null) j.put("down_since", downSince.toString());
     if (position != null) j.put("position", position.toJson());
+    if (history != null) j.put("history", history.toJson());
     return j;
   }
 
@@ -205,6 +214,7 @@ public record DerivedState(
       JsonObject rw = j.getJsonObject("rate_window");
       JsonObject db = j.getJsonObject("debounce_pending");
       JsonObject pos = j.getJsonObject("position");
+      JsonArray hist = j.getJsonArray("history");
       return new DerivedState(
           (int) requireLong(j, "consec_failure_count"),
           ring,
@@ -215,7 +225,8 @@ public record DerivedState(
           optionalInstant(j, "down_since"),
           flapping,
           pos == null ? null : Position.fromJson(pos),
-          firing);
+          firing,
+          hist == null ? null : HistoryMark.fromJson(hist));
     } catch (ClassCastException | DateTimeParseException | NullPointerException e) {
       throw new IllegalArgumentException("malformed derived_snapshot: " + e.getMessage(), e);
     }

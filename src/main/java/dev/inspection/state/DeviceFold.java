@@ -129,7 +129,7 @@ public final class DeviceFold {
     }
 
     DerivedState next = new DerivedState(failures, ring, heartbeat, countIn(s.rateWindow(), c.collectedAt(), rateWindow),
-        phase, debounce, downSince, flapping, c.position(), firing);
+        phase, debounce, downSince, flapping, c.position(), firing, s.history());
     return new Result(next, events);
   }
 

@@ -7,6 +7,7 @@ import dev.inspection.messaging.Priority;
 import dev.inspection.messaging.Topology;
 import dev.inspection.state.AlertRules;
 import dev.inspection.state.DerivedState;
+import dev.inspection.state.HistoryPolicies;
 import dev.inspection.worker.DeadLetterPublisher.DeadLetter;
 import dev.inspection.worker.SnapshotLoader.DeviceMemory;
 import io.vertx.core.Future;
@@ -67,13 +68,15 @@ public final class BatchHandler {
   private final Topology topology;
   private final Lookup lookup;
   private final IntFunction<AlertRules> rules;
+  private final HistoryPolicies histories;
   private final Map<String, DerivedState> memory;
 
   /** Largest v2 message (one result) and largest v3 message (a batch of results), in bytes. */
   public record Limits(int maxResultBytes, int maxBatchBytes) {}
 
   public BatchHandler(ResultGuard guard, Clock clock, Limits limits, Topology topology, Lookup lookup, IntFunction<AlertRules> rules,
-      Map<String, DerivedState> memory) {
+      HistoryPolicies histories, Map<String, DerivedState> memory) {
+    this.histories = histories;
     this.slot = guard.slot();
     this.guard = guard;
     this.clock = clock;
@@ -151,7 +154,7 @@ public final class BatchHandler {
         }
       }
       if (ready.isEmpty()) return new Handled<>(null, List.of(), dead);
-      StatePlanner.Plan plan = StatePlanner.plan(ready.stream().map(Valid::envelope).toList(), memory, infos, rules);
+      StatePlanner.Plan plan = StatePlanner.plan(ready.stream().map(Valid::envelope).toList(), memory, infos, rules, histories);
       List<Valid<D>> toCommit = new ArrayList<>(ready.size());
       for (Valid<D> v : ready) {
         String why = plan.rejected().get(v.envelope().deviceId());

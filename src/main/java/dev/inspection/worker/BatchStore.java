@@ -33,9 +33,10 @@ import java.util.function.Function;
  *       {@code (cycle_id, seq)} so an older result never overwrites a newer one; its payload is merged with
  *       the device's profile ({@code merge_payload}, the SQL twin of the in-memory fold) and its derived
  *       state (counters, ring, debounce, rate window) is written in the same statement;</li>
- *   <li>every result is inserted into {@code device_status_history}; a redelivery hits the key and is
- *       ignored, and the rows really inserted — the genuinely new results — are what the per-minute
- *       rollups count, in the same statement (D4);</li>
+ *   <li>the results the device's history policy keeps (every one by default) are inserted into
+ *       {@code device_status_history}; a redelivery hits the key and is ignored (D4);</li>
+ *   <li>every result is counted once in the per-minute rollups, by the (cycle_id, seq) each rollup row
+ *       lists, whatever history keeps ({@link HistoryRollups} writes both);</li>
  *   <li>alert events are inserted (idempotent by their unique key) and {@code alert_current} of every
  *       touched (device, alert) is derived again from its events, never written on its own.</li>
  * </ol>
@@ -65,49 +66,6 @@ public final class BatchStore {
         updated_at = now()
       WHERE (c.cycle_id, c.seq) < (EXCLUDED.cycle_id, EXCLUDED.seq)""";
 
-  /** History, and the per-minute rollups of exactly the rows this insert added. */
-  static final String INSERT_HISTORY = """
-      WITH ins AS (
-        INSERT INTO device_status_history (device_id, cycle_id, seq, retention_class, slot_id, collected_at, writer_epoch, message_id, status_payload)
-        SELECT d, cy, s, rc, sl, ca, ep, m, p::jsonb
-        FROM unnest($1::smallint[], $2::bigint[], $3::varchar[], $4::bigint[], $5::bigint[], $6::timestamptz[], $7::varchar[], $8::text[],
-                    $9::smallint[])
-          AS t(sl, ep, d, s, cy, ca, m, p, rc)
-        ON CONFLICT DO NOTHING
-        RETURNING device_id, cycle_id, seq, collected_at, status_payload),
-      ord AS (
-        SELECT device_id, cycle_id, seq, status_payload, status_payload->>'status' AS st, date_trunc('minute', collected_at) AS m,
-               lag(status_payload->>'status') OVER w AS prev, row_number() OVER w AS rn_first,
-               row_number() OVER (PARTITION BY device_id, date_trunc('minute', collected_at) ORDER BY cycle_id DESC, seq DESC) AS rn_last
-        FROM ins WINDOW w AS (PARTITION BY device_id, date_trunc('minute', collected_at) ORDER BY cycle_id, seq)),
-      agg AS (
-        SELECT m, device_id, count(*)::int AS n, (count(*) FILTER (WHERE st = 'DOWN'))::int AS down,
-               (count(*) FILTER (WHERE rn_first > 1 AND prev IS DISTINCT FROM st))::int AS changes,
-               max(st) FILTER (WHERE rn_first = 1) AS first_st, max(st) FILTER (WHERE rn_last = 1) AS last_st,
-               (array_agg(status_payload) FILTER (WHERE rn_last = 1))[1] AS last_p,
-               max(cycle_id) FILTER (WHERE rn_last = 1) AS last_c, max(seq) FILTER (WHERE rn_last = 1) AS last_s
-        FROM ord GROUP BY m, device_id),
-      roll AS (
-        INSERT INTO device_status_rollup_1m AS r
-          (minute_bucket, device_id, sample_count, down_count, state_changes, last_state, last_payload, last_cycle_id, last_seq)
-        SELECT a.m, a.device_id, a.n, a.down,
-               a.changes + CASE WHEN x.last_state IS NOT NULL AND x.last_state IS DISTINCT FROM a.first_st THEN 1 ELSE 0 END,
-               a.last_st, a.last_p, a.last_c, a.last_s
-        FROM agg a LEFT JOIN device_status_rollup_1m x ON x.minute_bucket = a.m AND x.device_id = a.device_id
-        ON CONFLICT (minute_bucket, device_id) DO UPDATE SET
-          sample_count = r.sample_count + EXCLUDED.sample_count,
-          down_count = r.down_count + EXCLUDED.down_count,
-          state_changes = r.state_changes + EXCLUDED.state_changes,
-          last_state = CASE WHEN r.last_cycle_id IS NULL OR (EXCLUDED.last_cycle_id, EXCLUDED.last_seq) > (r.last_cycle_id, r.last_seq)
-                            THEN EXCLUDED.last_state ELSE r.last_state END,
-          last_payload = CASE WHEN r.last_cycle_id IS NULL OR (EXCLUDED.last_cycle_id, EXCLUDED.last_seq) > (r.last_cycle_id, r.last_seq)
-                              THEN EXCLUDED.last_payload ELSE r.last_payload END,
-          last_seq = CASE WHEN r.last_cycle_id IS NULL OR (EXCLUDED.last_cycle_id, EXCLUDED.last_seq) > (r.last_cycle_id, r.last_seq)
-                          THEN EXCLUDED.last_seq ELSE r.last_seq END,
-          last_cycle_id = greatest(r.last_cycle_id, EXCLUDED.last_cycle_id)
-        RETURNING 1)
-      SELECT (SELECT count(*) FROM ins), (SELECT count(*) FROM roll)""";
-
   static final String INSERT_EVENTS = """
       INSERT INTO alert_event (device_id, alert_key, event_type, severity, event_time, cycle_id, seq, payload, ingest_writer_epoch)
       SELECT d, k, t, sv, et, cy, s, p::jsonb, ep
@@ -136,7 +94,7 @@ public final class BatchStore {
   /** Outcome of one slot's batch. */
   public sealed interface Outcome permits Committed, Fenced {}
 
-  /** Committed: rows the whole transaction wrote to current (newer results) and to history (new results). */
+  /** Committed: rows the whole transaction wrote to current (newer results) and to history (new results it keeps). */
   public record Committed(int currentRows, int historyRows) implements Outcome {}
 
   /** The lease is not ours at this epoch any more: nothing was written for this slot. */
@@ -175,30 +133,28 @@ public final class BatchStore {
 
   private record Cur(int slot, long epoch, StatePlanner.CurrentRow row) {}
 
-  private record Hist(int slot, long epoch, StatePlanner.HistoryRow row) {}
-
   private static Future<Committed> write(SqlConnection conn, List<Part> parts) {
     List<Cur> current = new ArrayList<>();
-    List<Hist> history = new ArrayList<>();
+    List<HistoryRollups.Item> history = new ArrayList<>();
     List<AlertEvent> events = new ArrayList<>();
     List<Long> eventEpochs = new ArrayList<>();
     for (Part p : parts) {
       for (StatePlanner.CurrentRow c : p.plan().current()) current.add(new Cur(p.slot(), p.epoch(), c));
-      for (StatePlanner.HistoryRow h : p.plan().history()) history.add(new Hist(p.slot(), p.epoch(), h));
+      for (StatePlanner.HistoryRow h : p.plan().history()) history.add(new HistoryRollups.Item(p.slot(), p.epoch(), h));
       for (AlertEvent e : p.plan().events()) {
         events.add(e);
         eventEpochs.add(p.epoch());
       }
     }
     current.sort(Comparator.comparing((Cur c) -> c.row().newest().deviceId()));
-    history.sort(Comparator.comparing((Hist h) -> h.row().envelope().deviceId()).thenComparingLong(h -> h.row().envelope().cycleId())
+    history.sort(Comparator.comparing((HistoryRollups.Item h) -> h.row().envelope().deviceId()).thenComparingLong(h -> h.row().envelope().cycleId())
         .thenComparingLong(h -> h.row().envelope().seq()));
     // a device's newest payload is usually the same object in current and in history: encode it once
     Map<JsonObject, String> encoded = new IdentityHashMap<>();
     Function<JsonObject, String> once = j -> encoded.computeIfAbsent(j, JsonObject::encode);
     return conn.preparedQuery(UPSERT_CURRENT).execute(currentArrays(current, once))
-        .compose(up -> conn.preparedQuery(INSERT_HISTORY).execute(historyArrays(history, once))
-            .compose(hist -> alerts(conn, events, eventEpochs).map(v -> new Committed(up.rowCount(), hist.iterator().next().getLong(0).intValue()))));
+        .compose(up -> HistoryRollups.write(conn, history, once)
+            .compose(hist -> alerts(conn, events, eventEpochs).map(v -> new Committed(up.rowCount(), hist))));
   }
 
   private static Future<Void> alerts(SqlConnection conn, List<AlertEvent> events, List<Long> epochs) {
@@ -288,7 +244,7 @@ public final class BatchStore {
     return resultColumns(list, JsonObject::encode);
   }
 
-  private static Tuple resultColumns(List<ResultRow> list, Function<JsonObject, String> encode) {
+  static Tuple resultColumns(List<ResultRow> list, Function<JsonObject, String> encode) {
     int n = list.size();
     Short[] slot = new Short[n];
     Long[] epoch = new Long[n];
@@ -325,16 +281,5 @@ public final class BatchStore {
       profile[i] = c.row().profile().name();
     }
     return resultColumns(rows, encode).addArrayOfString(derived).addArrayOfString(profile);
-  }
-
-  private static Tuple historyArrays(List<Hist> list, Function<JsonObject, String> encode) {
-    List<ResultRow> rows = new ArrayList<>(list.size());
-    Short[] rc = new Short[list.size()];
-    for (int i = 0; i < list.size(); i++) {
-      Hist h = list.get(i);
-      rows.add(new ResultRow(h.slot(), h.epoch(), h.row().envelope(), h.row().payload()));
-      rc[i] = (short) h.row().retentionClass();
-    }
-    return resultColumns(rows, encode).addArrayOfShort(rc);
   }
 }

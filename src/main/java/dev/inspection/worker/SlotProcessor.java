@@ -3,10 +3,12 @@ package dev.inspection.worker;
 import dev.inspection.common.Retry;
 import dev.inspection.common.RetryPolicy;
 import dev.inspection.config.Config;
+import dev.inspection.config.ConfigException;
 import dev.inspection.config.Keys;
 import dev.inspection.control.TransitionTable;
 import dev.inspection.metrics.Metrics;
 import dev.inspection.state.DerivedState;
+import dev.inspection.state.HistoryPolicies;
 import dev.inspection.worker.BatchHandler.Dead;
 import dev.inspection.worker.BatchHandler.Handled;
 import dev.inspection.worker.BatchHandler.Valid;
@@ -64,11 +66,21 @@ public final class SlotProcessor {
 
   /** Tunables of a processor. {@code reopen}: the backoff between attempts to open the consumers. */
   public record Settings(int prefetchHigh, int prefetchNormal, int batchMax, long lingerMs, BatchHandler.Limits limits, long maxFutureSkewMs,
-      RetryPolicy reopen) {
+      RetryPolicy reopen, HistoryPolicies histories) {
+    /** Throws a ConfigException naming the history key that is wrong. */
     public static Settings from(Config c) {
       return new Settings(c.getInt(Keys.WORKER_PREFETCH_HIGH), c.getInt(Keys.WORKER_PREFETCH_NORMAL), c.getInt(Keys.WORKER_BATCH_MAX),
           c.getLong(Keys.WORKER_BATCH_LINGER_MS), new BatchHandler.Limits(c.getInt(Keys.WORKER_MAX_MESSAGE_BYTES), c.getInt(Keys.WORKER_MAX_BATCH_BYTES)),
-          c.getLong(Keys.WORKER_MAX_FUTURE_SKEW_MS), RetryPolicy.from(c));
+          c.getLong(Keys.WORKER_MAX_FUTURE_SKEW_MS), RetryPolicy.from(c), histories(c));
+    }
+
+    private static HistoryPolicies histories(Config c) {
+      try {
+        return HistoryPolicies.parse(c.get(Keys.HISTORY_POLICY), c.get(Keys.HISTORY_POLICY_BY_PROFILE), c.getLong(Keys.HISTORY_HEARTBEAT_MS),
+            c.get(Keys.HISTORY_IGNORED_FIELDS));
+      } catch (IllegalArgumentException e) {
+        throw new ConfigException("history.policy / history.policy.by.profile / history.heartbeat.ms / history.ignored.fields: " + e.getMessage());
+      }
     }
   }
 
@@ -105,7 +117,7 @@ public final class SlotProcessor {
         new SlotConsumers.Prefetch(settings.prefetchHigh(), settings.prefetchNormal()), services.broker(), services.acks(), metrics, this::accept);
     this.mailbox = new BatchPicker<>(settings.batchMax(), settings.lingerMs(), services.clock());
     this.handler = new BatchHandler(new ResultGuard(slot, services.topology().totalSlots(), settings.maxFutureSkewMs()), services.clock(),
-        settings.limits(), services.topology(), services.devices(), services.rules(),
+        settings.limits(), services.topology(), services.devices(), services.rules(), settings.histories(),
         BatchHandler.memoryOf(snapshot));
     this.reopen = new Retry(vertx, settings.reopen(), log);
     this.stats = new SlotStats(metrics);

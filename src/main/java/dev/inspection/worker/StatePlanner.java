@@ -7,8 +7,13 @@ import dev.inspection.state.AlertRules;
 import dev.inspection.state.Check;
 import dev.inspection.state.DerivedState;
 import dev.inspection.state.DeviceFold;
+import dev.inspection.state.HistoryMark;
+import dev.inspection.state.HistoryPolicies;
+import dev.inspection.state.HistoryPolicy;
+import dev.inspection.state.PayloadDigest;
 import dev.inspection.state.PayloadProfile;
 import dev.inspection.state.PayloadProfiles;
+import dev.inspection.state.RollupFold;
 import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -24,7 +29,9 @@ import java.util.function.IntFunction;
  *   <li>per device, the newest result with its payloads folded by the device's merge profile (D5) and
  *       its derived state after folding every result in (cycle_id, seq) order (D7, INV-8/9) — the
  *       database applies the same merge and keeps the row only if it is newer;</li>
- *   <li>every result for history, with its retention class;</li>
+ *   <li>the results for history, with their retention class: every one, or under the device's profile's
+ *       {@link HistoryPolicy} only the changes and heartbeats ({@link HistoryMark}, kept in the derived state);</li>
+ *   <li>every result for the per-minute rollups ({@link RollupFold}), whatever history keeps;</li>
  *   <li>the alert events the fold produced (idempotent by their unique key, D4).</li>
  * </ul>
  * The slot's in-memory derived states change only after the transaction committed ({@link Plan#next}).
@@ -34,14 +41,26 @@ public final class StatePlanner {
   /** The newest result of a device in this batch, the merged payload and the derived state to store. */
   public record CurrentRow(Envelope newest, JsonObject payload, JsonObject derived, PayloadProfile profile) {}
 
-  /** A result for history: the (normalised) payload and 1 (critical) or 2 (others). */
-  public record HistoryRow(Envelope envelope, JsonObject payload, int retentionClass) {}
+  /**
+   * A result of the batch: the (normalised) payload, 1 (critical) or 2 (others), and whether history keeps it
+   * (the rollups count every result).
+   */
+  public record HistoryRow(Envelope envelope, JsonObject payload, int retentionClass, boolean keep) {
+    public RollupFold.Sample sample() {
+      return new RollupFold.Sample(envelope.deviceId(), envelope.cycleId(), envelope.seq(), envelope.collectedAt(), payload);
+    }
+  }
 
-  /** The whole write of a slot's batch. */
+  /** The whole write of a slot's batch. {@code history}: every result, each saying whether history keeps it. */
   public record Plan(List<CurrentRow> current, List<HistoryRow> history, List<AlertEvent> events, Map<String, DerivedState> next,
       Map<String, String> rejected) {
     public boolean isEmpty() {
       return history.isEmpty();
+    }
+
+    /** The results history keeps. */
+    public List<HistoryRow> kept() {
+      return history.stream().filter(HistoryRow::keep).toList();
     }
   }
 
@@ -55,6 +74,12 @@ public final class StatePlanner {
    */
   public static Plan plan(List<Envelope> batch, Map<String, DerivedState> memory, Map<String, DeviceDirectory.Info> infos,
       IntFunction<AlertRules> rules) {
+    return plan(batch, memory, infos, rules, HistoryPolicies.EVERY);
+  }
+
+  /** @param histories the history policy of each payload profile */
+  public static Plan plan(List<Envelope> batch, Map<String, DerivedState> memory, Map<String, DeviceDirectory.Info> infos,
+      IntFunction<AlertRules> rules, HistoryPolicies histories) {
     Map<String, List<Envelope>> byDevice = new LinkedHashMap<>();
     for (Envelope e : batch) byDevice.computeIfAbsent(e.deviceId(), k -> new ArrayList<>()).add(e);
     List<CurrentRow> current = new ArrayList<>();
@@ -64,7 +89,7 @@ public final class StatePlanner {
     Map<String, String> rejected = new HashMap<>();
     for (Map.Entry<String, List<Envelope>> d : byDevice.entrySet()) {
       try {
-        planDevice(d.getKey(), d.getValue(), memory, infos, rules, current, history, events, next);
+        planDevice(d.getKey(), d.getValue(), memory, infos, rules, histories, new Out(current, history, events, next));
       } catch (RuntimeException e) {
         // deterministic: retrying would fail the same way, so the device's messages are set aside with the reason
         rejected.put(d.getKey(), e.getClass().getSimpleName() + ": " + e.getMessage());
@@ -73,8 +98,11 @@ public final class StatePlanner {
     return new Plan(current, history, events, next, rejected);
   }
 
+  /** Where the devices' rows are collected. */
+  private record Out(List<CurrentRow> current, List<HistoryRow> history, List<AlertEvent> events, Map<String, DerivedState> next) {}
+
   private static void planDevice(String device, List<Envelope> items, Map<String, DerivedState> memory, Map<String, DeviceDirectory.Info> infos,
-      IntFunction<AlertRules> rules, List<CurrentRow> current, List<HistoryRow> history, List<AlertEvent> events, Map<String, DerivedState> next) {
+      IntFunction<AlertRules> rules, HistoryPolicies histories, Out out) {
     List<HistoryRow> hist = new ArrayList<>();
     List<AlertEvent> evs = new ArrayList<>();
     items.sort(Comparator.comparingLong(Envelope::cycleId).thenComparingLong(Envelope::seq));
@@ -82,10 +110,15 @@ public final class StatePlanner {
     DerivedState before = memory.get(device);
     DerivedState state = before == null ? DerivedState.initial() : before;
     List<JsonObject> payloads = new ArrayList<>();
+    HistoryPolicy policy = histories.forProfile(info.profile().name());
+    HistoryMark mark = state.history();
     for (Envelope e : items) {
       payloads.add(e.payload());
+      HistoryMark.Step step = HistoryMark.step(mark, new DerivedState.Position(e.cycleId(), e.seq()), e.collectedAt(),
+          PayloadDigest.of(e.payload(), policy.ignoredFields()), policy.heartbeat());
+      mark = step.next();
       // the class follows the message's own queue, so a redelivery always lands on the same key
-    hist.add(new HistoryRow(e, e.payload(), e.priority() == Priority.HIGH ? 1 : 2));
+      hist.add(new HistoryRow(e, e.payload(), e.priority() == Priority.HIGH ? 1 : 2, policy.keeps(step.changed())));
       // only results that report UP or DOWN feed the derived state and the alerts; others are stored as they are
       if (e.payload().getValue("status") instanceof String st && (st.equals("UP") || st.equals("DOWN"))) {
         DeviceFold.Result r = DeviceFold.apply(state, Check.fromPayload(e.deviceId(), e.cycleId(), e.seq(), e.collectedAt(), e.payload()),
@@ -94,6 +127,7 @@ public final class StatePlanner {
         evs.addAll(r.events());
       }
     }
+    state = state.withHistory(mark);
     boolean changed = !state.equals(before == null ? DerivedState.initial() : before);
     JsonObject derived = before == null && !changed ? null : state.toJson();
     // the default profile is full-state: the newest payload is the state (seed 000's "newest seq wins");
@@ -101,9 +135,9 @@ public final class StatePlanner {
     JsonObject payload = info.profile() == PayloadProfiles.DEFAULT ? items.get(items.size() - 1).payload() : info.profile().fold(payloads);
     CurrentRow row = new CurrentRow(items.get(items.size() - 1), payload, derived, info.profile());
     // nothing is added before everything of this device was computed
-    if (changed) next.put(device, state);
-    current.add(row);
-    history.addAll(hist);
-    events.addAll(evs);
+    if (changed) out.next().put(device, state);
+    out.current().add(row);
+    out.history().addAll(hist);
+    out.events().addAll(evs);
   }
 }

@@ -156,7 +156,8 @@ public final class CommitBench {
           Arrays.stream(loads).max().orElse(0) / 1e6);
     } finally {
       try {
-        await(pool.query("DROP SCHEMA IF EXISTS " + schema + " CASCADE").execute());
+        if (System.getenv("BENCH_KEEP_SCHEMA") != null) System.out.println("schema " + schema + " kept (BENCH_KEEP_SCHEMA)");
+        else await(pool.query("DROP SCHEMA IF EXISTS " + schema + " CASCADE").execute());
       } catch (Exception e) {
         System.err.println("commit-bench: could not drop schema " + schema + ": " + e.getMessage());
       }

@@ -156,8 +156,10 @@ class DerivedStateTest {
     DerivedState s = new DerivedState(7, ring, nanos,
         new DerivedState.RateWindow(Instant.parse("2026-04-25T10:25:00Z"), 142, Instant.parse("2026-04-25T10:29:58Z")),
         OfflinePhase.HARD_DOWN, null, Instant.parse("2026-04-25T10:20:00.5Z"), true,
-        new DerivedState.Position(Long.MAX_VALUE, Long.MAX_VALUE - 1), firing);
+        new DerivedState.Position(Long.MAX_VALUE, Long.MAX_VALUE - 1), firing,
+        new HistoryMark(new DerivedState.Position(Long.MAX_VALUE, Long.MAX_VALUE - 1), Long.MIN_VALUE + 3, Instant.parse("2026-04-25T10:29:00.123Z")));
     assertRoundTrip(s);
+    assertEquals(4, s.toJson().getJsonArray("history").size(), "the history mark is a compact array");
     assertEquals(21, s.toJson().getJsonArray("last_n_states_ring").size());
     assertEquals("UP", s.toJson().getJsonArray("last_n_states_ring").getString(0), "oldest first");
   }

@@ -8,6 +8,7 @@ import dev.inspection.messaging.Envelope;
 import dev.inspection.messaging.Priority;
 import dev.inspection.state.AlertRules;
 import dev.inspection.state.DerivedState;
+import dev.inspection.state.HistoryPolicies;
 import dev.inspection.state.PayloadProfiles;
 import io.vertx.core.json.JsonObject;
 import java.time.Instant;
@@ -58,8 +59,48 @@ class StatePlannerTest {
     StatePlanner.Plan p = StatePlanner.plan(List.of(e("d1", 1, Priority.NORMAL, new JsonObject().put("status", "DEGRADED"))), new HashMap<>(),
         infos("d1"), AlertRules::forPriority);
     assertEquals(1, p.history().size());
-    assertNull(p.current().get(0).derived(), "no derived state to write for a device that never reported UP or DOWN");
-    assertTrue(p.next().isEmpty());
+    DerivedState d = DerivedState.fromJson(p.current().get(0).derived());
+    assertNull(d.position(), "no UP or DOWN folded in: the alert state is untouched");
+    assertEquals(DerivedState.initial().withHistory(d.history()), d, "only the history mark moved");
+    assertEquals(1, d.history().position().seq());
+  }
+
+  private static final HistoryPolicies CHANGES = HistoryPolicies.parse("changes", "", 60_000, "latency_ms");
+
+  @Test
+  void underTheChangesPolicyHistoryKeepsChangesAndHeartbeatsWhileRollupsAndDerivedStateSeeEveryResult() {
+    // seq 1..8, one second apart: UP UP(latency only) DOWN DOWN UP, then UP at +61 s (heartbeat), UP, UP with a new field
+    List<Envelope> batch = new ArrayList<>();
+    String[] st = {"UP", "UP", "DOWN", "DOWN", "UP"};
+    for (int i = 0; i < st.length; i++) batch.add(e("d1", i + 1, Priority.NORMAL, new JsonObject().put("status", st[i]).put("latency_ms", i)));
+    batch.add(at(e("d1", 6, Priority.NORMAL, new JsonObject().put("status", "UP").put("latency_ms", 9)), 62_000));
+    batch.add(at(e("d1", 7, Priority.NORMAL, new JsonObject().put("status", "UP").put("latency_ms", 3)), 63_000));
+    batch.add(at(e("d1", 8, Priority.NORMAL, new JsonObject().put("status", "UP").put("latency_ms", 3).put("port", 80)), 64_000));
+    StatePlanner.Plan every = StatePlanner.plan(new ArrayList<>(batch), new HashMap<>(), infos("d1"), AlertRules::forPriority);
+    StatePlanner.Plan changes = StatePlanner.plan(new ArrayList<>(batch), new HashMap<>(), infos("d1"), AlertRules::forPriority, CHANGES);
+    assertEquals(8, every.kept().size());
+    assertEquals(List.of(1L, 3L, 5L, 6L, 8L), changes.kept().stream().map(h -> h.envelope().seq()).toList(),
+        "the first result, the two status changes, the heartbeat 61 s after the last kept row, and the new field");
+    assertEquals(8, changes.history().size(), "rollups see every result");
+    assertEquals(every.next(), changes.next(), "derived state (history mark included) does not depend on the policy");
+    assertEquals(every.events(), changes.events());
+    assertEquals(every.current().get(0).derived(), changes.current().get(0).derived());
+  }
+
+  @Test
+  void aReplayedBatchKeepsNothingNewUnderTheChangesPolicy() {
+    List<Envelope> batch = List.of(e("d1", 1, Priority.NORMAL, new JsonObject().put("status", "UP")),
+        e("d1", 2, Priority.NORMAL, new JsonObject().put("status", "DOWN")));
+    StatePlanner.Plan first = StatePlanner.plan(new ArrayList<>(batch), new HashMap<>(), infos("d1"), AlertRules::forPriority, CHANGES);
+    Map<String, DerivedState> memory = new HashMap<>(first.next());
+    StatePlanner.Plan again = StatePlanner.plan(new ArrayList<>(batch), memory, infos("d1"), AlertRules::forPriority, CHANGES);
+    assertEquals(2, first.kept().size());
+    assertTrue(again.kept().isEmpty(), "results not newer than the mark are never kept again");
+    assertTrue(again.next().isEmpty(), "and change nothing");
+  }
+
+  private static Envelope at(Envelope x, long collectedMs) {
+    return new Envelope(x.messageId(), x.deviceId(), 0, 1, 1, 1, "n", x.cycleId(), x.seq(), Instant.ofEpochMilli(collectedMs), x.priority(), x.payload());
   }
 
   @Test

@@ -1,0 +1,235 @@
+package dev.inspection.worker;
+
+import dev.inspection.state.RollupFold;
+import io.vertx.core.Future;
+import io.vertx.core.json.JsonObject;
+import io.vertx.sqlclient.Row;
+import io.vertx.sqlclient.SqlConnection;
+import io.vertx.sqlclient.Tuple;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Function;
+
+/**
+ * History and the per-minute rollups of a batch, inside its transaction. History takes the results its policy
+ * keeps; a redelivered one hits the key and is ignored (D4). The rollups take every result exactly once: each
+ * rollup row lists the (cycle_id, seq) of the results it counted ({@link RollupFold}), so they do not depend on
+ * what history keeps, and no window function is needed (the batch's per-minute figures are folded in memory).
+ *
+ * <p>One statement does both in the common case: it parses each payload once, inserts history and adds the
+ * batch's figures to the rollup rows, skipping a row that already counted one of the batch's results. When a row
+ * was skipped (a redelivery, a replay), the rows of the batch are read back and folded again result by result,
+ * which counts only what is new. Only the owner of a device's slot writes its rollups (the lease check of the
+ * same transaction), so nobody changes the rows between that read and the write.
+ */
+final class HistoryRollups {
+  static final String WRITE = """
+      WITH t AS (
+        SELECT * FROM unnest($1::smallint[], $2::bigint[], $3::varchar[], $4::bigint[], $5::bigint[], $6::timestamptz[], $7::varchar[],
+                             $8::text[]::jsonb[], $9::smallint[], $10::bool[])
+          WITH ORDINALITY AS t(sl, ep, d, s, cy, ca, m, p, rc, keep, i)),
+      ins AS (
+        INSERT INTO device_status_history (device_id, cycle_id, seq, retention_class, slot_id, collected_at, writer_epoch, message_id, status_payload)
+        SELECT d, cy, s, rc, sl, ca, ep, m, p FROM t WHERE keep
+        ON CONFLICT DO NOTHING
+        RETURNING 1),
+      a AS (
+        SELECT * FROM unnest($11::timestamptz[], $12::varchar[], $13::int[], $14::int[], $15::int[], $16::varchar[], $17::varchar[], $18::bigint[],
+                             $19::bigint[], $20::bigint[], $21::text[], $22::text[])
+          AS a(m, d, n, dn, ch, fs, ls, li, lc, lq, sc, sq)),
+      roll AS (
+        INSERT INTO device_status_rollup_1m AS r
+          (minute_bucket, device_id, sample_count, down_count, state_changes, last_state, last_payload, last_cycle_id, last_seq, seen_cycle, seen_seq)
+        SELECT a.m, a.d, a.n, a.dn, a.ch + CASE WHEN x.last_state IS NOT NULL AND x.last_state IS DISTINCT FROM a.fs THEN 1 ELSE 0 END,
+               a.ls, lt.p, a.lc, a.lq, a.sc::bigint[], a.sq::bigint[]
+        FROM a JOIN t lt ON lt.i = a.li LEFT JOIN device_status_rollup_1m x ON x.minute_bucket = a.m AND x.device_id = a.d
+        ON CONFLICT (minute_bucket, device_id) DO UPDATE SET
+          sample_count = r.sample_count + EXCLUDED.sample_count,
+          down_count = r.down_count + EXCLUDED.down_count,
+          state_changes = r.state_changes + EXCLUDED.state_changes,
+          last_state = CASE WHEN r.last_cycle_id IS NULL OR (EXCLUDED.last_cycle_id, EXCLUDED.last_seq) > (r.last_cycle_id, r.last_seq)
+                            THEN EXCLUDED.last_state ELSE r.last_state END,
+          last_payload = CASE WHEN r.last_cycle_id IS NULL OR (EXCLUDED.last_cycle_id, EXCLUDED.last_seq) > (r.last_cycle_id, r.last_seq)
+                              THEN EXCLUDED.last_payload ELSE r.last_payload END,
+          last_seq = CASE WHEN r.last_cycle_id IS NULL OR (EXCLUDED.last_cycle_id, EXCLUDED.last_seq) > (r.last_cycle_id, r.last_seq)
+                          THEN EXCLUDED.last_seq ELSE r.last_seq END,
+          last_cycle_id = CASE WHEN r.last_cycle_id IS NULL OR (EXCLUDED.last_cycle_id, EXCLUDED.last_seq) > (r.last_cycle_id, r.last_seq)
+                               THEN EXCLUDED.last_cycle_id ELSE r.last_cycle_id END,
+          seen_cycle = r.seen_cycle || EXCLUDED.seen_cycle,
+          seen_seq = r.seen_seq || EXCLUDED.seen_seq
+        WHERE NOT EXISTS (SELECT 1 FROM unnest(r.seen_cycle, r.seen_seq) AS o(c, s)
+                          JOIN unnest(EXCLUDED.seen_cycle, EXCLUDED.seen_seq) AS n(c, s) ON o.c = n.c AND o.s = n.s)
+        RETURNING 1)
+      SELECT (SELECT count(*) FROM ins), (SELECT count(*) FROM roll)""";
+
+  static final String READ = """
+      SELECT r.minute_bucket, r.device_id, r.sample_count, r.down_count, r.state_changes, r.last_state, r.last_cycle_id, r.last_seq,
+             r.seen_cycle, r.seen_seq
+      FROM device_status_rollup_1m r JOIN unnest($1::timestamptz[], $2::varchar[]) AS k(m, d) ON r.minute_bucket = k.m AND r.device_id = k.d""";
+
+  /** Absolute values from a fold against the stored rows; a row whose last_cycle_id is null keeps its stored last state, payload and position. */
+  static final String SET = """
+      INSERT INTO device_status_rollup_1m AS r
+        (minute_bucket, device_id, sample_count, down_count, state_changes, last_state, last_payload, last_cycle_id, last_seq, seen_cycle, seen_seq)
+      SELECT m, d, n, dn, ch, ls, lp::jsonb, lc, lq, sc::bigint[], sq::bigint[]
+      FROM unnest($1::timestamptz[], $2::varchar[], $3::int[], $4::int[], $5::int[], $6::varchar[], $7::text[], $8::bigint[], $9::bigint[],
+                  $10::text[], $11::text[]) AS t(m, d, n, dn, ch, ls, lp, lc, lq, sc, sq)
+      ON CONFLICT (minute_bucket, device_id) DO UPDATE SET
+        sample_count = EXCLUDED.sample_count, down_count = EXCLUDED.down_count, state_changes = EXCLUDED.state_changes,
+        last_state = CASE WHEN EXCLUDED.last_cycle_id IS NULL THEN r.last_state ELSE EXCLUDED.last_state END,
+        last_payload = CASE WHEN EXCLUDED.last_cycle_id IS NULL THEN r.last_payload ELSE EXCLUDED.last_payload END,
+        last_seq = CASE WHEN EXCLUDED.last_cycle_id IS NULL THEN r.last_seq ELSE EXCLUDED.last_seq END,
+        last_cycle_id = coalesce(EXCLUDED.last_cycle_id, r.last_cycle_id),
+        seen_cycle = EXCLUDED.seen_cycle, seen_seq = EXCLUDED.seen_seq""";
+
+  /** A result and the slot and epoch it is written under. */
+  record Item(int slot, long epoch, StatePlanner.HistoryRow row) {}
+
+  private HistoryRollups() {}
+
+  /**
+   * Writes history and rollups for {@code items} (sorted by device, cycle_id, seq); {@code encode} turns a payload
+   * into its JSON text (shared with the other statements). The future holds the history rows really inserted.
+   */
+  static Future<Integer> write(SqlConnection conn, List<Item> items, Function<JsonObject, String> encode) {
+    if (items.isEmpty()) return Future.succeededFuture(0);
+    List<RollupFold.Sample> samples = new ArrayList<>(items.size());
+    List<BatchStore.ResultRow> rows = new ArrayList<>(items.size());
+    Boolean[] keep = new Boolean[items.size()];
+    Short[] rc = new Short[items.size()];
+    Map<JsonObject, Long> index = new IdentityHashMap<>();
+    for (int i = 0; i < items.size(); i++) {
+      Item it = items.get(i);
+      samples.add(it.row().sample());
+      rows.add(new BatchStore.ResultRow(it.slot(), it.epoch(), it.row().envelope(), it.row().payload()));
+      keep[i] = it.row().keep();
+      rc[i] = (short) it.row().retentionClass();
+      index.put(it.row().payload(), i + 1L); // WITH ORDINALITY counts from 1
+    }
+    // the batch's own figures per (minute, device); the statement adds them to rows that counted none of these results
+    List<RollupFold.Row> figures = RollupFold.fold(Map.of(), samples);
+    Tuple args = BatchStore.resultColumns(rows, encode).addArrayOfShort(rc).addArrayOfBoolean(keep);
+    addFigures(args, figures, index);
+    return conn.preparedQuery(WRITE).execute(args).compose(rs -> {
+      Row r = rs.iterator().next();
+      int history = r.getLong(0).intValue();
+      if (r.getLong(1) == figures.size()) return Future.succeededFuture(history);
+      return refold(conn, samples, encode).map(history); // some row had counted a result of this batch already
+    });
+  }
+
+  private static void addFigures(Tuple args, List<RollupFold.Row> rows, Map<JsonObject, Long> index) {
+    int n = rows.size();
+    OffsetDateTime[] m = new OffsetDateTime[n];
+    String[] d = new String[n];
+    Integer[] samples = new Integer[n];
+    Integer[] down = new Integer[n];
+    Integer[] changes = new Integer[n];
+    String[] first = new String[n];
+    String[] last = new String[n];
+    Long[] lastIndex = new Long[n];
+    Long[] cycle = new Long[n];
+    Long[] seq = new Long[n];
+    String[] seenCycle = new String[n];
+    String[] seenSeq = new String[n];
+    for (int i = 0; i < n; i++) {
+      RollupFold.Row r = rows.get(i);
+      m[i] = r.key().minute().atOffset(ZoneOffset.UTC);
+      d[i] = r.key().deviceId();
+      samples[i] = r.samples();
+      down[i] = r.down();
+      changes[i] = r.changes();
+      first[i] = r.firstState();
+      last[i] = r.lastState();
+      lastIndex[i] = index.get(r.lastPayload());
+      cycle[i] = r.lastCycle();
+      seq[i] = r.lastSeq();
+      seenCycle[i] = literal(r.seenCycle());
+      seenSeq[i] = literal(r.seenSeq());
+    }
+    args.addArrayOfOffsetDateTime(m).addArrayOfString(d).addArrayOfInteger(samples).addArrayOfInteger(down).addArrayOfInteger(changes)
+        .addArrayOfString(first).addArrayOfString(last).addArrayOfLong(lastIndex).addArrayOfLong(cycle).addArrayOfLong(seq)
+        .addArrayOfString(seenCycle).addArrayOfString(seenSeq);
+  }
+
+  /** Reads the batch's rollup rows back and folds the batch in result by result: only what they have not counted is added. */
+  static Future<Integer> refold(SqlConnection conn, List<RollupFold.Sample> samples, Function<JsonObject, String> encode) {
+    Set<RollupFold.Key> keys = new LinkedHashSet<>();
+    for (RollupFold.Sample s : samples) keys.add(s.key());
+    List<RollupFold.Key> sorted = new ArrayList<>(keys);
+    sorted.sort(Comparator.comparing(RollupFold.Key::deviceId).thenComparing(RollupFold.Key::minute));
+    OffsetDateTime[] m = new OffsetDateTime[sorted.size()];
+    String[] d = new String[sorted.size()];
+    for (int i = 0; i < m.length; i++) {
+      m[i] = sorted.get(i).minute().atOffset(ZoneOffset.UTC);
+      d[i] = sorted.get(i).deviceId();
+    }
+    return conn.preparedQuery(READ).execute(Tuple.tuple().addArrayOfOffsetDateTime(m).addArrayOfString(d)).compose(rows -> {
+      Map<RollupFold.Key, RollupFold.Stored> stored = new HashMap<>();
+      for (Row r : rows) {
+        stored.put(new RollupFold.Key(r.getOffsetDateTime(0).toInstant(), r.getString(1)), new RollupFold.Stored(r.getInteger(2), r.getInteger(3),
+            r.getInteger(4), r.getString(5), r.getLong(6), r.getLong(7), longs(r.getArrayOfLongs(8)), longs(r.getArrayOfLongs(9))));
+      }
+      List<RollupFold.Row> out = RollupFold.fold(stored, samples);
+      out.sort(Comparator.comparing((RollupFold.Row x) -> x.key().deviceId()).thenComparing(x -> x.key().minute()));
+      return out.isEmpty() ? Future.succeededFuture(0) : conn.preparedQuery(SET).execute(absolute(out, encode)).map(r -> r.rowCount());
+    });
+  }
+
+  private static long[] longs(Long[] a) {
+    if (a == null) return null;
+    long[] out = new long[a.length];
+    for (int i = 0; i < a.length; i++) out[i] = a[i];
+    return out;
+  }
+
+  private static Tuple absolute(List<RollupFold.Row> rows, Function<JsonObject, String> encode) {
+    int n = rows.size();
+    OffsetDateTime[] m = new OffsetDateTime[n];
+    String[] d = new String[n];
+    Integer[] samples = new Integer[n];
+    Integer[] down = new Integer[n];
+    Integer[] changes = new Integer[n];
+    String[] state = new String[n];
+    String[] payload = new String[n];
+    Long[] cycle = new Long[n];
+    Long[] seq = new Long[n];
+    String[] seenCycle = new String[n];
+    String[] seenSeq = new String[n];
+    for (int i = 0; i < n; i++) {
+      RollupFold.Row r = rows.get(i);
+      m[i] = r.key().minute().atOffset(ZoneOffset.UTC);
+      d[i] = r.key().deviceId();
+      samples[i] = r.samples();
+      down[i] = r.down();
+      changes[i] = r.changes();
+      state[i] = r.lastState();
+      payload[i] = r.takesLast() ? encode.apply(r.lastPayload()) : null;
+      cycle[i] = r.lastCycle();
+      seq[i] = r.lastSeq();
+      seenCycle[i] = literal(r.seenCycle());
+      seenSeq[i] = literal(r.seenSeq());
+    }
+    return Tuple.tuple().addArrayOfOffsetDateTime(m).addArrayOfString(d).addArrayOfInteger(samples).addArrayOfInteger(down)
+        .addArrayOfInteger(changes).addArrayOfString(state).addArrayOfString(payload).addArrayOfLong(cycle).addArrayOfLong(seq)
+        .addArrayOfString(seenCycle).addArrayOfString(seenSeq);
+  }
+
+  /** A bigint[] as PostgreSQL's array text ({@code {1,2,3}}); one array per row cannot ride unnest() as a 2-D array. */
+  private static String literal(long[] a) {
+    StringBuilder sb = new StringBuilder(a.length * 14 + 2).append('{');
+    for (int i = 0; i < a.length; i++) {
+      if (i > 0) sb.append(',');
+      sb.append(a[i]);
+    }
+    return sb.append('}').toString();
+  }
+}
