@@ -162,6 +162,23 @@ public final class BatchHandler {
     });
   }
 
+  /**
+   * The results of the devices PostgreSQL refused (D9, found by splitting the group: {@link PoisonSplitter}) as
+   * dead letters {@code db_rejected}, each with the SQLSTATE and PostgreSQL's message; their batch-mates were
+   * committed without them.
+   */
+  public <D extends Received> List<Dead<D>> refused(List<Valid<D>> toCommit, Map<String, DbErrors.DbError> refused) {
+    if (refused.isEmpty()) return List.of();
+    List<Dead<D>> out = new ArrayList<>();
+    for (Valid<D> v : toCommit) {
+      DbErrors.DbError e = refused.get(v.envelope().deviceId());
+      if (e == null) continue;
+      out.add(dead(v.delivery(), v.item().body(), "db_rejected", "PostgreSQL refused the results of device " + v.envelope().deviceId()
+          + " in this batch (" + e.describe() + "); the other results of the batch were committed. Replay it once the cause is fixed"));
+    }
+    return out;
+  }
+
   /** INV-8: memory follows the database, never the other way round. */
   public void committed(StatePlanner.Plan plan) {
     memory.putAll(plan.next());
