@@ -28,8 +28,10 @@ import org.slf4j.LoggerFactory;
  * {@link ResultGuard} (its device hashes to this slot, else {@code wrong_slot}; its cycle_id is not too far
  * ahead of the clock, else {@code future_cycle}); the devices are looked up;
  * each payload is normalised by its device's profile ({@code bad_payload}); then {@link StatePlanner#plan}
- * (a device it rejects: {@code unprocessable}). Holds the slot's derived state (D7), which follows the
- * database: it changes only through {@link #committed}.
+ * (a device it rejects: {@code unprocessable}). The guard also refuses what PostgreSQL would refuse
+ * ({@code invalid_payload}, {@code bad_field}); what it cannot foresee is found by splitting the commit, and
+ * {@link #refused} turns those devices' results into {@code db_rejected} letters (D9). Holds the slot's derived
+ * state (D7), which follows the database: it changes only through {@link #committed}.
  */
 public final class BatchHandler {
   private static final Logger log = LoggerFactory.getLogger(BatchHandler.class);
