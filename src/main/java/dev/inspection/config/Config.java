@@ -188,6 +188,11 @@ public final class Config {
     }
     if (c.getInt(Keys.WORKER_BATCH_MAX) < 1) throw new ConfigException("worker.batch.max must be at least 1");
     if (c.getLong(Keys.WORKER_MAX_FUTURE_SKEW_MS) < 0) throw new ConfigException("worker.max.future.skew.ms must not be negative");
+    if (c.getInt(Keys.WORKER_DB_RETRIES) < 0) throw new ConfigException("worker.db.retries must not be negative (got " + c.get(Keys.WORKER_DB_RETRIES) + ")");
+    if (c.getInt(Keys.WORKER_POISON_MAX_SPLIT_COMMITS) < 2) {
+      throw new ConfigException("worker.poison.max.split.commits must be at least 2 (got " + c.get(Keys.WORKER_POISON_MAX_SPLIT_COMMITS)
+          + "): one split of a refused batch commits two halves");
+    }
     if (c.getLong(Keys.WORKER_HEARTBEAT_MS) * 2 > c.getLong(Keys.WORKER_LEASE_TTL_MS)) {
       throw new ConfigException("worker.lease.ttl.ms (" + c.get(Keys.WORKER_LEASE_TTL_MS) + ") must be at least twice worker.heartbeat.ms ("
           + c.get(Keys.WORKER_HEARTBEAT_MS) + "), or leases expire between renewals");

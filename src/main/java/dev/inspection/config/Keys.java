@@ -76,6 +76,8 @@ public final class Keys {
   public static final ConfigKey WORKER_MAX_MESSAGE_BYTES = k("worker.max.message.bytes", "65536", INT, "a larger message of one result (schema v2) is dead-lettered as oversized");
   public static final ConfigKey WORKER_MAX_BATCH_BYTES = k("worker.max.batch.bytes", "1048576", INT, "a larger message of several results (schema v3) is dead-lettered as oversized, whole; keep it above the probes' outbox.publish.batch.bytes");
   public static final ConfigKey WORKER_MAX_FUTURE_SKEW_MS = k("worker.max.future.skew.ms", "600000", LONG, "a result whose cycle_id (the probe's check time, epoch ms) is further ahead of the worker's clock than this is dead-lettered as future_cycle (it would outrank every real result until then)");
+  public static final ConfigKey WORKER_DB_RETRIES = k("worker.db.retries", "3", INT, "a batch transaction that lost a race (serialization failure 40001, deadlock 40P01, lock or statement timeout) is tried again this often, after backoff.initial.ms, before it counts as a database outage");
+  public static final ConfigKey WORKER_POISON_MAX_SPLIT_COMMITS = k("worker.poison.max.split.commits", "64", INT, "when PostgreSQL refuses rows of a batch transaction (a data error: SQLSTATE class 22, 23 ...), the worker halves it by slot, then by device, to dead-letter only the refused devices' results (db_rejected); most commits one such split may use before the batch is requeued like an outage instead");
   public static final ConfigKey WORKER_LEASE_TTL_MS = k("worker.lease.ttl.ms", "30000", LONG, "lease duration; renewed with every heartbeat");
   public static final ConfigKey WORKER_HEARTBEAT_MS = k("worker.heartbeat.ms", "3000", LONG, "heartbeat and lease renewal interval");
   public static final ConfigKey WORKER_LEASE_POLL_MS = k("worker.lease.poll.ms", "1000", LONG, "how often a worker reads its leases from PostgreSQL (Redis notifications make it look sooner; the poll is the fallback)");
@@ -156,9 +158,9 @@ public final class Keys {
       PROBE_INVENTORY_FILE, PROBE_INVENTORY_URL, PROBE_INVENTORY_REFRESH_MS, PROBE_PACING_REFRESH_MS, PROBE_CHECK_TIMEOUT_MS,
       OUTBOX_COMMIT_MAX_ROWS, OUTBOX_PUBLISH_CHANNELS, OUTBOX_MAX_INFLIGHT, OUTBOX_PUBLISH_BATCH_MAX, OUTBOX_PUBLISH_BATCH_BYTES, OUTBOX_REPLAY_INTERVAL_MS, OUTBOX_REPLAY_MIN_AGE_MS, OUTBOX_RETENTION_MS,
       WORKER_PREFETCH_HIGH, WORKER_PREFETCH_NORMAL, WORKER_BATCH_MAX, WORKER_BATCH_LINGER_MS, WORKER_MAX_MESSAGE_BYTES, WORKER_MAX_BATCH_BYTES, WORKER_MAX_FUTURE_SKEW_MS,
-      WORKER_LEASE_TTL_MS, WORKER_HEARTBEAT_MS, WORKER_LEASE_POLL_MS, WORKER_SUSPECT_AFTER_MS, WORKER_DEAD_AFTER_MS, WORKER_WARMUP_MS,
-      WORKER_QUARANTINE_MS, WORKER_SNAPSHOT_PAGE, WORKER_FAULT_FREEZE_HEARTBEAT_AFTER_MS, HISTORY_POLICY, HISTORY_POLICY_BY_PROFILE, HISTORY_HEARTBEAT_MS,
-      HISTORY_IGNORED_FIELDS,
+      WORKER_DB_RETRIES, WORKER_POISON_MAX_SPLIT_COMMITS, WORKER_LEASE_TTL_MS, WORKER_HEARTBEAT_MS, WORKER_LEASE_POLL_MS, WORKER_SUSPECT_AFTER_MS,
+      WORKER_DEAD_AFTER_MS, WORKER_WARMUP_MS, WORKER_QUARANTINE_MS, WORKER_SNAPSHOT_PAGE, WORKER_FAULT_FREEZE_HEARTBEAT_AFTER_MS, HISTORY_POLICY,
+      HISTORY_POLICY_BY_PROFILE, HISTORY_HEARTBEAT_MS, HISTORY_IGNORED_FIELDS,
       SCHEDULER_TICK_MS, SCHEDULER_ELECTION_MS, SCHEDULER_LEADER_SESSION_TIMEOUT_MS, SCHEDULER_LEADER_GRACE_MS, SCHEDULER_LEASE_EXPIRY_GRACE_MS,
       SCHEDULER_MOVE_TIMEOUT_MS, SCHEDULER_LOCK_TIMEOUT_MS, SCHEDULER_DRAIN_BATCH, SCHEDULER_REBALANCE_INTERVAL_MS, SCHEDULER_REBALANCE_THRESHOLD,
       SCHEDULER_REBALANCE_MAX_MOVES, SCHEDULER_COOLDOWN_SLOT_MS, SCHEDULER_COOLDOWN_SOURCE_MS, SCHEDULER_WEIGHT_DEVICES, SCHEDULER_WEIGHT_RATE,

@@ -141,6 +141,22 @@ public final class Metrics {
     counter("worker_db_errors_total", "batches that failed on a database error and were requeued").increment();
   }
 
+  /** Commits spent splitting batch transactions that PostgreSQL refused with a data error, to isolate the refused rows (D9). */
+  public void poisonSplitCommits(int n) {
+    counter("worker_poison_splits_total", "commits made to split batch transactions PostgreSQL refused with a data error (D9)").increment(n);
+  }
+
+  /** A device whose results PostgreSQL refused (found by a split): they are dead-lettered as db_rejected. */
+  public void dbRejected(String sqlState) {
+    counter("worker_db_rejected_total", "devices whose results PostgreSQL refused with a data error, dead-lettered as db_rejected, by SQLSTATE",
+        "sqlstate", sqlState == null ? "none" : sqlState).increment();
+  }
+
+  /** A batch transaction tried again after a serialization failure, deadlock or lock timeout (not an outage). */
+  public void dbRetried() {
+    counter("worker_db_retries_total", "batch transactions tried again after a serialization failure, deadlock or lock timeout").increment();
+  }
+
   public void leaseChange(String kind) {
     counter("worker_lease_changes_total", "slots gained or lost by this worker", "kind", kind).increment();
   }

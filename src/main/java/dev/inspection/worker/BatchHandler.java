@@ -29,8 +29,10 @@ import org.slf4j.LoggerFactory;
  * {@link ResultGuard} (its device hashes to this slot, else {@code wrong_slot}; its cycle_id is not too far
  * ahead of the clock, else {@code future_cycle}); the devices are looked up;
  * each payload is normalised by its device's profile ({@code bad_payload}); then {@link StatePlanner#plan}
- * (a device it rejects: {@code unprocessable}). Holds the slot's derived state (D7), which follows the
- * database: it changes only through {@link #committed}.
+ * (a device it rejects: {@code unprocessable}). The guard also refuses what PostgreSQL would refuse
+ * ({@code invalid_payload}, {@code bad_field}); what it cannot foresee is found by splitting the commit, and
+ * {@link #refused} turns those devices' results into {@code db_rejected} letters (D9). Holds the slot's derived
+ * state (D7), which follows the database: it changes only through {@link #committed}.
  */
 public final class BatchHandler {
   private static final Logger log = LoggerFactory.getLogger(BatchHandler.class);
@@ -163,6 +165,23 @@ public final class BatchHandler {
       }
       return new Handled<>(plan.isEmpty() ? null : plan, toCommit, dead);
     });
+  }
+
+  /**
+   * The results of the devices PostgreSQL refused (D9, found by splitting the group: {@link PoisonSplitter}) as
+   * dead letters {@code db_rejected}, each with the SQLSTATE and PostgreSQL's message; their batch-mates were
+   * committed without them.
+   */
+  public <D extends Received> List<Dead<D>> refused(List<Valid<D>> toCommit, Map<String, DbErrors.DbError> refused) {
+    if (refused.isEmpty()) return List.of();
+    List<Dead<D>> out = new ArrayList<>();
+    for (Valid<D> v : toCommit) {
+      DbErrors.DbError e = refused.get(v.envelope().deviceId());
+      if (e == null) continue;
+      out.add(dead(v.delivery(), v.item().body(), "db_rejected", "PostgreSQL refused the results of device " + v.envelope().deviceId()
+          + " in this batch (" + e.describe() + "); the other results of the batch were committed. Replay it once the cause is fixed"));
+    }
+    return out;
   }
 
   /** INV-8: memory follows the database, never the other way round. */

@@ -1,37 +1,52 @@
 package dev.inspection.worker;
 
+import dev.inspection.config.Config;
+import dev.inspection.metrics.Metrics;
 import dev.inspection.worker.BatchStore.Outcome;
 import dev.inspection.worker.BatchStore.Part;
+import dev.inspection.worker.DbErrors.DbError;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Group commit across slots: while {@code maxConcurrent} transactions are in flight, the batches that
  * slots hand in wait here and go together into the next transaction (up to {@code maxRows} messages).
  * At 256 slots each slot's own batch is small; one fsync for many of them is what keeps the commit
  * latency flat. Fencing stays per slot: the transaction checks every slot's lease and writes only the
- * slots still owned at their epoch. Runs on the worker's event loop.
+ * slots still owned at their epoch. A group PostgreSQL refuses with a data error is split by
+ * {@link PoisonSplitter} (D9): one slot's poison result never fails its neighbours. Runs on the worker's
+ * event loop.
  */
 public final class CommitGroup {
-  private record Waiting(Part part, Promise<Outcome> result) {}
+  /**
+   * One slot's result: the outcome and, when PostgreSQL refused some of its devices (D9), those devices with
+   * the error — their results were not written (the rest of the slot's batch was, when the outcome is
+   * {@link BatchStore.Committed}).
+   */
+  public record SlotCommit(Outcome outcome, Map<String, DbError> refused) {}
 
-  private final BatchStore store;
+  private record Waiting(Part part, Promise<SlotCommit> result) {}
+
+  private final PoisonSplitter splitter;
   private final int maxConcurrent;
   private final int maxRows;
   private final ArrayDeque<Waiting> waiting = new ArrayDeque<>();
   private int inFlight;
 
-  public CommitGroup(BatchStore store, int maxConcurrent, int maxRows) {
-    this.store = store;
+  /** Settings of the retries and the split: {@link PoisonSplitter.Settings#from}. */
+  public CommitGroup(Vertx vertx, BatchStore store, int maxConcurrent, int maxRows, Config config, Metrics metrics) {
+    this.splitter = new PoisonSplitter(vertx, store::commit, PoisonSplitter.Settings.from(config), metrics);
     this.maxConcurrent = maxConcurrent;
     this.maxRows = maxRows;
   }
 
-  public Future<Outcome> submit(int slot, long epoch, StatePlanner.Plan plan) {
-    Promise<Outcome> p = Promise.promise();
+  public Future<SlotCommit> submit(int slot, long epoch, StatePlanner.Plan plan) {
+    Promise<SlotCommit> p = Promise.promise();
     waiting.add(new Waiting(new Part(slot, epoch, plan), p));
     flush();
     return p.future();
@@ -47,7 +62,7 @@ public final class CommitGroup {
         group.add(w);
       }
       inFlight++;
-      store.commit(group.stream().map(Waiting::part).toList()).onComplete(ar -> {
+      splitter.commit(group.stream().map(Waiting::part).toList()).onComplete(ar -> {
         inFlight--;
         for (Waiting w : group) {
           if (ar.succeeded()) w.result().complete(ar.result().get(w.part().slot()));

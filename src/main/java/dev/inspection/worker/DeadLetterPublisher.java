@@ -50,7 +50,8 @@ public final class DeadLetterPublisher {
       for (DeadLetter d : letters) {
         Map<String, Object> headers = new HashMap<>();
         headers.put("x-dead-reason", d.reason());
-        headers.put("x-dead-detail", d.detail());
+        // a detail may quote the bad input; PostgreSQL, where the scheduler keeps it, cannot store a NUL (D9)
+        headers.put("x-dead-detail", d.detail() == null ? null : d.detail().replace("\u0000", "\\u0000"));
         headers.put("x-original-routing-key", d.routingKey());
         headers.put("x-original-queue", d.queue());
         headers.put("x-dead-by", workerId);

@@ -3,6 +3,10 @@ package dev.inspection.worker;
 import dev.inspection.messaging.Envelope;
 import dev.inspection.messaging.InvalidMessage;
 import dev.inspection.messaging.SlotHash;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.util.List;
+import java.util.Map;
 
 /**
  * What a worker checks of a parsed result before it may touch a device's status (issue 10 item 4). Pure:
@@ -14,7 +18,12 @@ import dev.inspection.messaging.SlotHash;
  *   <li>{@code future_cycle}: its {@code cycle_id} (the probe's check time in epoch ms) lies more than
  *       {@code worker.max.future.skew.ms} ahead of the worker's clock. Results are ordered by
  *       {@code (cycle_id, seq)}, so one such result would win over every real one until that time and
- *       freeze the device's status and alerts.</li>
+ *       freeze the device's status and alerts;</li>
+ *   <li>what PostgreSQL would refuse, checked before it sees it (D9), so the common case never costs a
+ *       refused transaction and its split: {@code bad_field} for a {@code device_id} or {@code message_id}
+ *       holding a NUL character ({@code text} cannot store one) or a {@code message_id} longer than its
+ *       column (160 characters); {@code invalid_payload} for a NUL in any string of the payload, key or value,
+ *       at any depth ({@code jsonb} refuses {@code \u0000}: SQLSTATE 22P05), the detail naming its path.</li>
  * </ul>
  *
  * @param slot the slot whose queue the result came from
@@ -27,8 +36,25 @@ public record ResultGuard(int slot, int totalSlots, long maxFutureSkewMs) {
     if (maxFutureSkewMs < 0) throw new IllegalArgumentException("maxFutureSkewMs must be >= 0, got " + maxFutureSkewMs);
   }
 
+  /** Longest {@code message_id} the history and current tables take ({@code VARCHAR(160)}). */
+  static final int MAX_MESSAGE_ID = 160;
+
   /** Throws the reason when the result must not be applied at {@code nowMs}; returns normally when it may. */
   public void check(Envelope e, long nowMs) throws InvalidMessage {
+    if (e.deviceId().indexOf('\u0000') >= 0 || e.messageId().indexOf('\u0000') >= 0) {
+      throw new InvalidMessage("bad_field", "envelope." + (e.deviceId().indexOf('\u0000') >= 0 ? "device_id" : "message_id")
+          + " contains a NUL character (\\u0000), which PostgreSQL cannot store");
+    }
+    int idLength = e.messageId().codePointCount(0, e.messageId().length());
+    if (idLength > MAX_MESSAGE_ID) {
+      throw new InvalidMessage("bad_field", "envelope.message_id has " + idLength + " characters; at most " + MAX_MESSAGE_ID
+          + " fit (is_node is too long)");
+    }
+    String nul = nulPath(e.payload(), "payload");
+    if (nul != null) {
+      throw new InvalidMessage("invalid_payload", nul + " contains a NUL character (\\u0000), which PostgreSQL's jsonb refuses (SQLSTATE 22P05):"
+          + " remove or replace it in the probe's check");
+    }
     if (e.slotId() != slot) {
       throw new InvalidMessage("wrong_slot", "envelope.slot_id " + e.slotId() + " arrived on slot " + slot
           + "'s queue: probe and worker disagree on slots.total or the routing key");
@@ -43,5 +69,33 @@ public record ResultGuard(int slot, int totalSlots, long maxFutureSkewMs) {
       throw new InvalidMessage("future_cycle", "cycle_id " + e.cycleId() + " is " + ahead + " ms ahead of this worker's clock (limit "
           + maxFutureSkewMs + " ms, worker.max.future.skew.ms): a forged result or a probe whose clock runs ahead");
     }
+  }
+
+  /** The path of the first key or string value holding a NUL character, or null when there is none. */
+  static String nulPath(Object value, String path) {
+    if (value instanceof String s) return s.indexOf('\u0000') >= 0 ? path : null;
+    if (value instanceof JsonObject o) value = o.getMap();
+    if (value instanceof JsonArray a) value = a.getList();
+    if (value instanceof Map<?, ?> m) {
+      for (Map.Entry<?, ?> entry : m.entrySet()) {
+        String key = String.valueOf(entry.getKey());
+        String at = path + "." + printable(key);
+        if (key.indexOf('\u0000') >= 0) return at + " (the key)";
+        String found = nulPath(entry.getValue(), at);
+        if (found != null) return found;
+      }
+    } else if (value instanceof List<?> l) {
+      for (int i = 0; i < l.size(); i++) {
+        String found = nulPath(l.get(i), path + "[" + i + "]");
+        if (found != null) return found;
+      }
+    }
+    return null;
+  }
+
+  /** A key as a detail may show it: NUL written as {@code \u0000} (a dead letter's detail is stored as text), long keys cut. */
+  private static String printable(String key) {
+    String k = key.length() > 64 ? key.substring(0, 64) + "…" : key;
+    return k.replace("\u0000", "\\u0000");
   }
 }

@@ -14,7 +14,7 @@ import dev.inspection.worker.BatchHandler.Handled;
 import dev.inspection.worker.BatchHandler.Valid;
 import dev.inspection.worker.BatchStore.Committed;
 import dev.inspection.worker.BatchStore.Fenced;
-import dev.inspection.worker.BatchStore.Outcome;
+import dev.inspection.worker.CommitGroup.SlotCommit;
 import dev.inspection.worker.SlotConsumers.Delivery;
 import io.vertx.core.AsyncResult;
 import io.vertx.core.Future;
@@ -23,6 +23,7 @@ import io.vertx.core.Vertx;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -37,8 +38,11 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li>lease lost ({@link Fenced}): nothing was written; the channels close, which returns every unacked
  *       delivery to the queue for the new owner; the batch is never retried here; the owner is told;</li>
- *   <li>database error (commit or device lookup): the same, then every slot waits on the {@link DbGate}
- *       and consumes again (during a close: the close ends there);</li>
+ *   <li>database outage (commit or device lookup; {@link DbErrors}): the same, then every slot waits on the
+ *       {@link DbGate} and consumes again (during a close: the close ends there);</li>
+ *   <li>PostgreSQL refuses some results (a data error, D9): the group was split ({@link PoisonSplitter}), the
+ *       rest is committed; the refused devices' results are dead-lettered ({@code db_rejected}) and acked after
+ *       the broker confirmed them — no pause, no outage;</li>
  *   <li>dead-letter publish fails: those messages stay unacked and come back when the channel closes;</li>
  *   <li>opening the consumers fails: tried again with backoff, or on the next connect if the broker is gone;</li>
  *   <li>connection lost: channels and mailbox are gone (the broker requeues); consumed again on reconnect.</li>
@@ -220,10 +224,13 @@ public final class SlotProcessor {
     Future<Handled<Delivery>> handled = handler.plan(parsed);
     // parse failures are set aside even when the lookup fails
     Future<Void> dead = handled.transform(ar -> setAside(ar.succeeded() ? ar.result().dead() : parsed.dead()));
-    Future<Outcome> commit = handled.compose(this::commit);
-    Future.join(dead, commit).onComplete(ar -> {
+    Future<SlotCommit> commit = handled.compose(this::commit);
+    // results PostgreSQL refused (D9): set aside after the rest committed, acked once the broker confirmed them
+    Future<List<Dead<Delivery>>> refused = commit.map(c -> handler.refused(handled.result().toCommit(), c.refused()));
+    Future<Void> refusedDead = refused.compose(this::setAside);
+    Future.join(dead, commit, refusedDead).onComplete(ar -> {
       List<Dead<Delivery>> deadOnes = handled.succeeded() ? handled.result().dead() : parsed.dead();
-      boolean committed = commit.succeeded() && commit.result() instanceof Committed;
+      boolean committed = commit.succeeded() && commit.result().outcome() instanceof Committed;
       if (dead.failed()) {
         log.warn("slot {}: cannot dead-letter {} message(s) ({}); they will be delivered again", slot, deadOnes.size(), dead.cause().getMessage());
       }
@@ -232,11 +239,20 @@ public final class SlotProcessor {
       Map<Delivery, AckPlan.Outcome> outcomes = new IdentityHashMap<>();
       AckPlan.Outcome deadOutcome = dead.succeeded() ? AckPlan.Outcome.ACK : committed ? AckPlan.Outcome.REQUEUE : AckPlan.Outcome.LEAVE;
       deadOnes.forEach(d -> outcomes.merge(d.delivery(), deadOutcome, AckPlan.Outcome::worse));
-      List<Valid<Delivery>> done = committed ? handled.result().toCommit() : List.of();
+      List<Dead<Delivery>> refusedOnes = committed ? refused.result() : List.of();
+      AckPlan.Outcome refusedOutcome = refusedDead.succeeded() ? AckPlan.Outcome.ACK : AckPlan.Outcome.REQUEUE;
+      refusedOnes.forEach(d -> outcomes.merge(d.delivery(), refusedOutcome, AckPlan.Outcome::worse));
+      Set<String> notWritten = committed ? commit.result().refused().keySet() : Set.of();
+      List<Valid<Delivery>> done = committed
+          ? handled.result().toCommit().stream().filter(v -> !notWritten.contains(v.envelope().deviceId())).toList() : List.of();
       done.forEach(v -> outcomes.merge(v.delivery(), AckPlan.Outcome.ACK, AckPlan.Outcome::worse));
       Future<Void> settled = consumers.settle(batch.stream()
           .map(d -> new AckPlan.Settle<>(d.channel(), d.tag(), outcomes.getOrDefault(d, AckPlan.Outcome.LEAVE))).toList());
       if (dead.succeeded()) countDead(deadOnes);
+      if (refusedDead.succeeded()) countDead(refusedOnes);
+      else if (!refusedOnes.isEmpty()) {
+        log.warn("slot {}: cannot dead-letter {} refused result(s) ({}); requeued", slot, refusedOnes.size(), refusedDead.cause().getMessage());
+      }
       if (committed) {
         batchInFlight = false;
         if (!done.isEmpty()) {
@@ -253,7 +269,7 @@ public final class SlotProcessor {
           metrics.dbErrors();
           pauseForDatabase(commit.cause());
         } else {
-          fenced((Fenced) commit.result(), handled.result().toCommit().size());
+          fenced((Fenced) commit.result().outcome(), handled.result().toCommit().size());
         }
       });
     });
@@ -271,10 +287,10 @@ public final class SlotProcessor {
     });
   }
 
-  private Future<Outcome> commit(Handled<Delivery> h) {
-    if (h.plan() == null) return Future.succeededFuture(new Committed(0, 0));
+  private Future<SlotCommit> commit(Handled<Delivery> h) {
+    if (h.plan() == null) return Future.succeededFuture(new SlotCommit(new Committed(0, 0), Map.of()));
     return services.store().submit(slot, epoch, h.plan()).map(out -> {
-      if (out instanceof Committed) handler.committed(h.plan());
+      if (out.outcome() instanceof Committed) handler.committed(PoisonSplit.without(h.plan(), out.refused().keySet()));
       return out;
     });
   }

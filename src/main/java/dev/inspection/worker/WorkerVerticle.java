@@ -95,7 +95,8 @@ public final class WorkerVerticle extends VerticleBase {
     pool = Db.pool(vertx, PgOptions.from(config), config.getInt(Keys.PG_POOL_SIZE));
     gate = new DbGate(vertx, pool, RetryPolicy.from(config));
     int poolSize = config.getInt(Keys.PG_POOL_SIZE);
-    store = new CommitGroup(new BatchStore(pool, workerId), Math.max(1, poolSize / 2), 4 * config.getInt(Keys.WORKER_BATCH_MAX));
+    store = new CommitGroup(vertx, new BatchStore(pool, workerId), Math.max(1, poolSize / 2), 4 * config.getInt(Keys.WORKER_BATCH_MAX), config,
+        metrics);
     controlPool = Db.pool(vertx, PgOptions.from(config), 3);
     snapshots = new SnapshotLoader(controlPool, config.getInt(Keys.WORKER_SNAPSHOT_PAGE));
     directory = new DeviceDirectory(pool, 600_000, 1_000_000);

@@ -164,6 +164,34 @@ class BatchHandlerTest {
   }
 
   @Test
+  void aNulInThePayloadIsSetAsideAsInvalidPayloadBeforeTheDatabaseSeesIt() {
+    Msg nul = msg("nul", envelope("d2", SLOT, 1, new JsonObject().put("status", "UP").put("note", "a\u0000b")));
+    Handled<Msg> h = handle(up("d1", 1), nul, up("d3", 1));
+    assertEquals(List.of("invalid_payload"), reasons(h));
+    assertEquals("nul", h.dead().get(0).delivery().name());
+    assertTrue(h.dead().get(0).letter().detail().startsWith("payload.note contains a NUL"), h.dead().get(0).letter().detail());
+    assertEquals(List.of("d1#1", "d3#1"), h.toCommit().stream().map(v -> v.delivery().name()).toList());
+    assertEquals(List.of("d1", "d3"), lookups.get(0).stream().sorted().toList(), "the refused device is not even looked up");
+  }
+
+  @Test
+  void theResultsOfADevicePostgresRefusedBecomeDbRejectedLettersWithTheSqlState() throws Exception {
+    Msg v3 = batch("v3", envelope("d1", SLOT, 3, new JsonObject().put("status", "UP")), envelope("d2", SLOT, 1, new JsonObject().put("status", "UP")));
+    Handled<Msg> h = handle(up("d1", 1), up("d2", 2), v3);
+    DbErrors.DbError e = new DbErrors.DbError(DbErrors.Kind.POISON, "23514", "new row violates check constraint \"c\"");
+    List<Dead<Msg>> refused = handler.refused(h.toCommit(), Map.of("d1", e));
+    assertEquals(List.of("d1#1", "v3"), refused.stream().map(d -> d.delivery().name()).toList(), "every result of the refused device, none of d2's");
+    assertTrue(refused.stream().allMatch(d -> d.letter().reason().equals("db_rejected")));
+    String detail = refused.get(0).letter().detail();
+    assertTrue(detail.contains("device d1") && detail.contains("SQLSTATE 23514: new row violates check constraint"), detail);
+    assertEquals(envelope("d1", SLOT, 3, new JsonObject().put("status", "UP")),
+        Envelope.fromJson(new JsonObject(new String(refused.get(1).letter().body(), StandardCharsets.UTF_8))),
+        "from a v3 message, the refused result alone");
+    assertEquals(TOPOLOGY.queue(SLOT, Priority.NORMAL), refused.get(0).letter().queue());
+    assertEquals(List.of(), handler.refused(h.toCommit(), Map.of()));
+  }
+
+  @Test
   void theDerivedStateChangesOnlyWhenTheOwnerReportsTheCommit() {
     Handled<Msg> h = handle(msg("down", envelope("d1", SLOT, 1, new JsonObject().put("status", "DOWN"))));
     assertNull(handler.derived("d1"), "planning alone changes nothing");

@@ -9,7 +9,9 @@ import dev.inspection.messaging.Envelope;
 import dev.inspection.messaging.InvalidMessage;
 import dev.inspection.messaging.Priority;
 import dev.inspection.messaging.SlotHash;
+import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import org.junit.jupiter.api.Test;
 
@@ -72,6 +74,61 @@ class ResultGuardTest {
     ResultGuard g = new ResultGuard(0, 1, 0);
     assertDoesNotThrow(() -> g.check(result("any", 0, NOW), NOW));
     assertThrows(InvalidMessage.class, () -> g.check(result("any", 0, NOW + 1), NOW));
+  }
+
+  private static Envelope withPayload(String device, JsonObject payload) {
+    return new Envelope(Envelope.messageId("p", NOW, device, 1), device, 0, 1, 1, 1, "p", NOW, 1, Instant.ofEpochMilli(NOW), Priority.NORMAL, payload);
+  }
+
+  @Test
+  void aNulInAnyStringOfThePayloadIsInvalidPayloadNamingItsPath() {
+    ResultGuard g = new ResultGuard(0, 1, 600_000);
+    JsonObject nested = new JsonObject().put("status", "UP").put("checks", new JsonArray()
+        .add(new JsonObject().put("name", "disk"))
+        .add(new JsonObject().put("name", "cpu").put("tags", new JsonArray().add("ok").add("bad\u0000tag"))));
+    InvalidMessage e = assertThrows(InvalidMessage.class, () -> g.check(withPayload("d", nested), NOW));
+    assertEquals("invalid_payload", e.reason);
+    assertTrue(e.getMessage().startsWith("payload.checks[1].tags[1] contains a NUL character"), e.getMessage());
+    assertTrue(e.getMessage().contains("22P05"), e.getMessage());
+
+    InvalidMessage key = assertThrows(InvalidMessage.class, () -> g.check(withPayload("d", new JsonObject()
+        .put("status", "UP").put("deep", new JsonObject().put("k\u0000ey", 1))), NOW));
+    assertEquals("invalid_payload", key.reason);
+    assertTrue(key.getMessage().startsWith("payload.deep.k\\u0000ey (the key) contains"), key.getMessage());
+    assertEquals(-1, key.getMessage().indexOf('\u0000'), "the detail itself holds no NUL: it is stored as text");
+  }
+
+  @Test
+  void aNulReadFromTheWireIsFoundTooAndOrdinaryPayloadsPass() throws Exception {
+    ResultGuard g = new ResultGuard(0, 1, 600_000);
+    Envelope parsed = Envelope.parse(withPayload("d", new JsonObject().put("status", "UP")).toJson()
+        .put("payload", new JsonObject("{\"status\":\"UP\",\"list\":[{\"a\":[\"x\\u0000\"]}]}")).encode().getBytes(StandardCharsets.UTF_8), 65536);
+    InvalidMessage e = assertThrows(InvalidMessage.class, () -> g.check(parsed, NOW));
+    assertTrue(e.getMessage().startsWith("payload.list[0].a[0] contains"), e.getMessage());
+    assertDoesNotThrow(() -> g.check(withPayload("d", new JsonObject().put("status", "UP").put("n", 1.5).putNull("x")
+        .put("a", new JsonArray().add(true).add("unicode \u00e9\u2603 is fine"))), NOW));
+  }
+
+  @Test
+  void aNulInTheDeviceOrMessageIdOrAMessageIdLongerThanItsColumnIsBadField() {
+    ResultGuard g = new ResultGuard(0, 1, 600_000);
+    InvalidMessage device = assertThrows(InvalidMessage.class, () -> g.check(withPayload("d\u0000x", new JsonObject()), NOW));
+    assertEquals("bad_field", device.reason);
+    assertTrue(device.getMessage().startsWith("envelope.device_id contains a NUL"), device.getMessage());
+
+    Envelope nulNode = new Envelope(Envelope.messageId("p\u0000", NOW, "d", 1), "d", 0, 1, 1, 1, "p\u0000", NOW, 1, Instant.ofEpochMilli(NOW),
+        Priority.NORMAL, new JsonObject());
+    assertTrue(assertThrows(InvalidMessage.class, () -> g.check(nulNode, NOW)).getMessage().startsWith("envelope.message_id contains a NUL"));
+
+    String node = "n".repeat(160);
+    Envelope longId = new Envelope(Envelope.messageId(node, NOW, "d", 1), "d", 0, 1, 1, 1, node, NOW, 1, Instant.ofEpochMilli(NOW),
+        Priority.NORMAL, new JsonObject());
+    InvalidMessage tooLong = assertThrows(InvalidMessage.class, () -> g.check(longId, NOW));
+    assertEquals("bad_field", tooLong.reason);
+    assertTrue(tooLong.getMessage().contains("at most 160"), tooLong.getMessage());
+    String fits = "n".repeat(160 - ":1700000000000:d:1".length());
+    assertDoesNotThrow(() -> g.check(new Envelope(Envelope.messageId(fits, NOW, "d", 1), "d", 0, 1, 1, 1, fits, NOW, 1, Instant.ofEpochMilli(NOW),
+        Priority.NORMAL, new JsonObject()), NOW));
   }
 
   @Test
