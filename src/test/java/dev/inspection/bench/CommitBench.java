@@ -154,6 +154,7 @@ public final class CommitBench {
       }
       System.out.printf("snapshot load of a %d-device slot (pages of 1000): median %.1f ms, max %.1f ms (5 loads)%n", loaded, median(loads) / 1e6,
           Arrays.stream(loads).max().orElse(0) / 1e6);
+      DerivedMemory.print(100_000);
     } finally {
       try {
         if (System.getenv("BENCH_KEEP_SCHEMA") != null) System.out.println("schema " + schema + " kept (BENCH_KEEP_SCHEMA)");
