@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.rabbitmq.client.Channel;
 import dev.inspection.config.Config;
 import dev.inspection.control.FleetMode;
+import dev.inspection.control.Liveness;
 import dev.inspection.messaging.Priority;
 import dev.inspection.messaging.Topology;
 import dev.inspection.node.Node;
@@ -16,11 +17,17 @@ import io.vertx.core.json.JsonObject;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.DriverManager;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -161,6 +168,61 @@ class FleetModeIT {
         } catch (Exception ignored) {
           // best effort
         }
+      }
+    }
+  }
+
+  /**
+   * Scenario F's signal: every worker fails its commits. Two stand-in workers are rows the test keeps alive
+   * (fresh heartbeats, their liveness locks held by the test's session) whose heartbeat reports a rising
+   * {@code db_errors}, as a real worker's does while PostgreSQL refuses its batches.
+   */
+  @Test
+  void workersFailingCommitsEnterHighAndTheModeLeavesWhenTheyStop() throws Exception {
+    try (TestEnv env = new TestEnv(2)) {
+      Node sched = env.start(Map.of("role", "scheduler", "node.id", env.name + "-sched", "scheduler.queue.sample.ms", "1000",
+          "scheduler.fleet.min.dwell.ms", "2000", "scheduler.min.workers", "0"));
+      try (Channel ch = env.channel()) {
+        env.topology().declare(ch);
+      }
+      List<String> workers = List.of(env.name + "-w1", env.name + "-w2");
+      AtomicBoolean failing = new AtomicBoolean();
+      ScheduledExecutorService beat = Executors.newSingleThreadScheduledExecutor();
+      try (java.sql.Connection pg = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:5432/test", "postgres", "")) {
+        try (Statement st = pg.createStatement()) {
+          for (String w : workers) {
+            st.execute("SELECT pg_advisory_lock(hashtext('" + Liveness.namespace(env.name) + "'), hashtext('" + w + "'))");
+            st.execute("INSERT INTO " + env.name + ".worker_heartbeat (worker_id, state, last_heartbeat, started_at, state_since, metadata, backlog_metrics)"
+                + " VALUES ('" + w + "', 'ACTIVE', now(), now(), now(), '{}', '{\"db_errors\": 0}')");
+          }
+        }
+        beat.scheduleAtFixedRate(() -> {
+          try (Statement st = pg.createStatement()) {
+            st.execute("UPDATE " + env.name + ".worker_heartbeat SET last_heartbeat = now(), backlog_metrics = jsonb_build_object('db_errors',"
+                + " coalesce((backlog_metrics->>'db_errors')::bigint, 0) + " + (failing.get() ? 1 : 0) + ") WHERE worker_id LIKE '" + env.name + "-w%'");
+          } catch (Exception e) {
+            System.out.println("stand-in heartbeat failed: " + e);
+          }
+        }, 0, 300, TimeUnit.MILLISECONDS);
+        awaitTrue(Duration.ofSeconds(20), "the leader stores NORMAL", () -> stored(sched) == FleetMode.NORMAL);
+        awaitTrue(Duration.ofSeconds(10), "the leader sees both workers", () ->
+            new JsonObject(http(sched.httpPort(), "GET", "/api/v1/fleet-mode").getValue()).getJsonObject("signals", new JsonObject()).getInteger("live_workers", 0) == 2);
+
+        long t0 = System.currentTimeMillis();
+        failing.set(true);
+        awaitTrue(Duration.ofSeconds(10), "the leader enters BACKPRESSURE_HIGH", () -> stored(sched) == FleetMode.BACKPRESSURE_HIGH);
+        long entered = System.currentTimeMillis() - t0;
+        String reason = (String) env.query("SELECT reason FROM $S.fleet_mode").get(0)[0];
+        assertTrue(reason.startsWith("failing_workers: 2 of 2 workers failing commits"), reason);
+
+        long t1 = System.currentTimeMillis();
+        failing.set(false);
+        awaitTrue(Duration.ofSeconds(10), "the leader leaves BACKPRESSURE_HIGH", () -> stored(sched) == FleetMode.NORMAL);
+        System.out.printf("failing workers: HIGH stored %d ms after both workers' errors started rising, NORMAL %d ms after they stopped%n", entered,
+            System.currentTimeMillis() - t1);
+        assertEquals(2, env.queryLong("SELECT count(*) FROM $S.fleet_mode_history"), "one change in, one out, each kept");
+      } finally {
+        beat.shutdownNow();
       }
     }
   }
