@@ -228,6 +228,31 @@ class FleetModeIT {
   }
 
   @Test
+  void aProbeWhoseQueuesRefusePublishesEntersHighOnItsOwn() throws Exception {
+    try (TestEnv env = new TestEnv(2)) {
+      String probeTopology = env.name + "_full";
+      try {
+        Path file = devices(env);
+        String id = env.name + "-probe-full";
+        // queues of 1 KiB fill at once and refuse the rest (reject-publish): the broker nacks
+        Node probe = env.start(Map.of("role", "probe", "node.id", id, "topology.prefix", probeTopology, "queue.max.bytes", "1024",
+            "probe.inventory.file", file.toString(), "redis.url", "redis://127.0.0.1:1"));
+        awaitTrue(Duration.ofSeconds(20), "the probe enters BACKPRESSURE_HIGH on its own", () -> probe.probe().mode().local() == FleetMode.BACKPRESSURE_HIGH);
+        assertTrue(probe.metrics().count("outbox_nacks_total") > 0, "the broker refused publishes");
+        assertTrue(probe.metrics().count("probe_mode_changes_total", "source", "local", "to", "BACKPRESSURE_HIGH", "cause", "broker_nacks") >= 1);
+        awaitTrue(Duration.ofSeconds(10), "low devices are skipped", () -> probe.metrics().count("probe_mode_skipped_total", "priority", "3") > 0);
+        assertEquals(0.0, probe.metrics().count("probe_mode_skipped_total", "priority", "1"), "critical devices are never skipped");
+      } finally {
+        try (Channel ch = env.channel()) {
+          Topology.of(env.config(Map.of("topology.prefix", probeTopology))).delete(ch);
+        } catch (Exception ignored) {
+          // best effort
+        }
+      }
+    }
+  }
+
+  @Test
   void aProbeThatHearsNoSchedulerEntersHighOnItsOwn() throws Exception {
     try (TestEnv env = new TestEnv(2)) {
       String probeTopology = env.name + "_p";
