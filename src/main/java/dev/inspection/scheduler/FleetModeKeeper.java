@@ -53,6 +53,9 @@ public final class FleetModeKeeper {
   private long machineTerm = -1;
   private FleetSignals.Sample previous;
   private long lastStepAt;
+  private long lastSampledAt;
+  /** When (this clock) the queue sampler's last new sample was first seen: a sampler that stops (broker away) goes stale. */
+  private long sampleSeenAt;
   private boolean busy;
   private Change pending;
   private long timer = -1;
@@ -164,8 +167,12 @@ public final class FleetModeKeeper {
       });
     }
     long now = clock.millis();
-    long sampledAt = queues.sampledAt();
-    boolean fresh = sampledAt > 0 && now - sampledAt <= 3 * sampleMs;
+    long sampledAt = queues.sampledAt(); // the sampler's wall clock: compared only with itself
+    if (sampledAt != lastSampledAt) {
+      lastSampledAt = sampledAt;
+      sampleSeenAt = now;
+    }
+    boolean fresh = sampledAt > 0 && now - sampleSeenAt <= 3 * sampleMs;
     boolean newSample = fresh && (previous == null || sampledAt != previous.atMs());
     if (!newSample && !(now - lastStepAt >= sampleMs && !fresh)) return store(term);
     return store.workers().compose(workers -> {
