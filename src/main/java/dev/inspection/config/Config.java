@@ -213,7 +213,7 @@ public final class Config {
 
   /** The fleet and probe mode thresholds (issue 12): positive, critical above high, a leave ratio inside (0, 1). */
   private static void validateModes(Config c) {
-    for (ConfigKey k : List.of(Keys.SCHEDULER_QUEUE_SAMPLE_MS, Keys.SCHEDULER_FLEET_BACKLOG_HIGH, Keys.SCHEDULER_FLEET_GROWTH_PER_S, Keys.SCHEDULER_FLEET_GROWTH_SAMPLES,
+    for (ConfigKey k : List.of(Keys.SCHEDULER_QUEUE_SAMPLE_MS, Keys.SCHEDULER_FLEET_BACKLOG_HIGH, Keys.SCHEDULER_FLEET_GROWTH_PER_S, Keys.SCHEDULER_FLEET_GROWTH_SAMPLES, Keys.SCHEDULER_FLEET_FAILING_SAMPLES,
         Keys.SCHEDULER_FLEET_COMMIT_P99_HIGH_MS, Keys.PROBE_MODE_POLL_MS, Keys.PROBE_MODE_UNREACHABLE_MS, Keys.PROBE_MODE_OUTBOX_DEPTH_HIGH,
         Keys.PROBE_MODE_OUTBOX_AGE_HIGH_MS, Keys.PROBE_MODE_NACK_WINDOW_MS)) {
       if (!(c.getDouble(k) > 0)) throw new ConfigException(k.name() + " must be above 0 (got " + c.get(k) + ")");

@@ -112,6 +112,7 @@ public final class Keys {
   public static final ConfigKey SCHEDULER_FLEET_GROWTH_PER_S = k("scheduler.fleet.growth.per.s", "2000", DOUBLE, "fleet mode: backlog growth (messages/s between two queue samples) that enters BACKPRESSURE_HIGH when sustained");
   public static final ConfigKey SCHEDULER_FLEET_GROWTH_SAMPLES = k("scheduler.fleet.growth.samples", "3", INT, "fleet mode: consecutive queue samples the growth must hold before it counts");
   public static final ConfigKey SCHEDULER_FLEET_FAILING_WORKERS_PCT = k("scheduler.fleet.failing.workers.pct", "50", DOUBLE, "fleet mode: share (percent) of ACTIVE/DRAINING workers whose database errors rose since the last sample that enters BACKPRESSURE_HIGH (seed 000 scenario F)");
+  public static final ConfigKey SCHEDULER_FLEET_FAILING_SAMPLES = k("scheduler.fleet.failing.samples", "2", INT, "fleet mode: consecutive queue samples that share of failing workers must hold before it counts (one failed batch is not an outage)");
   public static final ConfigKey SCHEDULER_FLEET_COMMIT_P99_HIGH_MS = k("scheduler.fleet.commit.p99.high.ms", "5000", DOUBLE, "fleet mode: a worker's commit p99 (from its heartbeat) that enters BACKPRESSURE_HIGH");
   public static final ConfigKey SCHEDULER_FLEET_COMMIT_P99_CRITICAL_MS = k("scheduler.fleet.commit.p99.critical.ms", "30000", DOUBLE, "fleet mode: a worker's commit p99 that enters BACKPRESSURE_CRITICAL");
   public static final ConfigKey SCHEDULER_FLEET_LEAVE_RATIO = k("scheduler.fleet.leave.ratio", "0.5", DOUBLE, "fleet mode hysteresis: a mode is left (one step down) only when every signal is below this fraction of its entry threshold; 0 < ratio < 1");
@@ -178,7 +179,7 @@ public final class Keys {
       SCHEDULER_REBALANCE_MAX_MOVES, SCHEDULER_COOLDOWN_SLOT_MS, SCHEDULER_COOLDOWN_SOURCE_MS, SCHEDULER_WEIGHT_DEVICES, SCHEDULER_WEIGHT_RATE,
       SCHEDULER_WEIGHT_BACKLOG, SCHEDULER_WEIGHT_PROCESS_MS, SCHEDULER_WEIGHT_CRITICAL, SCHEDULER_MIN_WORKERS,
       SCHEDULER_QUEUE_SAMPLE_MS, SCHEDULER_FLEET_BACKLOG_HIGH, SCHEDULER_FLEET_BACKLOG_CRITICAL, SCHEDULER_FLEET_GROWTH_PER_S, SCHEDULER_FLEET_GROWTH_SAMPLES,
-      SCHEDULER_FLEET_FAILING_WORKERS_PCT, SCHEDULER_FLEET_COMMIT_P99_HIGH_MS, SCHEDULER_FLEET_COMMIT_P99_CRITICAL_MS, SCHEDULER_FLEET_LEAVE_RATIO,
+      SCHEDULER_FLEET_FAILING_WORKERS_PCT, SCHEDULER_FLEET_FAILING_SAMPLES, SCHEDULER_FLEET_COMMIT_P99_HIGH_MS, SCHEDULER_FLEET_COMMIT_P99_CRITICAL_MS, SCHEDULER_FLEET_LEAVE_RATIO,
       SCHEDULER_FLEET_MIN_DWELL_MS, PROBE_MODE_POLL_MS, PROBE_MODE_UNREACHABLE_MS, PROBE_MODE_OUTBOX_DEPTH_HIGH, PROBE_MODE_OUTBOX_DEPTH_CRITICAL,
       PROBE_MODE_OUTBOX_AGE_HIGH_MS, PROBE_MODE_OUTBOX_AGE_CRITICAL_MS, PROBE_MODE_NACK_WINDOW_MS, PROBE_MODE_MIN_DWELL_MS,
       ALERT_OFFLINE_FAILURES_P1, ALERT_OFFLINE_FAILURES_P2, ALERT_OFFLINE_FAILURES_P3, ALERT_OFFLINE_SEVERITY_P1, ALERT_OFFLINE_SEVERITY_P2,

@@ -19,6 +19,7 @@ import io.vertx.sqlclient.Tuple;
 import java.time.Clock;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -81,6 +82,7 @@ public final class FleetModeKeeper {
   public static FleetModeMachine.Settings settings(Config c) {
     return new FleetModeMachine.Settings(c.getLong(Keys.SCHEDULER_FLEET_BACKLOG_HIGH), c.getLong(Keys.SCHEDULER_FLEET_BACKLOG_CRITICAL),
         c.getDouble(Keys.SCHEDULER_FLEET_GROWTH_PER_S), c.getInt(Keys.SCHEDULER_FLEET_GROWTH_SAMPLES), c.getDouble(Keys.SCHEDULER_FLEET_FAILING_WORKERS_PCT),
+        c.getInt(Keys.SCHEDULER_FLEET_FAILING_SAMPLES),
         c.getDouble(Keys.SCHEDULER_FLEET_COMMIT_P99_HIGH_MS), c.getDouble(Keys.SCHEDULER_FLEET_COMMIT_P99_CRITICAL_MS), c.getDouble(Keys.SCHEDULER_FLEET_LEAVE_RATIO),
         c.getLong(Keys.SCHEDULER_FLEET_MIN_DWELL_MS));
   }
@@ -134,10 +136,11 @@ public final class FleetModeKeeper {
   private void tick() {
     if (busy) return;
     busy = true;
-    Future<?> round = leadership.leading() ? lead() : follow();
+    // bounded: a query that never answers must not stop every later sample
+    Future<?> round = (leadership.leading() ? lead() : follow()).timeout(3 * sampleMs + 5000, TimeUnit.MILLISECONDS);
     round.onComplete(ar -> {
       busy = false;
-      if (ar.failed()) log.debug("fleet mode round failed: {}", ar.cause().getMessage());
+      if (ar.failed()) log.warn("fleet mode round failed: {}", ar.cause().getMessage());
     });
   }
 

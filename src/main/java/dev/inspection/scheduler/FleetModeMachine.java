@@ -10,7 +10,7 @@ import java.util.List;
  *
  * <p>Up at once: a signal at or above a mode's entry threshold moves the fleet to that mode at the sample
  * that shows it (HIGH: backlog, backlog growth sustained for {@code growthSamples} samples, a share of the
- * workers failing commits, commit p99; CRITICAL: backlog or commit p99). Down slowly, one step at a time:
+ * workers failing commits sustained for {@code failingSamples} samples, commit p99; CRITICAL: backlog or commit p99). Down slowly, one step at a time:
  * only when every signal of the current mode is below {@code leaveRatio} × its entry threshold (the
  * hysteresis band) and the mode has lasted {@code minDwellMs} (the dwell), so a backlog that hovers
  * around a threshold cannot make the probes flap. An unknown signal (no sample, broker away) neither
@@ -21,11 +21,11 @@ public final class FleetModeMachine {
   /**
    * Thresholds, all from configuration.
    *
-   * @param failingPct share of live workers failing commits (0..100) that enters HIGH
+   * @param failingPct share of live workers failing commits (0..100) that enters HIGH when it holds for {@code failingSamples} samples
    * @param leaveRatio a mode is left only below this fraction of its entry thresholds (0 < r < 1)
    * @param minDwellMs least time in a mode before stepping down from it
    */
-  public record Settings(long backlogHigh, long backlogCritical, double growthHighPerSec, int growthSamples, double failingPct,
+  public record Settings(long backlogHigh, long backlogCritical, double growthHighPerSec, int growthSamples, double failingPct, int failingSamples,
       double commitP99HighMs, double commitP99CriticalMs, double leaveRatio, long minDwellMs) {}
 
   /**
@@ -40,6 +40,7 @@ public final class FleetModeMachine {
   private long sinceMs;
   private String reason = "start";
   private int growthStreak;
+  private int failingStreak;
 
   public FleetModeMachine(Settings settings, long nowMs) {
     this.settings = settings;
@@ -52,6 +53,7 @@ public final class FleetModeMachine {
     reason = why;
     sinceMs = storedSinceMs;
     growthStreak = 0;
+    failingStreak = 0;
   }
 
   public FleetMode mode() {
@@ -69,6 +71,8 @@ public final class FleetModeMachine {
   /** One sample: the change it causes, or null. */
   public Change step(FleetSignals s, long nowMs) {
     growthStreak = !Double.isNaN(s.growthPerSec()) && s.growthPerSec() >= settings.growthHighPerSec() ? growthStreak + 1 : 0;
+    // one worker's one failed batch is not an outage: the share must hold over consecutive samples
+    failingStreak = s.failingWorkers() > 0 && s.failingPct() >= settings.failingPct() ? failingStreak + 1 : 0;
     List<String> critical = criticalCauses(s);
     List<String> high = critical.isEmpty() ? highCauses(s) : List.of();
     FleetMode wanted = !critical.isEmpty() ? FleetMode.BACKPRESSURE_CRITICAL : !high.isEmpty() ? FleetMode.BACKPRESSURE_HIGH : FleetMode.NORMAL;
@@ -104,8 +108,8 @@ public final class FleetModeMachine {
     if (growthStreak >= settings.growthSamples()) {
       c.add("growth: backlog growing " + Math.round(s.growthPerSec()) + "/s >= " + Math.round(settings.growthHighPerSec()) + "/s for " + growthStreak + " samples");
     }
-    if (s.failingWorkers() > 0 && s.failingPct() >= settings.failingPct()) {
-      c.add("failing_workers: " + s.failingWorkers() + " of " + s.liveWorkers() + " workers failing commits (>= " + Math.round(settings.failingPct()) + " %)");
+    if (failingStreak >= settings.failingSamples()) {
+      c.add("failing_workers: " + s.failingWorkers() + " of " + s.liveWorkers() + " workers failing commits (>= " + Math.round(settings.failingPct()) + " %) for " + failingStreak + " samples");
     }
     if (s.commitP99Ms() >= settings.commitP99HighMs()) c.add("commit_latency: p99 " + Math.round(s.commitP99Ms()) + " ms >= " + Math.round(settings.commitP99HighMs()));
     return c;

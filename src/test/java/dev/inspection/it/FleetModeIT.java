@@ -66,8 +66,10 @@ class FleetModeIT {
     return List.of(0, 1, 2).stream().mapToInt(i -> n.getOrDefault("p" + priority + "-" + i, 0)).average().orElse(0);
   }
 
+  /** The mode the scheduler last read or wrote; null before it first read the database. */
   private static FleetMode stored(Node scheduler) {
-    return FleetMode.parse(scheduler.scheduler().fleetMode().stored().getString("mode"), null);
+    JsonObject m = scheduler.scheduler().fleetMode().stored();
+    return m.containsKey("term") ? FleetMode.parse(m.getString("mode"), null) : null;
   }
 
   @Test
@@ -205,8 +207,13 @@ class FleetModeIT {
           }
         }, 0, 300, TimeUnit.MILLISECONDS);
         awaitTrue(Duration.ofSeconds(20), "the leader stores NORMAL", () -> stored(sched) == FleetMode.NORMAL);
-        awaitTrue(Duration.ofSeconds(10), "the leader sees both workers", () ->
-            new JsonObject(http(sched.httpPort(), "GET", "/api/v1/fleet-mode").getValue()).getJsonObject("signals", new JsonObject()).getInteger("live_workers", 0) == 2);
+        try {
+          awaitTrue(Duration.ofSeconds(10), "the leader sees both workers", () ->
+              new JsonObject(http(sched.httpPort(), "GET", "/api/v1/fleet-mode").getValue()).getJsonObject("signals", new JsonObject()).getInteger("live_workers", 0) == 2);
+        } catch (org.awaitility.core.ConditionTimeoutException e) {
+          throw new AssertionError("the leader does not see both workers: " + http(sched.httpPort(), "GET", "/api/v1/fleet-mode").getValue() + "; workers "
+              + http(sched.httpPort(), "GET", "/api/v1/workers").getValue(), e);
+        }
 
         long t0 = System.currentTimeMillis();
         failing.set(true);

@@ -14,8 +14,8 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class FleetModeMachineTest {
-  // backlog 1000 / 10000, growth 100/s for 2 samples, 50 % failing, p99 5 s / 30 s, leave below half, dwell 30 s
-  private static final FleetModeMachine.Settings S = new FleetModeMachine.Settings(1000, 10_000, 100, 2, 50, 5000, 30_000, 0.5, 30_000);
+  // backlog 1000 / 10000, growth 100/s for 2 samples, 50 % failing for 2 samples, p99 5 s / 30 s, leave below half, dwell 30 s
+  private static final FleetModeMachine.Settings S = new FleetModeMachine.Settings(1000, 10_000, 100, 2, 50, 2, 5000, 30_000, 0.5, 30_000);
 
   private static FleetSignals backlog(long n) {
     return new FleetSignals(n, Double.NaN, 0, 2, -1);
@@ -98,10 +98,13 @@ class FleetModeMachineTest {
   void workersFailingCommitsEnterHighAsInScenarioF() {
     FleetModeMachine m = new FleetModeMachine(S, 0);
     assertNull(m.step(new FleetSignals(0, 0, 1, 3, -1), 1000), "1 of 3 (33 %) is below 50 %");
-    Change c = m.step(new FleetSignals(0, 0, 2, 3, -1), 2000);
+    assertNull(m.step(new FleetSignals(0, 0, 2, 3, -1), 2000), "one sample of failures is not an outage");
+    assertNull(m.step(new FleetSignals(0, 0, 0, 3, -1), 3000), "the streak breaks");
+    assertNull(m.step(new FleetSignals(0, 0, 3, 3, -1), 4000));
+    Change c = m.step(new FleetSignals(0, 0, 2, 3, -1), 5000);
     assertEquals(BACKPRESSURE_HIGH, c.to());
     assertEquals("failing_workers", c.cause());
-    assertTrue(c.reason().contains("2 of 3 workers failing commits"), c.reason());
+    assertTrue(c.reason().contains("2 of 3 workers failing commits (>= 50 %) for 2 samples"), c.reason());
     assertNull(m.step(new FleetSignals(0, 0, 1, 3, -1), 60_000), "33 % >= 25 %: still failing enough to hold");
     assertEquals(NORMAL, m.step(new FleetSignals(0, 0, 0, 3, -1), 61_000).to());
   }
