@@ -40,7 +40,8 @@ class ArchitectureTest {
       Map.entry("coordination", Set.of("config", "common")),
       // roles
       Map.entry("outbox", Set.of("config", "common", "metrics", "messaging")),
-      Map.entry("probe", Set.of("config", "common", "metrics", "messaging", "inventory", "control", "outbox")),
+      // probe -> coordination: it hears the fleet mode on Redis (issue 12), like workers hear lease changes
+      Map.entry("probe", Set.of("config", "common", "metrics", "messaging", "inventory", "control", "outbox", "coordination")),
       Map.entry("worker", Set.of("config", "common", "metrics", "messaging", "inventory", "control", "state", "store", "coordination")),
       Map.entry("scheduler", Set.of("config", "common", "metrics", "messaging", "inventory", "control", "state", "store", "coordination")),
       // the API over the scheduler

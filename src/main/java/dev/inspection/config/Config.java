@@ -213,6 +213,32 @@ public final class Config {
     for (ConfigKey k : List.of(Keys.RETENTION_ALERT_DAYS, Keys.RETENTION_ROLLUP_DAYS, Keys.RETENTION_AHEAD_DAYS)) {
       if (c.getInt(k) < 1) throw new ConfigException(k.name() + " must be at least 1 (got " + c.get(k) + ")");
     }
+    validateModes(c);
+  }
+
+  /** The fleet and probe mode thresholds (issue 12): positive, critical above high, a leave ratio inside (0, 1). */
+  private static void validateModes(Config c) {
+    for (ConfigKey k : List.of(Keys.SCHEDULER_QUEUE_SAMPLE_MS, Keys.SCHEDULER_FLEET_BACKLOG_HIGH, Keys.SCHEDULER_FLEET_GROWTH_PER_S, Keys.SCHEDULER_FLEET_GROWTH_SAMPLES, Keys.SCHEDULER_FLEET_FAILING_SAMPLES,
+        Keys.SCHEDULER_FLEET_COMMIT_P99_HIGH_MS, Keys.PROBE_MODE_POLL_MS, Keys.PROBE_MODE_UNREACHABLE_MS, Keys.PROBE_MODE_OUTBOX_DEPTH_HIGH,
+        Keys.PROBE_MODE_OUTBOX_AGE_HIGH_MS, Keys.PROBE_MODE_NACK_WINDOW_MS)) {
+      if (!(c.getDouble(k) > 0)) throw new ConfigException(k.name() + " must be above 0 (got " + c.get(k) + ")");
+    }
+    for (ConfigKey k : List.of(Keys.SCHEDULER_FLEET_MIN_DWELL_MS, Keys.PROBE_MODE_MIN_DWELL_MS)) {
+      if (c.getLong(k) < 0) throw new ConfigException(k.name() + " must not be negative (got " + c.get(k) + ")");
+    }
+    double pct = c.getDouble(Keys.SCHEDULER_FLEET_FAILING_WORKERS_PCT);
+    if (!(pct > 0 && pct <= 100)) throw new ConfigException("scheduler.fleet.failing.workers.pct must be above 0 and at most 100 (got " + pct + ")");
+    double ratio = c.getDouble(Keys.SCHEDULER_FLEET_LEAVE_RATIO);
+    if (!(ratio > 0 && ratio < 1)) throw new ConfigException("scheduler.fleet.leave.ratio must be between 0 and 1, exclusive (got " + ratio + "): it is the hysteresis band");
+    List<ConfigKey[]> pairs = List.of(new ConfigKey[] {Keys.SCHEDULER_FLEET_BACKLOG_HIGH, Keys.SCHEDULER_FLEET_BACKLOG_CRITICAL},
+        new ConfigKey[] {Keys.SCHEDULER_FLEET_COMMIT_P99_HIGH_MS, Keys.SCHEDULER_FLEET_COMMIT_P99_CRITICAL_MS},
+        new ConfigKey[] {Keys.PROBE_MODE_OUTBOX_DEPTH_HIGH, Keys.PROBE_MODE_OUTBOX_DEPTH_CRITICAL},
+        new ConfigKey[] {Keys.PROBE_MODE_OUTBOX_AGE_HIGH_MS, Keys.PROBE_MODE_OUTBOX_AGE_CRITICAL_MS});
+    for (ConfigKey[] p : pairs) {
+      if (c.getDouble(p[1]) <= c.getDouble(p[0])) {
+        throw new ConfigException(p[1].name() + " (" + c.get(p[1]) + ") must be above " + p[0].name() + " (" + c.get(p[0]) + ")");
+      }
+    }
   }
 
   /** The value of a key given by name, or null when no such key exists (for rule sets that name their own keys). */

@@ -111,6 +111,26 @@ public final class Keys {
   public static final ConfigKey SCHEDULER_WEIGHT_PROCESS_MS = k("scheduler.weight.process.ms", "2", DOUBLE, "slot weight per ms of average batch time (δ)");
   public static final ConfigKey SCHEDULER_WEIGHT_CRITICAL = k("scheduler.weight.critical", "3", DOUBLE, "slot weight per critical (priority 1) device (ε)");
   public static final ConfigKey SCHEDULER_MIN_WORKERS = k("scheduler.min.workers", "3", INT, "cold start: probes inspect non-critical devices at 25% rate, +25% per ACTIVE worker, until this many are ACTIVE");
+  // issue 12 item 3 (D10): the fleet mode the leader decides and the probes follow
+  public static final ConfigKey SCHEDULER_QUEUE_SAMPLE_MS = k("scheduler.queue.sample.ms", "5000", LONG, "how often every scheduler counts the messages ready in the slot queues (the API's backlog and the fleet mode's backlog signals)");
+  public static final ConfigKey SCHEDULER_FLEET_BACKLOG_HIGH = k("scheduler.fleet.backlog.high", "100000", LONG, "fleet mode: messages ready in all slot queues that enter BACKPRESSURE_HIGH");
+  public static final ConfigKey SCHEDULER_FLEET_BACKLOG_CRITICAL = k("scheduler.fleet.backlog.critical", "1000000", LONG, "fleet mode: messages ready in all slot queues that enter BACKPRESSURE_CRITICAL (only critical devices inspected)");
+  public static final ConfigKey SCHEDULER_FLEET_GROWTH_PER_S = k("scheduler.fleet.growth.per.s", "2000", DOUBLE, "fleet mode: backlog growth (messages/s between two queue samples) that enters BACKPRESSURE_HIGH when sustained");
+  public static final ConfigKey SCHEDULER_FLEET_GROWTH_SAMPLES = k("scheduler.fleet.growth.samples", "3", INT, "fleet mode: consecutive queue samples the growth must hold before it counts");
+  public static final ConfigKey SCHEDULER_FLEET_FAILING_WORKERS_PCT = k("scheduler.fleet.failing.workers.pct", "50", DOUBLE, "fleet mode: share (percent) of ACTIVE/DRAINING workers whose database errors rose since the last sample that enters BACKPRESSURE_HIGH (seed 000 scenario F)");
+  public static final ConfigKey SCHEDULER_FLEET_FAILING_SAMPLES = k("scheduler.fleet.failing.samples", "2", INT, "fleet mode: consecutive queue samples that share of failing workers must hold before it counts (one failed batch is not an outage)");
+  public static final ConfigKey SCHEDULER_FLEET_COMMIT_P99_HIGH_MS = k("scheduler.fleet.commit.p99.high.ms", "5000", DOUBLE, "fleet mode: a worker's commit p99 (from its heartbeat) that enters BACKPRESSURE_HIGH");
+  public static final ConfigKey SCHEDULER_FLEET_COMMIT_P99_CRITICAL_MS = k("scheduler.fleet.commit.p99.critical.ms", "30000", DOUBLE, "fleet mode: a worker's commit p99 that enters BACKPRESSURE_CRITICAL");
+  public static final ConfigKey SCHEDULER_FLEET_LEAVE_RATIO = k("scheduler.fleet.leave.ratio", "0.5", DOUBLE, "fleet mode hysteresis: a mode is left (one step down) only when every signal is below this fraction of its entry threshold; 0 < ratio < 1");
+  public static final ConfigKey SCHEDULER_FLEET_MIN_DWELL_MS = k("scheduler.fleet.min.dwell.ms", "30000", LONG, "fleet mode: least time in a backpressure mode before stepping down from it (entering a more severe mode never waits)");
+  public static final ConfigKey PROBE_MODE_POLL_MS = k("probe.mode.poll.ms", "2000", LONG, "how often a probe with probe.inventory.url reads the fleet mode from the scheduler (the authority; Redis brings changes sooner)");
+  public static final ConfigKey PROBE_MODE_UNREACHABLE_MS = k("probe.mode.unreachable.ms", "15000", LONG, "a probe that has heard the fleet mode neither from the API nor from Redis for this long enters BACKPRESSURE_HIGH on its own");
+  public static final ConfigKey PROBE_MODE_OUTBOX_DEPTH_HIGH = k("probe.mode.outbox.depth.high", "100000", LONG, "probe's own mode: unconfirmed outbox rows that enter BACKPRESSURE_HIGH");
+  public static final ConfigKey PROBE_MODE_OUTBOX_DEPTH_CRITICAL = k("probe.mode.outbox.depth.critical", "1000000", LONG, "probe's own mode: unconfirmed outbox rows that enter BACKPRESSURE_CRITICAL");
+  public static final ConfigKey PROBE_MODE_OUTBOX_AGE_HIGH_MS = k("probe.mode.outbox.age.high.ms", "60000", LONG, "probe's own mode: age of the oldest unconfirmed outbox row that enters BACKPRESSURE_HIGH");
+  public static final ConfigKey PROBE_MODE_OUTBOX_AGE_CRITICAL_MS = k("probe.mode.outbox.age.critical.ms", "600000", LONG, "probe's own mode: age of the oldest unconfirmed outbox row that enters BACKPRESSURE_CRITICAL");
+  public static final ConfigKey PROBE_MODE_NACK_WINDOW_MS = k("probe.mode.nack.window.ms", "10000", LONG, "probe's own mode: a publish the broker refused (full queue) within this window keeps BACKPRESSURE_HIGH");
+  public static final ConfigKey PROBE_MODE_MIN_DWELL_MS = k("probe.mode.min.dwell.ms", "10000", LONG, "probe's own mode: least time in a backpressure mode before stepping down (below half of each entry threshold)");
   public static final ConfigKey ALERT_OFFLINE_FAILURES_P1 = k("alert.offline.failures.p1", "3", INT, "critical devices: consecutive failed checks before device.offline fires (the HARD state, like Nagios max_check_attempts)");
   public static final ConfigKey ALERT_OFFLINE_FAILURES_P2 = k("alert.offline.failures.p2", "5", INT, "normal devices: consecutive failed checks before device.offline fires");
   public static final ConfigKey ALERT_OFFLINE_FAILURES_P3 = k("alert.offline.failures.p3", "10", INT, "low-priority devices: consecutive failed checks before device.offline fires");
@@ -165,6 +185,10 @@ public final class Keys {
       SCHEDULER_MOVE_TIMEOUT_MS, SCHEDULER_LOCK_TIMEOUT_MS, SCHEDULER_DRAIN_BATCH, SCHEDULER_REBALANCE_INTERVAL_MS, SCHEDULER_REBALANCE_THRESHOLD,
       SCHEDULER_REBALANCE_MAX_MOVES, SCHEDULER_COOLDOWN_SLOT_MS, SCHEDULER_COOLDOWN_SOURCE_MS, SCHEDULER_WEIGHT_DEVICES, SCHEDULER_WEIGHT_RATE,
       SCHEDULER_WEIGHT_BACKLOG, SCHEDULER_WEIGHT_PROCESS_MS, SCHEDULER_WEIGHT_CRITICAL, SCHEDULER_MIN_WORKERS,
+      SCHEDULER_QUEUE_SAMPLE_MS, SCHEDULER_FLEET_BACKLOG_HIGH, SCHEDULER_FLEET_BACKLOG_CRITICAL, SCHEDULER_FLEET_GROWTH_PER_S, SCHEDULER_FLEET_GROWTH_SAMPLES,
+      SCHEDULER_FLEET_FAILING_WORKERS_PCT, SCHEDULER_FLEET_FAILING_SAMPLES, SCHEDULER_FLEET_COMMIT_P99_HIGH_MS, SCHEDULER_FLEET_COMMIT_P99_CRITICAL_MS, SCHEDULER_FLEET_LEAVE_RATIO,
+      SCHEDULER_FLEET_MIN_DWELL_MS, PROBE_MODE_POLL_MS, PROBE_MODE_UNREACHABLE_MS, PROBE_MODE_OUTBOX_DEPTH_HIGH, PROBE_MODE_OUTBOX_DEPTH_CRITICAL,
+      PROBE_MODE_OUTBOX_AGE_HIGH_MS, PROBE_MODE_OUTBOX_AGE_CRITICAL_MS, PROBE_MODE_NACK_WINDOW_MS, PROBE_MODE_MIN_DWELL_MS,
       ALERT_OFFLINE_FAILURES_P1, ALERT_OFFLINE_FAILURES_P2, ALERT_OFFLINE_FAILURES_P3, ALERT_OFFLINE_SEVERITY_P1, ALERT_OFFLINE_SEVERITY_P2,
       ALERT_OFFLINE_SEVERITY_P3, ALERT_FLAP_LOW_PCT, ALERT_FLAP_HIGH_PCT, ALERT_FLAP_WINDOW,
       RETENTION_HISTORY_DAYS_HIGH, RETENTION_HISTORY_DAYS_NORMAL, RETENTION_ALERT_DAYS, RETENTION_ROLLUP_DAYS, RETENTION_AHEAD_DAYS, RETENTION_CHECK_MS,

@@ -37,9 +37,14 @@ public final class Notifier {
   private volatile boolean connected;
 
   public Notifier(Vertx vertx, String url, String channelPrefix, RetryPolicy retryPolicy, Consumer<String> onMessage) {
+    this(vertx, url, channelPrefix, "lease", retryPolicy, onMessage);
+  }
+
+  /** A notifier on the channel {@code {channelPrefix}:{topic}} (e.g. {@code fleet-mode}) instead of the lease channel. */
+  public Notifier(Vertx vertx, String url, String channelPrefix, String topic, RetryPolicy retryPolicy, Consumer<String> onMessage) {
     this.vertx = vertx;
     this.url = url;
-    this.channel = channelPrefix + ":lease";
+    this.channel = channelPrefix + ":" + topic;
     this.retry = new Retry(vertx, retryPolicy, log);
     this.afterLoss = retryPolicy.backoff();
     this.onMessage = onMessage;

@@ -5,12 +5,16 @@ import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.distribution.ValueAtPercentile;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 
 /** The node's metrics, named once here; served in Prometheus format at {@code /metrics}. */
@@ -207,6 +211,66 @@ public final class Metrics {
   private void time(String name, String description, long millis) {
     timers.computeIfAbsent(name, n -> Timer.builder(n).description(description).publishPercentiles(0.5, 0.99)
         .distributionStatisticExpiry(Duration.ofMinutes(5)).register(registry)).record(millis, TimeUnit.MILLISECONDS);
+  }
+
+  /** The worker's commit p99 in ms over the timer's recent window; -1 before the first commit. For its heartbeat (the fleet mode's signal). */
+  public double commitP99Ms() {
+    if (commitLatency.count() == 0) return -1;
+    for (ValueAtPercentile v : commitLatency.takeSnapshot().percentileValues()) {
+      if (v.percentile() == 0.99) return v.value(TimeUnit.MILLISECONDS);
+    }
+    return -1;
+  }
+
+  /**
+   * A mode and the cause of its last change as gauges (issue 12): {@code name{…tags, mode, cause}} is 1 for
+   * the current pair and 0 for every pair held before; {@code name_level} is the mode's severity (0, 1, 2).
+   */
+  public ModeGauge modeGauge(String name, String description, String... tags) {
+    return new ModeGauge(name, description, tags);
+  }
+
+  /** See {@link #modeGauge}. Thread-safe: the scrape reads what the owner sets. */
+  public final class ModeGauge {
+    private final String name;
+    private final String description;
+    private final String[] tags;
+    private final Set<String> registered = ConcurrentHashMap.newKeySet();
+    private final AtomicReference<String> current = new AtomicReference<>("");
+    private final AtomicInteger level = new AtomicInteger();
+
+    private ModeGauge(String name, String description, String[] tags) {
+      this.name = name;
+      this.description = description;
+      this.tags = tags;
+      Gauge.builder(name + "_level", level::get).description(description + " (severity: 0 NORMAL, 1 BACKPRESSURE_HIGH, 2 BACKPRESSURE_CRITICAL)")
+          .tags(tags).register(registry);
+    }
+
+    public void set(String mode, int severity, String cause) {
+      String key = mode + "|" + cause;
+      current.set(key);
+      level.set(severity);
+      if (registered.add(key)) {
+        Gauge.builder(name, () -> current.get().equals(key) ? 1 : 0).description(description).tags(tags).tag("mode", mode).tag("cause", cause)
+            .register(registry);
+      }
+    }
+  }
+
+  /** A mode change, counted by the new mode and its cause. */
+  public void modeChanged(String name, String to, String cause, String... tags) {
+    String[] all = java.util.Arrays.copyOf(tags, tags.length + 4);
+    all[tags.length] = "to";
+    all[tags.length + 1] = to;
+    all[tags.length + 2] = "cause";
+    all[tags.length + 3] = cause;
+    counter(name, "mode changes by the new mode and its cause", all).increment();
+  }
+
+  /** Inspections a backpressure mode skipped (issue 12), by device priority. */
+  public void inspectionSkipped(int priority) {
+    counter("probe_mode_skipped_total", "inspections skipped by the effective backpressure mode, by device priority", "priority", Integer.toString(priority)).increment();
   }
 
   public double count(String name, String... tags) {

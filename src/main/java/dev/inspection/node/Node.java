@@ -4,6 +4,7 @@ import dev.inspection.admin.AlertRoutes;
 import dev.inspection.admin.Credentials;
 import dev.inspection.admin.DeadLetterRoutes;
 import dev.inspection.admin.DeviceRoutes;
+import dev.inspection.admin.FleetModeRoutes;
 import dev.inspection.admin.HttpApi;
 import dev.inspection.admin.HttpTls;
 import dev.inspection.admin.JobRoutes;
@@ -129,7 +130,8 @@ public final class Node {
   private List<Routes> apiResources(SchedulerVerticle s) {
     Operations ops = s.operations();
     return List.of(
-        new OverviewRoutes(s.view(), s.queues(), s::leading),
+        new OverviewRoutes(s.view(), s.queues(), s::leading, () -> s.fleetMode().stored()),
+        new FleetModeRoutes(s.fleetMode()),
         new WorkerRoutes(s.view(), ops),
         new SlotRoutes(s.devices(), s.view(), s.queues(), config.getInt(Keys.SLOTS_TOTAL)),
         new DeviceRoutes(s.devices(), s.state(), ops, config.getLong(Keys.PROBE_INTERVAL_MS), clock),

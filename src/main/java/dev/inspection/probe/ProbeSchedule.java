@@ -15,7 +15,13 @@ import java.util.Random;
  * {@code jitterPct} percent. Pure: time comes in as an argument.
  */
 public final class ProbeSchedule {
-  private record Entry(long dueAt, String deviceId, long generation) {}
+  /** {@code round}: how many times the device was due before this entry (issue 12's modes skip by it). */
+  private record Entry(long dueAt, String deviceId, long generation, long round) {}
+
+  /** Whether a due check runs (issue 12's backpressure modes); a skipped one is rescheduled like a run one. */
+  public interface Gate {
+    boolean inspect(Device d, long round);
+  }
 
   private final PriorityQueue<Entry> queue = new PriorityQueue<>((a, b) -> Long.compare(a.dueAt, b.dueAt));
   private final Map<String, Device> devices = new HashMap<>();
@@ -23,6 +29,7 @@ public final class ProbeSchedule {
   private final int jitterPct;
   private final Random random;
   private double pace = 1.0;
+  private Gate gate = (d, round) -> true;
 
   public ProbeSchedule(int jitterPct, Random random) {
     this.jitterPct = jitterPct;
@@ -34,7 +41,7 @@ public final class ProbeSchedule {
     Device old = devices.put(d.deviceId(), d);
     long gen = generation.merge(d.deviceId(), 1L, Long::sum);
     long first = old != null && old.intervalMs() == d.intervalMs() ? nowMs + jittered(d.intervalMs()) : nowMs + (long) (random.nextDouble() * d.intervalMs());
-    queue.add(new Entry(first, d.deviceId(), gen));
+    queue.add(new Entry(first, d.deviceId(), gen, 0));
   }
 
   /**
@@ -47,6 +54,11 @@ public final class ProbeSchedule {
 
   public double pace() {
     return pace;
+  }
+
+  /** From the next due check on, only checks {@code g} lets through are returned. */
+  public void gate(Gate g) {
+    this.gate = g;
   }
 
   public void remove(String deviceId) {
@@ -66,18 +78,18 @@ public final class ProbeSchedule {
     return devices.values();
   }
 
-  /** Devices due at {@code nowMs} (at most {@code max}), each rescheduled one interval on. */
+  /** Devices due at {@code nowMs} that the gate lets through (at most {@code max}), each due one rescheduled one interval on. */
   public List<Device> pollDue(long nowMs, int max) {
     List<Device> due = new ArrayList<>();
     while (due.size() < max && !queue.isEmpty() && queue.peek().dueAt <= nowMs) {
       Entry e = queue.poll();
       Device d = devices.get(e.deviceId);
       if (d == null || generation.get(e.deviceId) != e.generation) continue;
-      due.add(d);
+      if (gate.inspect(d, e.round)) due.add(d);
       long interval = Pacing.intervalMs(d.intervalMs(), d.priority(), pace);
       long next = e.dueAt + jittered(interval);
       if (next <= nowMs) next = nowMs + jittered(interval); // fell behind: do not fire a burst of catch-ups
-      queue.add(new Entry(next, e.deviceId, e.generation));
+      queue.add(new Entry(next, e.deviceId, e.generation, e.round + 1));
     }
     return due;
   }

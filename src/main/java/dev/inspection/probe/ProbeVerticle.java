@@ -71,6 +71,8 @@ public final class ProbeVerticle extends VerticleBase {
   /** Every periodic timer of this probe, cancelled first thing in {@link #stop()}. */
   private final List<Long> timers = new ArrayList<>();
   private long checksInFlight;
+  /** Backpressure (issue 12): the fleet's mode, this probe's own, and the gate of the schedule. */
+  private ProbeModeKeeper mode;
 
   public ProbeVerticle(Config config, Metrics metrics, Clock clock, Topology topology) {
     this.config = config;
@@ -92,11 +94,17 @@ public final class ProbeVerticle extends VerticleBase {
     return isNode;
   }
 
+  public ProbeModeKeeper mode() {
+    return mode;
+  }
+
   @Override
   public Future<?> start() {
     schedule = new ProbeSchedule(config.getInt(Keys.PROBE_JITTER_PCT), random);
     checker = new Checker(vertx, config.getLong(Keys.PROBE_CHECK_TIMEOUT_MS), config.getDouble(Keys.PROBE_SIM_FAIL_RATE), random);
     web = WebClient.create(vertx);
+    mode = new ProbeModeKeeper(vertx, config, metrics, clock, isNode, outboxDepth::get, outboxOldestAgeMs::get, web);
+    schedule.gate(mode::inspect);
     Path file = Path.of(config.get(Keys.DATA_DIR), "outbox-" + isNode.replaceAll("[^A-Za-z0-9._-]", "_") + ".db");
     metrics.probeGauges(outboxDepth::get, () -> outboxOldestAgeMs.get() / 1000.0, () -> schedule.size());
     return Outbox.open(vertx, file, isNode, topology, clock)
@@ -110,6 +118,7 @@ public final class ProbeVerticle extends VerticleBase {
         .onSuccess(n -> {
           log.info("probe {} inspecting {} devices; outbox {}", isNode, schedule.size(), file.toAbsolutePath());
           timers.add(vertx.setPeriodic(50, t -> tick()));
+          mode.start();
           timers.add(vertx.setPeriodic(20, t -> flush()));
           timers.add(vertx.setPeriodic(config.getLong(Keys.OUTBOX_REPLAY_INTERVAL_MS), t -> publisher.replay()));
           timers.add(vertx.setPeriodic(1000, t -> refreshStats()));
@@ -263,7 +272,8 @@ public final class ProbeVerticle extends VerticleBase {
   private void report() {
     if (stopping || redis == null) return;
     JsonObject r = new JsonObject().put("probe_id", isNode).put("group", config.get(Keys.PROBE_GROUP)).put("outbox_depth", outboxDepth.get())
-        .put("oldest_age_s", outboxOldestAgeMs.get() / 1000.0).put("devices", schedule.size()).put("pace", schedule.pace()).put("at", clock.millis());
+        .put("oldest_age_s", outboxOldestAgeMs.get() / 1000.0).put("devices", schedule.size()).put("pace", schedule.pace()).put("at", clock.millis())
+        .put("mode", mode.effective().name()).put("fleet_mode", mode.fleet().name()).put("local_mode", mode.local().name());
     redis.send(Request.cmd(Command.HSET).arg(config.get(Keys.REDIS_CHANNEL_PREFIX) + ":probes")
         .arg(isNode).arg(r.encode())).onFailure(e -> log.debug("probe report to Redis failed: {}", e.getMessage()));
   }
@@ -280,6 +290,7 @@ public final class ProbeVerticle extends VerticleBase {
   public Future<?> stop() {
     stopping = true;
     timers.forEach(vertx::cancelTimer); // nothing periodic may reach the outbox while it closes
+    if (mode != null) mode.stop();
     if (redis != null) redis.close();
     // each step is bounded: whatever is not confirmed in time stays in the outbox and is replayed next start
     return drainBuffer()

@@ -59,6 +59,8 @@ public final class SchedulerVerticle extends VerticleBase implements Operations.
   private Redis redis;
   private volatile boolean dbOk;
   private AuditLog audit;
+  private Notifier fleetChannel;
+  private FleetModeKeeper fleetMode;
 
   public SchedulerVerticle(Config config, Metrics metrics, Clock clock, Supplier<String> apiUrl) {
     this.config = config;
@@ -94,6 +96,11 @@ public final class SchedulerVerticle extends VerticleBase implements Operations.
 
   public QueueSampler queues() {
     return queues;
+  }
+
+  /** The fleet mode (issue 12): decided and stored by the leader, read by every scheduler. */
+  public FleetModeKeeper fleetMode() {
+    return fleetMode;
   }
 
   /** What the API may change, each command run on this verticle's context. */
@@ -192,11 +199,16 @@ public final class SchedulerVerticle extends VerticleBase implements Operations.
     connector = new RabbitConnector(vertx, RabbitOptions.from(config), RetryPolicy.from(config), "scheduler-" + config.nodeId(), deadLetters::connected,
         deadLetters::connectionLost);
     connector.start();
-    queues = new QueueSampler(vertx, topology, () -> connector.isConnected() ? connector.connection() : null, 5000);
+    long sampleMs = config.getLong(Keys.SCHEDULER_QUEUE_SAMPLE_MS);
+    queues = new QueueSampler(vertx, topology, () -> connector.isConnected() ? connector.connection() : null, sampleMs);
+    fleetChannel = new Notifier(vertx, config.get(Keys.REDIS_URL), config.get(Keys.REDIS_CHANNEL_PREFIX), "fleet-mode", RetryPolicy.from(config), msg -> { });
+    fleetMode = new FleetModeKeeper(vertx, pool, store, queues, leadership, fleetChannel, metrics, clock, FleetModeKeeper.settings(config), sampleMs);
     redis = Redis.createClient(vertx, new RedisOptions().setConnectionString(config.get(Keys.REDIS_URL))
         .setMaxPoolSize(2).setMaxPoolWaiting(50));
     notifier.start();
+    fleetChannel.start();
     leadership.start();
+    fleetMode.start();
     vertx.setPeriodic(0, 2000, t -> pool.query("SELECT 1").execute().onComplete(ar -> dbOk = ar.succeeded()));
     return Future.succeededFuture();
   }
@@ -277,7 +289,8 @@ public final class SchedulerVerticle extends VerticleBase implements Operations.
 
   @Override
   public Future<?> stop() {
-    return leadership.stop().eventually(() -> notifier.stop()).eventually(() -> connector.stop()).eventually(() -> {
+    if (fleetMode != null) fleetMode.stop();
+    return leadership.stop().eventually(() -> notifier.stop()).eventually(() -> fleetChannel.stop()).eventually(() -> connector.stop()).eventually(() -> {
       deadLetters.close();
       queues.close();
       return redis.close();

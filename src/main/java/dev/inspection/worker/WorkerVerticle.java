@@ -184,7 +184,9 @@ public final class WorkerVerticle extends VerticleBase {
           .put("backlog", p.mailboxSize()).put("ms", Math.round(st.averageBatchMs() * 10) / 10.0).put("lag_ms", st.lastLagMs()));
     }
     rateMarks.keySet().retainAll(processors.keySet());
-    return new JsonObject().put("slots_held", processors.size()).put("mailbox", mailbox).put("slots", perSlot);
+    // db_errors and commit_p99_ms feed the leader's fleet mode (issue 12: workers failing commits, commit latency)
+    return new JsonObject().put("slots_held", processors.size()).put("mailbox", mailbox).put("slots", perSlot)
+        .put("db_errors", (long) metrics.count("worker_db_errors_total")).put("commit_p99_ms", Math.round(metrics.commitP99Ms()));
   }
 
   private void startSlot(int slot, long epoch, SnapshotLoader.Snapshot snap) {

@@ -124,6 +124,7 @@ function paintCards(ctx, o, slots, workers) {
   fill(el,
     card('leader', 'Leader', o ? (o.leader_id || 'none') : '—', { tone: o && !o.leader_id ? 'bad' : null, title: o ? `term ${o.term}` : null, text: true }),
     card('term', 'Term', o ? fmtInt(o.term) : '—'),
+    fleetCard(o && o.fleet_mode),
     card('slots', 'Slots', total === null ? '—' : fmtInt(total),
       { tone: notActive ? 'warn' : null, sub: notActive ? `${fmtInt(notActive)} not ACTIVE` : null }),
     card('workers', 'Workers active', active === null ? '—' : fmtInt(active), { tone: active === 0 ? 'bad' : null, href: '#/workers' }),
@@ -131,6 +132,16 @@ function paintCards(ctx, o, slots, workers) {
     card('backlog', 'Backlog', backlog === null || backlog === undefined ? '—' : fmtInt(backlog), { title: 'messages waiting in the slot queues and mailboxes' }),
     card('alerts', 'Alerts active', o ? fmtInt(o.alerts_active) : '—', { tone: o && o.alerts_active > 0 ? 'warn' : null, href: '#/alerts' }),
     card('dead', 'Dead letters pending', o ? fmtInt(o.dead_letters_pending) : '—', { tone: o && o.dead_letters_pending > 0 ? 'warn' : null, href: '#/dead-letters' }));
+}
+
+// The fleet mode (issue 12): what the leader told the probes, with its reason; amber in HIGH, red in CRITICAL.
+function fleetCard(m) {
+  const mode = m ? m.mode : null;
+  const tone = mode === 'BACKPRESSURE_CRITICAL' ? 'bad' : mode === 'BACKPRESSURE_HIGH' ? 'warn' : null;
+  const what = { NORMAL: 'every device at its rate', BACKPRESSURE_HIGH: 'normal devices at half rate, low paused',
+    BACKPRESSURE_CRITICAL: 'only critical devices inspected' }[mode];
+  return card('fleet-mode', 'Fleet mode', mode ? badge(mode) : '—',
+    { tone, sub: m ? m.reason : null, title: m ? `${what || mode}; since ${m.since || '?'} (term ${m.term ?? '?'})` : null, text: true });
 }
 
 // ------------------------------------------------------------------ slot grid
@@ -263,6 +274,7 @@ function paintProbes(ctx, p, err) {
   fill(el, table([
     { title: 'probe', cell: x => x.probe_id },
     { title: 'devices', cell: x => fmtInt(x.devices), class: 'num' },
+    { title: 'mode', cell: x => (x.mode ? badge(x.mode, { title: `fleet ${x.fleet_mode || '—'}, own ${x.local_mode || '—'}` }) : '—') },
     { title: 'outbox', cell: x => h('span', { class: x.outbox_depth > 10000 ? 'warn-text' : null }, fmtInt(x.outbox_depth)), class: 'num' },
     { title: 'oldest', cell: x => h('span', { class: x.oldest_age_s > 60 ? 'warn-text' : null }, x.oldest_age_s === null || x.oldest_age_s === undefined ? '—' : fmtMs(x.oldest_age_s * 1000)), class: 'num' },
     { title: 'reported', cell: x => timeCell(x.at) },

@@ -60,6 +60,20 @@ class ConfigTest {
   }
 
   @Test
+  void badFleetModeThresholdsAreRefusedWithTheKeyNamed() {
+    ConfigException ratio = assertThrows(ConfigException.class, () -> Config.validateAll(Config.of(Map.of("scheduler.fleet.leave.ratio", "1"))));
+    assertTrue(ratio.getMessage().contains("scheduler.fleet.leave.ratio"), ratio.getMessage());
+    ConfigException order = assertThrows(ConfigException.class,
+        () -> Config.validateAll(Config.of(Map.of("scheduler.fleet.backlog.high", "5000", "scheduler.fleet.backlog.critical", "5000"))));
+    assertTrue(order.getMessage().contains("scheduler.fleet.backlog.critical") && order.getMessage().contains("scheduler.fleet.backlog.high"), order.getMessage());
+    ConfigException zero = assertThrows(ConfigException.class, () -> Config.validateAll(Config.of(Map.of("probe.mode.unreachable.ms", "0"))));
+    assertTrue(zero.getMessage().contains("probe.mode.unreachable.ms"), zero.getMessage());
+    ConfigException pct = assertThrows(ConfigException.class, () -> Config.validateAll(Config.of(Map.of("scheduler.fleet.failing.workers.pct", "150"))));
+    assertTrue(pct.getMessage().contains("scheduler.fleet.failing.workers.pct"), pct.getMessage());
+    Config.validateAll(Config.of(Map.of())); // the defaults pass
+  }
+
+  @Test
   void shippedConfFileDocumentsExactlyTheBuiltInDefaults() throws Exception {
     assertEquals(Config.propertiesTemplate(), Files.readString(Path.of("conf/node.properties")),
         "conf/node.properties is stale: regenerate it with java -jar target/node.jar --print-config > conf/node.properties");

@@ -146,6 +146,8 @@ class ConsoleBrowserIT {
         wait.until(d -> !d.findElements(By.cssSelector("#workers a.worker-link")).isEmpty());
         wait.until(d -> d.findElements(By.cssSelector("#workers a.worker-link")).size() >= 2);
         wait.until(d -> !d.findElement(By.cssSelector("[data-card='rate'] .card-value")).getText().equals("—"));
+        // the fleet mode the leader stored (issue 12), as a badge with its reason
+        wait.until(d -> d.findElement(By.cssSelector("[data-card='fleet-mode'] .badge")).getText().equals("NORMAL"));
         // the results/s trend is kept by the page itself: a few refreshes make it a line
         wait.until(d -> Integer.parseInt(Objects.requireNonNullElse(d.findElement(By.id("trend-chart")).getAttribute("data-points"), "0")) >= 3);
         assertNoErrorBanner(driver, "overview");

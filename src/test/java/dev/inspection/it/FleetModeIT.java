@@ -1,0 +1,288 @@
+package dev.inspection.it;
+
+import static dev.inspection.it.TestEnv.awaitTrue;
+import static dev.inspection.it.TestEnv.http;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.rabbitmq.client.Channel;
+import dev.inspection.config.Config;
+import dev.inspection.control.FleetMode;
+import dev.inspection.control.Liveness;
+import dev.inspection.messaging.Priority;
+import dev.inspection.messaging.Topology;
+import dev.inspection.node.Node;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.DriverManager;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Backpressure to the probes (issue 12 item 3, seed 000 scenario F) on the real services: the leader enters
+ * BACKPRESSURE_HIGH from a growing queue backlog, stores it in PostgreSQL and announces it on Redis; one probe
+ * hears it on Redis (no scheduler URL), another only through the API (its Redis address leads nowhere); both
+ * inspect normal devices at half rate, pause low ones and keep critical ones at full rate; the mode leaves
+ * after the backlog is gone. The probes publish into their own queues, so the backlog is only what the
+ * test puts there.
+ */
+class FleetModeIT {
+  private static final long INTERVAL_MS = 200;
+  private static final long WINDOW_MS = 6000;
+
+  private static Path devices(TestEnv env) throws Exception {
+    StringBuilder sb = new StringBuilder();
+    for (int p = 1; p <= 3; p++) {
+      for (int i = 0; i < 3; i++) {
+        sb.append(new JsonObject().put("device_id", "p" + p + "-" + i).put("check_type", "sim").put("check_spec", new JsonObject())
+            .put("priority", p).put("interval_ms", INTERVAL_MS).put("probe_group", "default").encode()).append('\n');
+      }
+    }
+    Path f = env.dataDir.resolve("devices.jsonl");
+    Files.writeString(f, sb.toString(), StandardCharsets.UTF_8);
+    return f;
+  }
+
+  /** Inspections per device whose check time falls in [from, to), from the probe's own outbox. */
+  private static Map<String, Integer> inspections(TestEnv env, String probeId, long from, long to) throws Exception {
+    Map<String, Integer> n = new HashMap<>();
+    for (Ledger.Produced r : env.produced(probeId)) if (r.cycleId() >= from && r.cycleId() < to) n.merge(r.deviceId(), 1, Integer::sum);
+    return n;
+  }
+
+  private static double mean(Map<String, Integer> n, int priority) {
+    return List.of(0, 1, 2).stream().mapToInt(i -> n.getOrDefault("p" + priority + "-" + i, 0)).average().orElse(0);
+  }
+
+  /** The mode the scheduler last read or wrote; null before it first read the database. */
+  private static FleetMode stored(Node scheduler) {
+    JsonObject m = scheduler.scheduler().fleetMode().stored();
+    return m.containsKey("term") ? FleetMode.parse(m.getString("mode"), null) : null;
+  }
+
+  @Test
+  void growingBacklogSlowsNormalDevicesToHalfRateOnEveryProbeAndRecoveryRestoresThem() throws Exception {
+    try (TestEnv env = new TestEnv(4)) {
+      String probeTopology = env.name + "_p";
+      try {
+        Node sched = env.start(Map.of("role", "scheduler", "node.id", env.name + "-sched", "scheduler.queue.sample.ms", "1000",
+            "scheduler.fleet.backlog.high", "200", "scheduler.fleet.min.dwell.ms", "2000",
+            "scheduler.min.workers", "0")); // no cold-start pacing: the API probe would otherwise slow normal devices to a quarter
+        Topology schedTopology = env.topology();
+        try (Channel ch = env.channel()) {
+          schedTopology.declare(ch);
+        }
+        String url = "http://127.0.0.1:" + sched.httpPort();
+        Path file = devices(env);
+        Map<String, String> probe = Map.of("role", "probe", "topology.prefix", probeTopology, "probe.inventory.file", file.toString(), "probe.jitter.pct", "0",
+            "probe.interval.ms", Long.toString(INTERVAL_MS));
+        String viaRedis = env.name + "-probe-redis";
+        Map<String, String> a = new HashMap<>(probe);
+        a.put("node.id", viaRedis);
+        Node redisProbe = env.start(a);
+        String viaApi = env.name + "-probe-api";
+        Map<String, String> b = new HashMap<>(probe);
+        b.putAll(Map.of("node.id", viaApi, "probe.inventory.url", url, "probe.mode.poll.ms", "500", "redis.url", "redis://127.0.0.1:1"));
+        Node apiProbe = env.start(b);
+        awaitTrue(Duration.ofSeconds(20), "the leader stores NORMAL", () -> stored(sched) == FleetMode.NORMAL);
+
+        // the signal: a backlog in the slot queues that nobody consumes
+        long t0 = System.currentTimeMillis();
+        try (Channel ch = env.channel()) {
+          for (int i = 0; i < 300; i++) ch.basicPublish("", schedTopology.queue(i % 4, Priority.NORMAL), null, "{}".getBytes(StandardCharsets.UTF_8));
+        }
+        awaitTrue(Duration.ofSeconds(10), "the leader enters BACKPRESSURE_HIGH", () -> stored(sched) == FleetMode.BACKPRESSURE_HIGH);
+        long entered = System.currentTimeMillis() - t0;
+        awaitTrue(Duration.ofSeconds(10), "the probe on Redis follows", () -> redisProbe.probe().mode().effective() == FleetMode.BACKPRESSURE_HIGH);
+        long heardRedis = System.currentTimeMillis() - t0;
+        awaitTrue(Duration.ofSeconds(10), "the probe on the API follows", () -> apiProbe.probe().mode().effective() == FleetMode.BACKPRESSURE_HIGH);
+        long heardApi = System.currentTimeMillis() - t0;
+        System.out.printf("fleet mode: HIGH stored %d ms after the backlog appeared; probe via Redis %d ms, via the API %d ms%n", entered, heardRedis, heardApi);
+        assertEquals(FleetMode.NORMAL, apiProbe.probe().mode().local(), "the API probe heard the scheduler: no mode of its own");
+
+        List<Object[]> row = env.query("SELECT mode, reason, term FROM $S.fleet_mode");
+        assertEquals("BACKPRESSURE_HIGH", row.get(0)[0], "the authority holds the mode");
+        assertTrue(((String) row.get(0)[1]).startsWith("backlog:"), "with its reason: " + row.get(0)[1]);
+        Map.Entry<Integer, String> api = http(sched.httpPort(), "GET", "/api/v1/fleet-mode");
+        assertEquals(200, api.getKey(), api.getValue());
+        JsonObject m = new JsonObject(api.getValue());
+        assertEquals("BACKPRESSURE_HIGH", m.getString("mode"));
+        assertTrue(m.getJsonObject("signals").getLong("backlog") >= 200, api.getValue());
+        JsonArray hist = m.getJsonArray("history");
+        assertEquals("BACKPRESSURE_HIGH", hist.getJsonObject(0).getString("to"), api.getValue());
+        assertEquals("BACKPRESSURE_HIGH", new JsonObject(http(sched.httpPort(), "GET", "/api/v1/overview").getValue()).getJsonObject("fleet_mode").getString("mode"));
+        assertTrue(sched.metrics().scrape().contains("fleet_mode{cause=\"backlog\",mode=\"BACKPRESSURE_HIGH\"} 1.0"), "the scheduler's gauge");
+        assertTrue(redisProbe.metrics().scrape().contains("probe_mode_level{source=\"effective\"} 1.0"), "the probe's gauge");
+
+        // a window in HIGH: count each device's inspections from the probes' outboxes
+        long w0 = System.currentTimeMillis() + 500;
+        awaitTrue(Duration.ofSeconds(20), "a window of inspections in HIGH", () -> System.currentTimeMillis() > w0 + WINDOW_MS + 1000);
+        for (String id : List.of(viaRedis, viaApi)) {
+          Map<String, Integer> n = inspections(env, id, w0, w0 + WINDOW_MS);
+          double crit = mean(n, 1);
+          double normal = mean(n, 2);
+          System.out.printf("%s in BACKPRESSURE_HIGH over %d ms: per device %s (critical mean %.1f, normal mean %.1f, expected %d at full rate)%n", id, WINDOW_MS,
+              new java.util.TreeMap<>(n), crit, normal, WINDOW_MS / INTERVAL_MS);
+          for (int i = 0; i < 3; i++) {
+            assertTrue(n.getOrDefault("p1-" + i, 0) >= 0.8 * WINDOW_MS / INTERVAL_MS, id + ": a critical device keeps its full rate: " + n);
+            int norm = n.getOrDefault("p2-" + i, 0);
+            assertTrue(norm >= 0.35 * crit && norm <= 0.65 * crit, id + ": a normal device at half the critical rate: " + n);
+            assertEquals(0, n.getOrDefault("p3-" + i, 0), id + ": low devices paused: " + n);
+          }
+        }
+
+        // recovery: the backlog goes, the mode leaves
+        long t1 = System.currentTimeMillis();
+        try (Channel ch = env.channel()) {
+          for (int s = 0; s < 4; s++) ch.queuePurge(schedTopology.queue(s, Priority.NORMAL));
+        }
+        awaitTrue(Duration.ofSeconds(10), "the leader leaves BACKPRESSURE_HIGH", () -> stored(sched) == FleetMode.NORMAL);
+        long left = System.currentTimeMillis() - t1;
+        awaitTrue(Duration.ofSeconds(10), "both probes back to NORMAL", () -> redisProbe.probe().mode().effective() == FleetMode.NORMAL
+            && apiProbe.probe().mode().effective() == FleetMode.NORMAL);
+        System.out.printf("fleet mode: NORMAL stored %d ms after the backlog was purged; probes NORMAL %d ms after%n", left, System.currentTimeMillis() - t1);
+        assertTrue(env.query("SELECT reason FROM $S.fleet_mode").get(0)[0].toString().startsWith("recovered:"));
+
+        long w1 = System.currentTimeMillis() + 500;
+        awaitTrue(Duration.ofSeconds(20), "a window of inspections in NORMAL", () -> System.currentTimeMillis() > w1 + WINDOW_MS + 1000);
+        Map<String, Integer> n = inspections(env, viaRedis, w1, w1 + WINDOW_MS);
+        System.out.printf("%s in NORMAL over %d ms: per device %s%n", viaRedis, WINDOW_MS, new java.util.TreeMap<>(n));
+        for (int i = 0; i < 3; i++) {
+          assertTrue(n.getOrDefault("p2-" + i, 0) >= 0.8 * WINDOW_MS / INTERVAL_MS, "normal devices at full rate again: " + n);
+          assertTrue(n.getOrDefault("p3-" + i, 0) >= 0.8 * WINDOW_MS / INTERVAL_MS, "low devices inspected again: " + n);
+        }
+      } finally {
+        Config c = env.config(Map.of("topology.prefix", probeTopology));
+        try (Channel ch = env.channel()) {
+          Topology.of(c).delete(ch);
+        } catch (Exception ignored) {
+          // best effort
+        }
+      }
+    }
+  }
+
+  /**
+   * Scenario F's signal: every worker fails its commits. Two stand-in workers are rows the test keeps alive
+   * (fresh heartbeats, their liveness locks held by the test's session) whose heartbeat reports a rising
+   * {@code db_errors}, as a real worker's does while PostgreSQL refuses its batches.
+   */
+  @Test
+  void workersFailingCommitsEnterHighAndTheModeLeavesWhenTheyStop() throws Exception {
+    try (TestEnv env = new TestEnv(2)) {
+      Node sched = env.start(Map.of("role", "scheduler", "node.id", env.name + "-sched", "scheduler.queue.sample.ms", "1000",
+          "scheduler.fleet.min.dwell.ms", "2000", "scheduler.min.workers", "0"));
+      try (Channel ch = env.channel()) {
+        env.topology().declare(ch);
+      }
+      List<String> workers = List.of(env.name + "-w1", env.name + "-w2");
+      AtomicBoolean failing = new AtomicBoolean();
+      ScheduledExecutorService beat = Executors.newSingleThreadScheduledExecutor();
+      try (java.sql.Connection pg = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:5432/test", "postgres", "")) {
+        try (Statement st = pg.createStatement()) {
+          for (String w : workers) {
+            st.execute("SELECT pg_advisory_lock(hashtext('" + Liveness.namespace(env.name) + "'), hashtext('" + w + "'))");
+            st.execute("INSERT INTO " + env.name + ".worker_heartbeat (worker_id, state, last_heartbeat, started_at, state_since, metadata, backlog_metrics)"
+                + " VALUES ('" + w + "', 'ACTIVE', now(), now(), now(), '{}', '{\"db_errors\": 0}')");
+          }
+        }
+        beat.scheduleAtFixedRate(() -> {
+          try (Statement st = pg.createStatement()) {
+            st.execute("UPDATE " + env.name + ".worker_heartbeat SET last_heartbeat = now(), backlog_metrics = jsonb_build_object('db_errors',"
+                + " coalesce((backlog_metrics->>'db_errors')::bigint, 0) + " + (failing.get() ? 1 : 0) + ") WHERE worker_id LIKE '" + env.name + "-w%'");
+          } catch (Exception e) {
+            System.out.println("stand-in heartbeat failed: " + e);
+          }
+        }, 0, 300, TimeUnit.MILLISECONDS);
+        awaitTrue(Duration.ofSeconds(20), "the leader stores NORMAL", () -> stored(sched) == FleetMode.NORMAL);
+        try {
+          awaitTrue(Duration.ofSeconds(10), "the leader sees both workers", () ->
+              new JsonObject(http(sched.httpPort(), "GET", "/api/v1/fleet-mode").getValue()).getJsonObject("signals", new JsonObject()).getInteger("live_workers", 0) == 2);
+        } catch (org.awaitility.core.ConditionTimeoutException e) {
+          throw new AssertionError("the leader does not see both workers: " + http(sched.httpPort(), "GET", "/api/v1/fleet-mode").getValue() + "; workers "
+              + http(sched.httpPort(), "GET", "/api/v1/workers").getValue(), e);
+        }
+
+        long t0 = System.currentTimeMillis();
+        failing.set(true);
+        awaitTrue(Duration.ofSeconds(10), "the leader enters BACKPRESSURE_HIGH", () -> stored(sched) == FleetMode.BACKPRESSURE_HIGH);
+        long entered = System.currentTimeMillis() - t0;
+        String reason = (String) env.query("SELECT reason FROM $S.fleet_mode").get(0)[0];
+        assertTrue(reason.startsWith("failing_workers: 2 of 2 workers failing commits"), reason);
+
+        long t1 = System.currentTimeMillis();
+        failing.set(false);
+        awaitTrue(Duration.ofSeconds(10), "the leader leaves BACKPRESSURE_HIGH", () -> stored(sched) == FleetMode.NORMAL);
+        System.out.printf("failing workers: HIGH stored %d ms after both workers' errors started rising, NORMAL %d ms after they stopped%n", entered,
+            System.currentTimeMillis() - t1);
+        assertEquals(2, env.queryLong("SELECT count(*) FROM $S.fleet_mode_history"), "one change in, one out, each kept");
+      } finally {
+        beat.shutdownNow();
+      }
+    }
+  }
+
+  @Test
+  void aProbeWhoseQueuesRefusePublishesEntersHighOnItsOwn() throws Exception {
+    try (TestEnv env = new TestEnv(2)) {
+      String probeTopology = env.name + "_full";
+      try {
+        Path file = devices(env);
+        String id = env.name + "-probe-full";
+        // queues of 1 KiB fill at once and refuse the rest (reject-publish): the broker nacks
+        Node probe = env.start(Map.of("role", "probe", "node.id", id, "topology.prefix", probeTopology, "queue.max.bytes", "1024",
+            "probe.inventory.file", file.toString(), "redis.url", "redis://127.0.0.1:1"));
+        awaitTrue(Duration.ofSeconds(20), "the probe enters BACKPRESSURE_HIGH on its own", () -> probe.probe().mode().local() == FleetMode.BACKPRESSURE_HIGH);
+        assertTrue(probe.metrics().count("outbox_nacks_total") > 0, "the broker refused publishes");
+        assertTrue(probe.metrics().count("probe_mode_changes_total", "source", "local", "to", "BACKPRESSURE_HIGH", "cause", "broker_nacks") >= 1);
+        awaitTrue(Duration.ofSeconds(10), "low devices are skipped", () -> probe.metrics().count("probe_mode_skipped_total", "priority", "3") > 0);
+        assertEquals(0.0, probe.metrics().count("probe_mode_skipped_total", "priority", "1"), "critical devices are never skipped");
+      } finally {
+        try (Channel ch = env.channel()) {
+          Topology.of(env.config(Map.of("topology.prefix", probeTopology))).delete(ch);
+        } catch (Exception ignored) {
+          // best effort
+        }
+      }
+    }
+  }
+
+  @Test
+  void aProbeThatHearsNoSchedulerEntersHighOnItsOwn() throws Exception {
+    try (TestEnv env = new TestEnv(2)) {
+      String probeTopology = env.name + "_p";
+      try {
+        Path file = devices(env);
+        String id = env.name + "-probe-alone";
+        // its scheduler URL answers nothing and its Redis leads nowhere
+        Node alone = env.start(Map.of("role", "probe", "node.id", id, "topology.prefix", probeTopology, "probe.inventory.file", file.toString(),
+            "probe.inventory.url", "http://127.0.0.1:1", "redis.url", "redis://127.0.0.1:1", "probe.mode.unreachable.ms", "2000",
+            "probe.mode.poll.ms", "500", "probe.mode.min.dwell.ms", "1000"));
+        awaitTrue(Duration.ofSeconds(10), "the probe enters BACKPRESSURE_HIGH on its own", () -> alone.probe().mode().local() == FleetMode.BACKPRESSURE_HIGH);
+        assertEquals(FleetMode.NORMAL, alone.probe().mode().fleet(), "it never heard a fleet mode");
+        assertEquals(FleetMode.BACKPRESSURE_HIGH, alone.probe().mode().effective(), "effective = the more severe of fleet and own");
+        assertTrue(alone.metrics().scrape().contains("probe_mode{cause=\"unreachable\",mode=\"BACKPRESSURE_HIGH\",source=\"local\"} 1.0"),
+            "the reason is in the metrics");
+        assertTrue(alone.metrics().count("probe_mode_changes_total", "source", "local", "to", "BACKPRESSURE_HIGH", "cause", "unreachable") >= 1);
+      } finally {
+        try (Channel ch = env.channel()) {
+          Topology.of(env.config(Map.of("topology.prefix", probeTopology))).delete(ch);
+        } catch (Exception ignored) {
+          // best effort
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,114 @@
+package dev.inspection.probe;
+
+import static dev.inspection.control.FleetMode.BACKPRESSURE_CRITICAL;
+import static dev.inspection.control.FleetMode.BACKPRESSURE_HIGH;
+import static dev.inspection.control.FleetMode.NORMAL;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.inspection.control.FleetMode;
+import dev.inspection.inventory.Device;
+import io.vertx.core.json.JsonObject;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+class ProbeModeTest {
+  private static final ProbeMode.Settings S = new ProbeMode.Settings(1000, 10_000, 60_000, 600_000, 10_000, 15_000, 10_000);
+
+  private static int inspected(FleetMode mode, int priority, int rounds) {
+    int n = 0;
+    for (long r = 0; r < rounds; r++) if (ProbeMode.inspect(mode, priority, r)) n++;
+    return n;
+  }
+
+  @Test
+  void normalModeInspectsEveryPriorityEveryRound() {
+    for (int p = 1; p <= 3; p++) assertEquals(100, inspected(NORMAL, p, 100));
+  }
+
+  @Test
+  void highModeHalvesNormalDevicesPausesLowOnesAndNeverSlowsCriticalOnes() {
+    assertEquals(100, inspected(BACKPRESSURE_HIGH, 1, 100), "critical: every round");
+    assertEquals(50, inspected(BACKPRESSURE_HIGH, 2, 100), "normal: every other round");
+    assertEquals(0, inspected(BACKPRESSURE_HIGH, 3, 100), "low: paused");
+  }
+
+  @Test
+  void criticalModeInspectsOnlyCriticalDevices() {
+    assertEquals(100, inspected(BACKPRESSURE_CRITICAL, 1, 100));
+    assertEquals(0, inspected(BACKPRESSURE_CRITICAL, 2, 100));
+    assertEquals(0, inspected(BACKPRESSURE_CRITICAL, 3, 100));
+  }
+
+  @Test
+  void theScheduleGateSkipsRoundsButKeepsEveryDeviceScheduled() {
+    ProbeSchedule s = new ProbeSchedule(0, new Random(5));
+    s.put(new Device("crit", 1, "g", "sim", new JsonObject(), 1000, "default", 0), 0);
+    s.put(new Device("norm", 2, "g", "sim", new JsonObject(), 1000, "default", 0), 0);
+    s.put(new Device("low", 3, "g", "sim", new JsonObject(), 1000, "default", 0), 0);
+    s.gate((d, round) -> ProbeMode.inspect(BACKPRESSURE_HIGH, d.priority(), round));
+    Map<String, Integer> count = new HashMap<>();
+    for (long t = 0; t <= 20_000; t += 100) s.pollDue(t, 100).forEach(d -> count.merge(d.deviceId(), 1, Integer::sum));
+    assertEquals(20, count.get("crit"), "critical at full rate: one check per second over 20 s");
+    assertEquals(10, count.get("norm"), "normal at half rate");
+    assertNull(count.get("low"), "low paused");
+    s.gate((d, round) -> true);
+    for (long t = 20_100; t <= 22_000; t += 100) s.pollDue(t, 100).forEach(d -> count.merge(d.deviceId(), 1, Integer::sum));
+    assertEquals(2, count.get("low"), "back to NORMAL, the low device was never dropped from the schedule");
+  }
+
+  private static ProbeMode.Seen seen(long now, long depth, long ageMs, long nackAt, long heardAt) {
+    return new ProbeMode.Seen(now, depth, ageMs, nackAt, heardAt);
+  }
+
+  @Test
+  void aBrokerNackEntersHighAndTheModeLeavesAfterTheWindowAndTheDwell() {
+    ProbeMode m = new ProbeMode(S, 0);
+    assertNull(m.step(seen(1000, 0, 0, -1, 1000)));
+    ProbeMode.Change c = m.step(seen(2000, 10, 0, 1500, 2000));
+    assertEquals(BACKPRESSURE_HIGH, c.to());
+    assertEquals("broker_nacks", c.cause());
+    assertNull(m.step(seen(11_000, 0, 0, 1500, 11_000)), "nack 9.5 s ago is inside the 10 s window");
+    assertEquals(NORMAL, m.step(seen(12_000, 0, 0, 1500, 12_000)).to());
+  }
+
+  @Test
+  void outboxDepthAndAgeEnterHighOrCriticalWithHysteresis() {
+    ProbeMode m = new ProbeMode(S, 0);
+    assertEquals(BACKPRESSURE_HIGH, m.step(seen(1000, 1000, 0, -1, -1)).to());
+    assertEquals("outbox_age", m.step(seen(2000, 0, 600_000, -1, -1)).cause(), "a ten-minute-old row: CRITICAL");
+    assertEquals(BACKPRESSURE_CRITICAL, m.mode());
+    assertNull(m.step(seen(30_000, 0, 300_000, -1, -1)), "300 s is not below half of 600 s");
+    assertEquals(BACKPRESSURE_HIGH, m.step(seen(31_000, 600, 200_000, -1, -1)).to(), "one step down");
+    assertNull(m.step(seen(50_000, 600, 0, -1, -1)), "600 rows is not below half of 1000");
+    assertEquals(NORMAL, m.step(seen(51_000, 400, 0, -1, -1)).to());
+  }
+
+  @Test
+  void noSchedulerHeardForTheUnreachableTimeEntersHighButAProbeThatKnowsNoSchedulerDoesNot() {
+    ProbeMode m = new ProbeMode(S, 0);
+    assertNull(m.step(seen(14_999, 0, 0, -1, 0)));
+    ProbeMode.Change c = m.step(seen(15_000, 0, 0, -1, 0));
+    assertEquals(BACKPRESSURE_HIGH, c.to());
+    assertEquals("unreachable", c.cause());
+    assertNull(m.step(seen(100_000, 0, 0, -1, 0)), "still unreachable: stays");
+    assertEquals(NORMAL, m.step(seen(101_000, 0, 0, -1, 100_500)).to(), "heard again: leaves");
+
+    ProbeMode alone = new ProbeMode(S, 0);
+    assertNull(alone.step(seen(1_000_000, 0, 0, -1, -1)), "never heard of a scheduler: nothing to lose");
+  }
+
+  @Test
+  void effectiveModeIsTheMoreSevereOfFleetAndLocal() {
+    assertEquals(BACKPRESSURE_HIGH, FleetMode.max(NORMAL, BACKPRESSURE_HIGH));
+    assertEquals(BACKPRESSURE_CRITICAL, FleetMode.max(BACKPRESSURE_CRITICAL, BACKPRESSURE_HIGH));
+    assertEquals(NORMAL, FleetMode.max(NORMAL, NORMAL));
+    assertTrue(BACKPRESSURE_HIGH.above(NORMAL));
+    assertFalse(NORMAL.above(NORMAL));
+    assertEquals(NORMAL, FleetMode.parse("SOMETHING_NEWER", NORMAL), "an unknown mode from a newer scheduler does not stop an older probe");
+  }
+}
