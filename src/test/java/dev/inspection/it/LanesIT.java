@@ -24,14 +24,15 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Issue 12, priority lanes under overload, on the real broker and database: a normal backlog of 20,000
- * results waits in the slot queues when the worker starts; critical results published while it drains keep
+ * results (or {@code -Dlanes.backlog}) waits in the slot queues when the worker starts; critical results published while it drains keep
  * a p99 lag (history {@code received_at - collected_at}) under one second; the low lane's short queue
  * refuses publishes (reject-publish) while the normal queue of the same slot still takes them.
  */
 class LanesIT {
   private static final String NODE = "lanesprobe";
   private static final int SLOTS = 4;
-  private static final int NORMAL_BACKLOG = 20_000;
+  /** The issue's figure is 100,000: {@code -Dlanes.backlog=100000} (the suite keeps 20,000 so it stays short). */
+  private static final int NORMAL_BACKLOG = Integer.getInteger("lanes.backlog", 20_000);
   private static final int LOW_MAX_LENGTH = 300;
   private static final int LOW_OFFERED = 1_000;
 
@@ -119,7 +120,7 @@ class LanesIT {
       }
       assertTrue(duringBacklog >= 50, "critical results went out while the backlog lasted: " + duringBacklog);
       assertEquals(criticalSent, crit.size());
-      assertTrue(percentile(crit, 0.99) < 1_000, "critical p99 lag under 1 s with a normal backlog of 20k: " + percentile(crit, 0.99) + " ms");
+      assertTrue(percentile(crit, 0.99) < 1_000, "critical p99 lag under 1 s with a normal backlog of " + NORMAL_BACKLOG + ": " + percentile(crit, 0.99) + " ms");
     }
   }
 
