@@ -184,6 +184,16 @@ class BatchPickerTest {
   }
 
   @Test
+  void aLaneWithoutWeightStillTakesWhatHighLeavesFree() {
+    BatchPicker<String> p = new BatchPicker<>(8, 200, STRICT, clock);
+    add(p, Priority.HIGH, "h", 3, clock.millis());
+    add(p, Priority.NORMAL, "n", 10, clock.millis());
+    BatchPicker.Take<String> t = p.pick();
+    assertEquals(List.of("h0", "h1", "h2", "n0", "n1", "n2", "n3", "n4"), t.batch());
+    assertEquals(0, t.lanes().get(Priority.NORMAL).starved(), "young ones: free places, not starvation");
+  }
+
+  @Test
   void starvingLanesTakeAtMostAQuarterEachSoHighKeepsHalf() {
     BatchPicker<String> p = picker200(STRICT);
     long old = clock.millis() - 2 * BatchPicker.STARVATION_MS;
