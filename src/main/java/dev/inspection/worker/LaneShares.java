@@ -15,8 +15,11 @@ import java.util.Map;
  *       deliveries anyway, at most {@link #starvationCap} of them: they push out high first, then normal.
  *       A lane with a place needs no such help: its head is taken in this batch already. So an overload
  *       whose backlog is old as a whole keeps the weighted shares;</li>
- *   <li>what is still free goes to the lanes in priority order (high, normal, low), so no place stays
- *       empty while a lane holds more.</li>
+ *   <li>what is still free goes to high. Only a batch without high fills up with normal, then low. So a
+ *       batch that carries critical results is no larger than their share plus the others' shares (seed 000
+ *       §7.4: at most 150 + 50): while critical results trickle in beside a normal backlog, each of them
+ *       waits for a short commit, not for a full batch of normal ones — normal rows are not refused, they
+ *       go in the next batch, which follows at once.</li>
  * </ol>
  */
 final class LaneShares {
@@ -85,8 +88,8 @@ final class LaneShares {
         sum -= cut;
       }
     }
-    // 3. what is still free goes to whoever holds more, high first
-    for (Priority p : TOP_DOWN) {
+    // 3. what is still free goes to high while it holds more; only a batch without high fills up with the others
+    for (Priority p : waiting.get(Priority.HIGH) > 0 ? List.of(Priority.HIGH) : TOP_DOWN) {
       int more = Math.min(batchMax - sum, waiting.get(p) - take.get(p));
       if (more > 0) {
         take.put(p, take.get(p) + more);

@@ -65,9 +65,10 @@ class BatchPickerTest {
   }
 
   @Test
-  void eachPriorityTakesTheShareTheOtherLeavesUnused() {
+  void highTakesTheShareNormalLeavesUnusedButNormalStaysAtItsShareWhileHighHoldsSomething() {
     assertEquals(Map.of("h", 7L, "n", 1L), shares(20, 1), "high takes the normal share nobody needs");
-    assertEquals(Map.of("h", 1L, "n", 7L), shares(1, 20), "normal takes the high share nobody needs");
+    assertEquals(Map.of("h", 1L, "n", 2L), shares(1, 20), "a batch with a critical result stays short: it commits sooner");
+    assertEquals(Map.of("h", 0L, "n", 8L), shares(0, 20), "without high, normal fills the batch");
   }
 
   /** The make-up of the first batch out of a mailbox with {@code high} and {@code normal} deliveries. */
@@ -137,7 +138,7 @@ class BatchPickerTest {
   }
 
   @Test
-  void lowAloneOrWithNormalAloneUsesTheWholeBatch() {
+  void lowAloneOrWithNormalUsesTheWholeBatchWhenHighHoldsNothing() {
     BatchPicker<String> p = picker200(BatchPicker.Lanes.DEFAULT);
     add(p, Priority.LOW, "l", 500, clock.millis());
     assertEquals(200, count(p.take(), "l"), "nobody else wants the batch");
@@ -184,12 +185,13 @@ class BatchPickerTest {
   }
 
   @Test
-  void aLaneWithoutWeightStillTakesWhatHighLeavesFree() {
+  void aLaneWithoutWeightWaitsWhileHighHoldsSomethingAndFillsABatchWithoutHigh() {
     BatchPicker<String> p = new BatchPicker<>(8, 200, STRICT, clock);
     add(p, Priority.HIGH, "h", 3, clock.millis());
     add(p, Priority.NORMAL, "n", 10, clock.millis());
+    assertEquals(List.of("h0", "h1", "h2"), p.take());
     BatchPicker.Take<String> t = p.pick();
-    assertEquals(List.of("h0", "h1", "h2", "n0", "n1", "n2", "n3", "n4"), t.batch());
+    assertEquals(List.of("n0", "n1", "n2", "n3", "n4", "n5", "n6", "n7"), t.batch());
     assertEquals(0, t.lanes().get(Priority.NORMAL).starved(), "young ones: free places, not starvation");
   }
 
