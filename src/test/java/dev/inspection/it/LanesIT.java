@@ -13,6 +13,8 @@ import dev.inspection.messaging.SlotHash;
 import dev.inspection.messaging.Topology;
 import dev.inspection.node.Node;
 import io.vertx.core.json.JsonObject;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -121,6 +123,26 @@ class LanesIT {
       assertTrue(duringBacklog >= 50, "critical results went out while the backlog lasted: " + duringBacklog);
       assertEquals(criticalSent, crit.size());
       assertTrue(percentile(crit, 0.99) < 1_000, "critical p99 lag under 1 s with a normal backlog of " + NORMAL_BACKLOG + ": " + percentile(crit, 0.99) + " ms");
+    }
+  }
+
+  @Test
+  void eachPriorityTravelsItsOwnLaneFromTheProbeToHistory() throws Exception {
+    try (TestEnv env = new TestEnv(SLOTS)) {
+      Path inventory = env.dataDir.resolve("lanes.jsonl");
+      Files.writeString(inventory, String.join("\n",
+          new JsonObject().put("device_id", "p1-crit").put("check_type", "sim").put("priority", 1).put("interval_ms", 300).encode(),
+          new JsonObject().put("device_id", "p2-norm").put("check_type", "sim").put("priority", 2).put("interval_ms", 300).encode(),
+          new JsonObject().put("device_id", "p3-low").put("check_type", "sim").put("priority", 3).put("interval_ms", 300).encode()));
+      Node worker = env.start(Map.of("role", "worker", "node.id", env.name + "-w"));
+      env.awaitConsuming();
+      env.start(Map.of("role", "probe", "node.id", env.name + "-p", "probe.inventory.file", inventory.toString()));
+      awaitTrue(Duration.ofSeconds(60), "every device has results in history", () -> env.queryLong(
+          "SELECT count(DISTINCT device_id) FROM $S.device_status_history WHERE device_id IN ('p1-crit', 'p2-norm', 'p3-low')") == 3);
+      for (String lane : List.of("high", "normal", "low")) {
+        assertTrue(worker.metrics().count("worker_lane_taken_total", "lane", lane) >= 1, lane + " lane took the results of its device");
+      }
+      assertEquals(1, env.consumers(SlotHash.slotOf("p3-low", SLOTS), Priority.LOW), "the low queue has its slot owner as consumer");
     }
   }
 
