@@ -77,6 +77,7 @@ public final class Keys {
   public static final ConfigKey WORKER_LANE_WEIGHT_HIGH = k("worker.lane.weight.high", "6", INT, "share of a batch for high priority when several lanes hold deliveries (weights high:normal:low; 6:2:1 gives high:normal 3:1); at least 1");
   public static final ConfigKey WORKER_LANE_WEIGHT_NORMAL = k("worker.lane.weight.normal", "2", INT, "share of a batch for normal priority (see worker.lane.weight.high); 0 = only what starves or what high leaves");
   public static final ConfigKey WORKER_LANE_WEIGHT_LOW = k("worker.lane.weight.low", "1", INT, "share of a batch for low priority (see worker.lane.weight.high); keep it below normal's");
+  public static final ConfigKey WORKER_LANE_FILL_BESIDE_HIGH = k("worker.lane.fill.beside.high", "false", BOOL, "false: a batch that carries critical results holds at most the lanes' weighted shares (150 + 50 of 200), so it commits sooner and critical results wait less; true: fill it up to worker.batch.max with normal and low anyway (more throughput per batch, longer critical lag)");
   public static final ConfigKey WORKER_LANE_STARVATION_MS = k("worker.lane.starvation.ms", "60000", LONG, "anti-starvation: a result at the head of a lane's mailbox older than this since its collected_at is taken even when the weights leave its lane no place (at most a quarter of the batch)");
   public static final ConfigKey WORKER_BATCH_MAX = k("worker.batch.max", "200", INT, "most messages committed in one batch transaction");
   public static final ConfigKey WORKER_BATCH_LINGER_MS = k("worker.batch.linger.ms", "200", LONG, "longest wait for a batch to fill");
@@ -159,7 +160,7 @@ public final class Keys {
       PROBE_INVENTORY_FILE, PROBE_INVENTORY_URL, PROBE_INVENTORY_REFRESH_MS, PROBE_PACING_REFRESH_MS, PROBE_CHECK_TIMEOUT_MS,
       OUTBOX_COMMIT_MAX_ROWS, OUTBOX_PUBLISH_CHANNELS, OUTBOX_MAX_INFLIGHT, OUTBOX_PUBLISH_BATCH_MAX, OUTBOX_PUBLISH_BATCH_BYTES, OUTBOX_REPLAY_INTERVAL_MS, OUTBOX_REPLAY_MIN_AGE_MS, OUTBOX_RETENTION_MS,
       WORKER_PREFETCH_HIGH, WORKER_PREFETCH_NORMAL, WORKER_PREFETCH_LOW, WORKER_LANE_WEIGHT_HIGH, WORKER_LANE_WEIGHT_NORMAL, WORKER_LANE_WEIGHT_LOW,
-      WORKER_LANE_STARVATION_MS, WORKER_BATCH_MAX, WORKER_BATCH_LINGER_MS, WORKER_MAX_MESSAGE_BYTES, WORKER_MAX_BATCH_BYTES, WORKER_MAX_FUTURE_SKEW_MS,
+      WORKER_LANE_FILL_BESIDE_HIGH, WORKER_LANE_STARVATION_MS, WORKER_BATCH_MAX, WORKER_BATCH_LINGER_MS, WORKER_MAX_MESSAGE_BYTES, WORKER_MAX_BATCH_BYTES, WORKER_MAX_FUTURE_SKEW_MS,
       WORKER_LEASE_TTL_MS, WORKER_HEARTBEAT_MS, WORKER_LEASE_POLL_MS, WORKER_SUSPECT_AFTER_MS, WORKER_DEAD_AFTER_MS, WORKER_WARMUP_MS,
       WORKER_QUARANTINE_MS, WORKER_SNAPSHOT_PAGE, WORKER_FAULT_FREEZE_HEARTBEAT_AFTER_MS,
       SCHEDULER_TICK_MS, SCHEDULER_ELECTION_MS, SCHEDULER_LEADER_SESSION_TIMEOUT_MS, SCHEDULER_LEADER_GRACE_MS, SCHEDULER_LEASE_EXPIRY_GRACE_MS,

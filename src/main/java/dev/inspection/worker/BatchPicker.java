@@ -32,13 +32,16 @@ public final class BatchPicker<D> {
   /** Anti-starvation bound of the built-in defaults ({@code worker.lane.starvation.ms}). */
   public static final long STARVATION_MS = 60_000;
 
-  /** How the lanes share a batch: weights (0 = only what starves) and the age bound since collected_at. */
-  public record Lanes(int high, int normal, int low, long starvationMs) {
-    public static final Lanes DEFAULT = new Lanes(6, 2, 1, STARVATION_MS);
+  /**
+   * How the lanes share a batch: weights (0 = only what starves), the age bound since collected_at, and
+   * whether a batch that carries critical results is still filled up with normal and low ones.
+   */
+  public record Lanes(int high, int normal, int low, long starvationMs, boolean fillBesideHigh) {
+    public static final Lanes DEFAULT = new Lanes(6, 2, 1, STARVATION_MS, false);
 
     public static Lanes of(Config c) {
       return new Lanes(c.getInt(Keys.WORKER_LANE_WEIGHT_HIGH), c.getInt(Keys.WORKER_LANE_WEIGHT_NORMAL), c.getInt(Keys.WORKER_LANE_WEIGHT_LOW),
-          c.getLong(Keys.WORKER_LANE_STARVATION_MS));
+          c.getLong(Keys.WORKER_LANE_STARVATION_MS), c.getBool(Keys.WORKER_LANE_FILL_BESIDE_HIGH));
     }
 
     public Lanes {

@@ -19,7 +19,8 @@ import java.util.Map;
  *       batch that carries critical results is no larger than their share plus the others' shares (seed 000
  *       §7.4: at most 150 + 50): while critical results trickle in beside a normal backlog, each of them
  *       waits for a short commit, not for a full batch of normal ones — normal rows are not refused, they
- *       go in the next batch, which follows at once.</li>
+ *       go in the next batch, which follows at once. ({@code fillBesideHigh}: fill up anyway,
+ *       normal first, for throughput.)</li>
  * </ol>
  */
 final class LaneShares {
@@ -89,7 +90,7 @@ final class LaneShares {
       }
     }
     // 3. what is still free goes to high while it holds more; only a batch without high fills up with the others
-    for (Priority p : waiting.get(Priority.HIGH) > 0 ? List.of(Priority.HIGH) : TOP_DOWN) {
+    for (Priority p : waiting.get(Priority.HIGH) > 0 && !weights.fillBesideHigh() ? List.of(Priority.HIGH) : TOP_DOWN) {
       int more = Math.min(batchMax - sum, waiting.get(p) - take.get(p));
       if (more > 0) {
         take.put(p, take.get(p) + more);

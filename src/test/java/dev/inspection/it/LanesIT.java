@@ -88,7 +88,9 @@ class LanesIT {
       assertEquals(LOW_MAX_LENGTH, lowQueued, "the low queue stays short: the broker refused the rest");
       assertEquals(lowRefused, nacked.get(), "the normal queues refused nothing");
 
-      Node worker = env.start(Map.of("role", "worker", "node.id", env.name + "-w", "queue.low.max.length", Integer.toString(LOW_MAX_LENGTH)));
+      // -Dlanes.fill=true: batches with critical results filled up with normal ones (worker.lane.fill.beside.high), for comparison
+      Node worker = env.start(Map.of("role", "worker", "node.id", env.name + "-w", "queue.low.max.length", Integer.toString(LOW_MAX_LENGTH),
+          "worker.lane.fill.beside.high", System.getProperty("lanes.fill", "false")));
       awaitTrue(Duration.ofSeconds(60), "the worker drains the backlog", () -> env.queryLong("SELECT count(*) FROM $S.device_status_history") > 0);
 
       // critical results, 100/s, for as long as the normal backlog lasts (at most 30 s)

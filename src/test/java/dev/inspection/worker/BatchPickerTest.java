@@ -71,6 +71,14 @@ class BatchPickerTest {
     assertEquals(Map.of("h", 0L, "n", 8L), shares(0, 20), "without high, normal fills the batch");
   }
 
+  @Test
+  void withFillBesideHighABatchWithACriticalResultIsFilledUpWithNormal() {
+    BatchPicker<String> p = new BatchPicker<>(8, 200, new BatchPicker.Lanes(6, 2, 1, BatchPicker.STARVATION_MS, true), clock);
+    add(p, Priority.HIGH, "h", 1, clock.millis());
+    add(p, Priority.NORMAL, "n", 20, clock.millis());
+    assertEquals(List.of("h0", "n0", "n1", "n2", "n3", "n4", "n5", "n6"), p.take());
+  }
+
   /** The make-up of the first batch out of a mailbox with {@code high} and {@code normal} deliveries. */
   private Map<String, Long> shares(int highCount, int normalCount) {
     picker.clear();
@@ -158,7 +166,7 @@ class BatchPickerTest {
   }
 
   /** Strict priority (normal and low weigh 0): only the starvation rule lets them through while high floods. */
-  private static final BatchPicker.Lanes STRICT = new BatchPicker.Lanes(1, 0, 0, BatchPicker.STARVATION_MS);
+  private static final BatchPicker.Lanes STRICT = new BatchPicker.Lanes(1, 0, 0, BatchPicker.STARVATION_MS, false);
 
   @Test
   void aNormalResultOverTheAgeBoundIsTakenAtOnceEvenWhileHighFloods() {
