@@ -187,6 +187,15 @@ public final class Config {
       throw new ConfigException("slots.total must be between 1 and 4096 (got " + c.get(Keys.SLOTS_TOTAL) + ")");
     }
     if (c.getInt(Keys.WORKER_BATCH_MAX) < 1) throw new ConfigException("worker.batch.max must be at least 1");
+    for (ConfigKey k : List.of(Keys.WORKER_PREFETCH_HIGH, Keys.WORKER_PREFETCH_NORMAL, Keys.WORKER_PREFETCH_LOW, Keys.WORKER_LANE_WEIGHT_HIGH,
+        Keys.QUEUE_LOW_MAX_LENGTH)) {
+      if (c.getInt(k) < 1) throw new ConfigException(k.name() + " must be at least 1 (got " + c.get(k) + ")");
+    }
+    for (ConfigKey k : List.of(Keys.WORKER_LANE_WEIGHT_NORMAL, Keys.WORKER_LANE_WEIGHT_LOW)) {
+      if (c.getInt(k) < 0) throw new ConfigException(k.name() + " must not be negative (got " + c.get(k) + ")");
+    }
+    if (c.getLong(Keys.WORKER_LANE_STARVATION_MS) < 1) throw new ConfigException("worker.lane.starvation.ms must be at least 1 (got " + c.get(Keys.WORKER_LANE_STARVATION_MS) + ")");
+    if (c.getLong(Keys.QUEUE_LOW_MAX_BYTES) < 1) throw new ConfigException("queue.low.max.bytes must be at least 1 (got " + c.get(Keys.QUEUE_LOW_MAX_BYTES) + ")");
     if (c.getLong(Keys.WORKER_MAX_FUTURE_SKEW_MS) < 0) throw new ConfigException("worker.max.future.skew.ms must not be negative");
     if (c.getInt(Keys.WORKER_DB_RETRIES) < 0) throw new ConfigException("worker.db.retries must not be negative (got " + c.get(Keys.WORKER_DB_RETRIES) + ")");
     if (c.getInt(Keys.WORKER_POISON_MAX_SPLIT_COMMITS) < 2) {

@@ -44,9 +44,11 @@ public final class Keys {
   public static final ConfigKey REDIS_URL = k("redis.url", "redis://127.0.0.1:6379", STRING, "Redis, used only for notifications (losing it never changes a result)");
   public static final ConfigKey REDIS_CHANNEL_PREFIX = k("redis.channel.prefix", "inspection", STRING, "prefix of the Redis pub/sub channels");
 
-  public static final ConfigKey SLOTS_TOTAL = k("slots.total", "256", INT, "number of slots; slot = CRC32(device_id) mod slots.total. Two queues per slot");
-  public static final ConfigKey TOPOLOGY_PREFIX = k("topology.prefix", "inspection", STRING, "prefix of every exchange and queue name: {prefix}.status, {prefix}.status.s{nnn}.{high|normal}, {prefix}.dlx, {prefix}.dead");
+  public static final ConfigKey SLOTS_TOTAL = k("slots.total", "256", INT, "number of slots; slot = CRC32(device_id) mod slots.total. Three queues per slot: high, normal, low");
+  public static final ConfigKey TOPOLOGY_PREFIX = k("topology.prefix", "inspection", STRING, "prefix of every exchange and queue name: {prefix}.status, {prefix}.status.s{nnn}.{high|normal|low}, {prefix}.dlx, {prefix}.dead");
   public static final ConfigKey QUEUE_MAX_BYTES = k("queue.max.bytes", "67108864", LONG, "byte limit of each slot queue; beyond it publishes are refused (reject-publish) and stay in the probe's outbox");
+  public static final ConfigKey QUEUE_LOW_MAX_BYTES = k("queue.low.max.bytes", "4194304", LONG, "byte limit of each slot's low-priority queue (devices of priority 3), kept much shorter than queue.max.bytes so low is refused first under overload (reject-publish: the probe sees the nack and keeps the rows)");
+  public static final ConfigKey QUEUE_LOW_MAX_LENGTH = k("queue.low.max.length", "5000", INT, "message limit of each slot's low-priority queue (reject-publish, like queue.low.max.bytes)");
   public static final ConfigKey QUEUE_DELIVERY_LIMIT = k("queue.delivery.limit", "20", INT, "deliveries of one message before it is dead-lettered as poison");
 
   public static final ConfigKey PROBE_GROUP = k("probe.group", "default", STRING, "probe group whose devices this probe inspects");
@@ -69,8 +71,14 @@ public final class Keys {
   public static final ConfigKey OUTBOX_REPLAY_MIN_AGE_MS = k("outbox.replay.min.age.ms", "3000", LONG, "an unconfirmed row is replayed only once it is this old");
   public static final ConfigKey OUTBOX_RETENTION_MS = k("outbox.retention.ms", "3600000", LONG, "confirmed rows are kept this long, then deleted");
 
-  public static final ConfigKey WORKER_PREFETCH_HIGH = k("worker.prefetch.high", "100", INT, "prefetch of each high-priority slot queue consumer");
+  public static final ConfigKey WORKER_PREFETCH_HIGH = k("worker.prefetch.high", "300", INT, "prefetch of each high-priority slot queue consumer; keep it at least twice high's share of a batch (worker.batch.max x its weight share) so the next batch's high share waits in the mailbox while one commits");
   public static final ConfigKey WORKER_PREFETCH_NORMAL = k("worker.prefetch.normal", "300", INT, "prefetch of each normal-priority slot queue consumer");
+  public static final ConfigKey WORKER_PREFETCH_LOW = k("worker.prefetch.low", "50", INT, "prefetch of each low-priority slot queue consumer (low's share of a batch is small)");
+  public static final ConfigKey WORKER_LANE_WEIGHT_HIGH = k("worker.lane.weight.high", "6", INT, "share of a batch for high priority when several lanes hold deliveries (weights high:normal:low; 6:2:1 gives high:normal 3:1); at least 1");
+  public static final ConfigKey WORKER_LANE_WEIGHT_NORMAL = k("worker.lane.weight.normal", "2", INT, "share of a batch for normal priority (see worker.lane.weight.high); 0 = only what starves or what high leaves");
+  public static final ConfigKey WORKER_LANE_WEIGHT_LOW = k("worker.lane.weight.low", "1", INT, "share of a batch for low priority (see worker.lane.weight.high); keep it below normal's");
+  public static final ConfigKey WORKER_LANE_FILL_BESIDE_HIGH = k("worker.lane.fill.beside.high", "false", BOOL, "false: a batch that carries critical results holds at most the lanes' weighted shares (150 + 50 of 200), so it commits sooner and critical results wait less; true: fill it up to worker.batch.max with normal and low anyway (more throughput per batch, longer critical lag)");
+  public static final ConfigKey WORKER_LANE_STARVATION_MS = k("worker.lane.starvation.ms", "60000", LONG, "anti-starvation: a result at the head of a lane's mailbox older than this since its collected_at is taken even when the weights leave its lane no place (at most a quarter of the batch)");
   public static final ConfigKey WORKER_BATCH_MAX = k("worker.batch.max", "200", INT, "most messages committed in one batch transaction");
   public static final ConfigKey WORKER_BATCH_LINGER_MS = k("worker.batch.linger.ms", "200", LONG, "longest wait for a batch to fill");
   public static final ConfigKey WORKER_MAX_MESSAGE_BYTES = k("worker.max.message.bytes", "65536", INT, "a larger message of one result (schema v2) is dead-lettered as oversized");
@@ -173,14 +181,15 @@ public final class Keys {
       PG_HOST, PG_PORT, PG_DATABASE, PG_USER, PG_PASSWORD, PG_SCHEMA, PG_POOL_SIZE, PG_IDLE_TX_TIMEOUT_MS, PG_SSL_MODE, PG_TLS_CA,
       RABBIT_HOST, RABBIT_PORT, RABBIT_USER, RABBIT_PASSWORD, RABBIT_VHOST, RABBIT_SSL, RABBIT_TLS_CA,
       REDIS_URL, REDIS_CHANNEL_PREFIX,
-      SLOTS_TOTAL, TOPOLOGY_PREFIX, QUEUE_MAX_BYTES, QUEUE_DELIVERY_LIMIT,
+      SLOTS_TOTAL, TOPOLOGY_PREFIX, QUEUE_MAX_BYTES, QUEUE_LOW_MAX_BYTES, QUEUE_LOW_MAX_LENGTH, QUEUE_DELIVERY_LIMIT,
       PROBE_GROUP, PROBE_SIM_DEVICES, PROBE_SIM_FAIL_RATE, PROBE_INTERVAL_MS, PROBE_JITTER_PCT,
       PROBE_INVENTORY_FILE, PROBE_INVENTORY_URL, PROBE_INVENTORY_REFRESH_MS, PROBE_PACING_REFRESH_MS, PROBE_CHECK_TIMEOUT_MS,
       OUTBOX_COMMIT_MAX_ROWS, OUTBOX_PUBLISH_CHANNELS, OUTBOX_MAX_INFLIGHT, OUTBOX_PUBLISH_BATCH_MAX, OUTBOX_PUBLISH_BATCH_BYTES, OUTBOX_REPLAY_INTERVAL_MS, OUTBOX_REPLAY_MIN_AGE_MS, OUTBOX_RETENTION_MS,
-      WORKER_PREFETCH_HIGH, WORKER_PREFETCH_NORMAL, WORKER_BATCH_MAX, WORKER_BATCH_LINGER_MS, WORKER_MAX_MESSAGE_BYTES, WORKER_MAX_BATCH_BYTES, WORKER_MAX_FUTURE_SKEW_MS,
-      WORKER_DB_RETRIES, WORKER_POISON_MAX_SPLIT_COMMITS, WORKER_LEASE_TTL_MS, WORKER_HEARTBEAT_MS, WORKER_LEASE_POLL_MS, WORKER_SUSPECT_AFTER_MS,
-      WORKER_DEAD_AFTER_MS, WORKER_WARMUP_MS, WORKER_QUARANTINE_MS, WORKER_SNAPSHOT_PAGE, WORKER_FAULT_FREEZE_HEARTBEAT_AFTER_MS, HISTORY_POLICY,
-      HISTORY_POLICY_BY_PROFILE, HISTORY_HEARTBEAT_MS, HISTORY_IGNORED_FIELDS,
+      WORKER_PREFETCH_HIGH, WORKER_PREFETCH_NORMAL, WORKER_PREFETCH_LOW, WORKER_LANE_WEIGHT_HIGH, WORKER_LANE_WEIGHT_NORMAL, WORKER_LANE_WEIGHT_LOW,
+      WORKER_LANE_FILL_BESIDE_HIGH, WORKER_LANE_STARVATION_MS, WORKER_BATCH_MAX, WORKER_BATCH_LINGER_MS, WORKER_MAX_MESSAGE_BYTES, WORKER_MAX_BATCH_BYTES,
+      WORKER_MAX_FUTURE_SKEW_MS, WORKER_DB_RETRIES, WORKER_POISON_MAX_SPLIT_COMMITS, WORKER_LEASE_TTL_MS, WORKER_HEARTBEAT_MS, WORKER_LEASE_POLL_MS,
+      WORKER_SUSPECT_AFTER_MS, WORKER_DEAD_AFTER_MS, WORKER_WARMUP_MS, WORKER_QUARANTINE_MS, WORKER_SNAPSHOT_PAGE, WORKER_FAULT_FREEZE_HEARTBEAT_AFTER_MS,
+      HISTORY_POLICY, HISTORY_POLICY_BY_PROFILE, HISTORY_HEARTBEAT_MS, HISTORY_IGNORED_FIELDS,
       SCHEDULER_TICK_MS, SCHEDULER_ELECTION_MS, SCHEDULER_LEADER_SESSION_TIMEOUT_MS, SCHEDULER_LEADER_GRACE_MS, SCHEDULER_LEASE_EXPIRY_GRACE_MS,
       SCHEDULER_MOVE_TIMEOUT_MS, SCHEDULER_LOCK_TIMEOUT_MS, SCHEDULER_DRAIN_BATCH, SCHEDULER_REBALANCE_INTERVAL_MS, SCHEDULER_REBALANCE_THRESHOLD,
       SCHEDULER_REBALANCE_MAX_MOVES, SCHEDULER_COOLDOWN_SLOT_MS, SCHEDULER_COOLDOWN_SOURCE_MS, SCHEDULER_WEIGHT_DEVICES, SCHEDULER_WEIGHT_RATE,

@@ -95,7 +95,7 @@ public record Envelope(
       throw new InvalidMessage("bad_field", "collected_at is not an ISO-8601 instant");
     }
     Priority prio = Priority.parse(string(env, "priority"));
-    if (prio == null) throw new InvalidMessage("bad_field", "priority must be 'high' or 'normal'");
+    if (prio == null) throw new InvalidMessage("bad_field", "priority must be 'high', 'normal' or 'low'");
     return new Envelope(messageId, deviceId, (int) slot, optNumber(env, "slot_map_version"), optNumber(env, "resource_version"),
         optNumber(env, "plan_version"), isNode, cycleId, seq, collectedAt, prio, payload);
   }

@@ -277,4 +277,20 @@ public final class Metrics {
     Counter c = registry.find(name).tags(tags).counter();
     return c == null ? 0 : c.count();
   }
+
+  /**
+   * One lane's part of a batch the worker took (issue 12): how many deliveries, the age of the oldest since
+   * its collected_at, and how many were taken only because they starved (over worker.lane.starvation.ms).
+   */
+  public void laneTaken(String lane, int taken, long oldestAgeMs, int starved) {
+    counter("worker_lane_taken_total", "deliveries taken into batches per lane (high, normal, low)", "lane", lane).increment(taken);
+    if (starved > 0) {
+      counter("worker_lane_starvation_takes_total", "deliveries taken only because they were older than worker.lane.starvation.ms", "lane", lane)
+          .increment(starved);
+    }
+    timers.computeIfAbsent("worker_lane_oldest_taken_age:" + lane, k -> Timer.builder("worker_lane_oldest_taken_age")
+            .description("per batch, age since collected_at of the oldest delivery a lane gave to it").tag("lane", lane)
+            .publishPercentiles(0.5, 0.99).distributionStatisticExpiry(Duration.ofMinutes(1)).register(registry))
+        .record(Math.max(0, oldestAgeMs), TimeUnit.MILLISECONDS);
+  }
 }

@@ -1,59 +1,121 @@
 package dev.inspection.worker;
 
+import dev.inspection.config.Config;
+import dev.inspection.config.Keys;
 import dev.inspection.messaging.Priority;
 import java.time.Clock;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 
 /**
- * A slot's mailbox and the rule that picks its next batch (seed 000 §7.4). Pure: deliveries of any type,
- * time from the clock.
+ * A slot's mailbox, one lane per priority, and the rule that picks its next batch (seed 000 §7.4, issue 12).
+ * Pure: deliveries of any type, time from the clock.
  * <ul>
  *   <li>a batch holds at most {@code batchMax} deliveries;</li>
- *   <li>high-priority deliveries fill three quarters of it and normal ones the rest — unless the oldest
- *       normal one waited over {@link #STARVATION_MS}: then normal ones go first, so a flood of critical
- *       results cannot hold the others back for ever;</li>
+ *   <li>the lanes that hold something share it by weight (default high:normal:low = 6:2:1, so high:normal is
+ *       3:1); a lane with a weight gets at least one place; a share a lane cannot use goes to the others,
+ *       high first ({@link LaneShares});</li>
+ *   <li>anti-starvation by the result's age since {@code collected_at}, not by time in the mailbox: the
+ *       deliveries at the head of a lane that are older than {@code starvationMs} are taken even when the
+ *       weights leave that lane no place (weight 0, or a small batch), at most a quarter of the batch per
+ *       lane, so a backlog that is old as a whole cannot push high out ({@link LaneShares});</li>
+ *   <li>each lane in arrival order; a batch lists high, then normal, then low;</li>
  *   <li>a batch is due once the mailbox holds {@code batchMax}, once its oldest delivery waited
  *       {@code lingerMs} (a small batch waits a little to fill), or at once when flushing (a graceful close
  *       commits everything it holds).</li>
  * </ul>
  */
 public final class BatchPicker<D> {
-  static final long STARVATION_MS = 60_000;
+  /** Anti-starvation bound of the built-in defaults ({@code worker.lane.starvation.ms}). */
+  public static final long STARVATION_MS = 60_000;
 
-  private record Waiting<D>(D delivery, long receivedAtMs) {}
+  /**
+   * How the lanes share a batch: weights (0 = only what starves), the age bound since collected_at, and
+   * whether a batch that carries critical results is still filled up with normal and low ones.
+   */
+  public record Lanes(int high, int normal, int low, long starvationMs, boolean fillBesideHigh) {
+    public static final Lanes DEFAULT = new Lanes(6, 2, 1, STARVATION_MS, false);
+
+    public static Lanes of(Config c) {
+      return new Lanes(c.getInt(Keys.WORKER_LANE_WEIGHT_HIGH), c.getInt(Keys.WORKER_LANE_WEIGHT_NORMAL), c.getInt(Keys.WORKER_LANE_WEIGHT_LOW),
+          c.getLong(Keys.WORKER_LANE_STARVATION_MS), c.getBool(Keys.WORKER_LANE_FILL_BESIDE_HIGH));
+    }
+
+    public Lanes {
+      if (high < 1 || normal < 0 || low < 0) throw new IllegalArgumentException("lane weights: high >= 1, normal and low >= 0");
+      if (starvationMs < 1) throw new IllegalArgumentException("starvationMs must be >= 1");
+    }
+
+    int weight(Priority p) {
+      return switch (p) {
+        case HIGH -> high;
+        case NORMAL -> normal;
+        case LOW -> low;
+      };
+    }
+  }
+
+  /** What one lane gave to a batch: how many, the age of the oldest (ms since collected_at), and how many only because they starved. */
+  public record LaneTake(int taken, long oldestAgeMs, int starved) {}
+
+  /** A batch and, per lane that gave to it, what it gave. */
+  public record Take<D>(List<D> batch, Map<Priority, LaneTake> lanes) {}
+
+  private record Waiting<D>(D delivery, long receivedAtMs, long collectedAtMs) {}
 
   private final int batchMax;
   private final long lingerMs;
+  private final Lanes weights;
   private final Clock clock;
-  private final ArrayDeque<Waiting<D>> high = new ArrayDeque<>();
-  private final ArrayDeque<Waiting<D>> normal = new ArrayDeque<>();
+  private final Map<Priority, ArrayDeque<Waiting<D>>> lanes = new EnumMap<>(Priority.class);
+  private int size;
 
   public BatchPicker(int batchMax, long lingerMs, Clock clock) {
+    this(batchMax, lingerMs, Lanes.DEFAULT, clock);
+  }
+
+  public BatchPicker(int batchMax, long lingerMs, Lanes weights, Clock clock) {
     if (batchMax < 1) throw new IllegalArgumentException("batchMax must be >= 1, got " + batchMax);
     this.batchMax = batchMax;
     this.lingerMs = lingerMs;
+    this.weights = weights;
     this.clock = clock;
+    for (Priority p : Priority.values()) lanes.put(p, new ArrayDeque<>());
   }
 
-  /** A delivery arrived now on the queue of priority {@code p}. */
+  /** A delivery arrived now on the queue of priority {@code p}; its age counts from now. */
   public void add(Priority p, D delivery) {
-    (p == Priority.HIGH ? high : normal).add(new Waiting<>(delivery, clock.millis()));
+    long now = clock.millis();
+    add(p, delivery, now);
+  }
+
+  /** A delivery arrived now on the queue of priority {@code p}; its (oldest) result was collected at {@code collectedAtMs}. */
+  public void add(Priority p, D delivery, long collectedAtMs) {
+    long now = clock.millis();
+    lanes.get(p).add(new Waiting<>(delivery, now, Math.min(collectedAtMs, now)));
+    size++;
   }
 
   public int size() {
-    return high.size() + normal.size();
+    return size;
+  }
+
+  /** Deliveries waiting in one lane. */
+  public int size(Priority p) {
+    return lanes.get(p).size();
   }
 
   public boolean isEmpty() {
-    return high.isEmpty() && normal.isEmpty();
+    return size == 0;
   }
 
   /** Forgets every delivery (their channel is gone or closing: the broker returns them to the queue). */
   public void clear() {
-    high.clear();
-    normal.clear();
+    lanes.values().forEach(ArrayDeque::clear);
+    size = 0;
   }
 
   /**
@@ -62,29 +124,52 @@ public final class BatchPicker<D> {
    */
   public long dueInMs(boolean flush) {
     if (isEmpty()) return -1;
-    if (flush || size() >= batchMax) return 0;
-    long waited = clock.millis() - oldestReceivedAtMs();
-    return Math.max(0, lingerMs - waited);
+    if (flush || size >= batchMax) return 0;
+    long oldest = Long.MAX_VALUE;
+    for (ArrayDeque<Waiting<D>> lane : lanes.values()) if (!lane.isEmpty()) oldest = Math.min(oldest, lane.peek().receivedAtMs());
+    return Math.max(0, lingerMs - (clock.millis() - oldest));
   }
 
-  /** Takes the next batch by the priority rule: at most {@code batchMax}, empty when the mailbox is. */
+  /** Takes the next batch by the lane rule: at most {@code batchMax}, empty when the mailbox is. */
   public List<D> take() {
-    List<D> batch = new ArrayList<>(Math.min(batchMax, size()));
-    Waiting<D> oldestNormal = normal.peek();
-    if (oldestNormal != null && clock.millis() - oldestNormal.receivedAtMs() > STARVATION_MS) move(normal, batch, batchMax);
-    move(high, batch, batchMax * 3 / 4);
-    move(normal, batch, batchMax);
-    move(high, batch, batchMax);
-    return batch;
+    return pick().batch();
   }
 
-  private static <D> void move(ArrayDeque<Waiting<D>> from, List<D> to, int upTo) {
-    while (to.size() < upTo && !from.isEmpty()) to.add(from.poll().delivery());
+  /** Takes the next batch by the lane rule, with what each lane gave (for the lane metrics). */
+  public Take<D> pick() {
+    long now = clock.millis();
+    Map<Priority, Integer> waiting = new EnumMap<>(Priority.class);
+    Map<Priority, Integer> overAge = new EnumMap<>(Priority.class);
+    for (Priority p : Priority.values()) {
+      waiting.put(p, lanes.get(p).size());
+      overAge.put(p, overAge(lanes.get(p), now, LaneShares.starvationCap(batchMax)));
+    }
+    LaneShares.Shares shares = LaneShares.of(batchMax, weights, waiting, overAge);
+    List<D> batch = new ArrayList<>(shares.total());
+    Map<Priority, LaneTake> taken = new EnumMap<>(Priority.class);
+    for (Priority p : Priority.values()) {
+      int n = shares.take().get(p);
+      if (n == 0) continue;
+      ArrayDeque<Waiting<D>> lane = lanes.get(p);
+      long oldest = Long.MAX_VALUE;
+      for (int i = 0; i < n; i++) {
+        Waiting<D> w = lane.poll();
+        oldest = Math.min(oldest, w.collectedAtMs());
+        batch.add(w.delivery());
+      }
+      size -= n;
+      taken.put(p, new LaneTake(n, now - oldest, shares.starved().get(p)));
+    }
+    return new Take<>(batch, taken);
   }
 
-  private long oldestReceivedAtMs() {
-    if (high.isEmpty()) return normal.peek().receivedAtMs();
-    if (normal.isEmpty()) return high.peek().receivedAtMs();
-    return Math.min(high.peek().receivedAtMs(), normal.peek().receivedAtMs());
+  /** How many deliveries at the head of a lane are older than the starvation bound (counted up to {@code cap}). */
+  private int overAge(ArrayDeque<Waiting<D>> lane, long now, int cap) {
+    int n = 0;
+    for (Waiting<D> w : lane) {
+      if (n >= cap || now - w.collectedAtMs() <= weights.starvationMs()) break;
+      n++;
+    }
+    return n;
   }
 }

@@ -33,7 +33,7 @@ public final class DeviceDirectory {
   /** A device's rules. {@code known}: listed in the inventory. */
   public record Info(int priority, PayloadProfile profile, boolean known) {
     static Info fallback(Priority queue) {
-      return new Info(queue == Priority.HIGH ? 1 : 2, PayloadProfiles.DEFAULT, false);
+      return new Info(queue.devicePriority, PayloadProfiles.DEFAULT, false);
     }
   }
 

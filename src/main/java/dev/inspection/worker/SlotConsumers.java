@@ -27,8 +27,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The broker side of one slot at one lease epoch: a channel and a consumer per priority queue, and the
- * acks. The order of things is what keeps a move free of redeliveries:
+ * The broker side of one slot at one lease epoch: a channel and a consumer per priority queue (lane), each
+ * with its own prefetch, and the acks. The order of things is what keeps a move free of redeliveries:
  * <ul>
  *   <li>a channel is registered before its consumer starts: a queue with a backlog delivers at once, and a
  *       delivery on an unknown channel would sit unacked (and invisible) until the channel closed;</li>
@@ -52,7 +52,15 @@ final class SlotConsumers {
   record Delivery(Channel channel, long tag, byte[] body, Priority priority, String routingKey) implements BatchHandler.Received {}
 
   /** Prefetch of each priority queue's consumer. */
-  record Prefetch(int high, int normal) {}
+  record Prefetch(int high, int normal, int low) {
+    int of(Priority p) {
+      return switch (p) {
+        case HIGH -> high;
+        case NORMAL -> normal;
+        case LOW -> low;
+      };
+    }
+  }
 
   private final Vertx vertx;
   private final Context context;
@@ -115,7 +123,7 @@ final class SlotConsumers {
         for (Priority p : Priority.values()) {
           Channel ch = conn.createChannel();
           channels.put(p, ch);
-          ch.basicQos(p == Priority.HIGH ? prefetch.high() : prefetch.normal());
+          ch.basicQos(prefetch.of(p));
           DefaultConsumer consumer = consumer(ch, p);
           ch.setDefaultConsumer(consumer);
           ch.basicConsume(topology.queue(slot, p), false, consumerTag(p), consumer);

@@ -6,6 +6,7 @@ import dev.inspection.config.Config;
 import dev.inspection.config.ConfigException;
 import dev.inspection.config.Keys;
 import dev.inspection.control.TransitionTable;
+import dev.inspection.messaging.CollectedAt;
 import dev.inspection.metrics.Metrics;
 import dev.inspection.state.DerivedState;
 import dev.inspection.state.HistoryPolicies;
@@ -69,12 +70,13 @@ public final class SlotProcessor {
   }
 
   /** Tunables of a processor. {@code reopen}: the backoff between attempts to open the consumers. */
-  public record Settings(int prefetchHigh, int prefetchNormal, int batchMax, long lingerMs, BatchHandler.Limits limits, long maxFutureSkewMs,
-      RetryPolicy reopen, HistoryPolicies histories) {
+  public record Settings(SlotConsumers.Prefetch prefetch, int batchMax, long lingerMs, BatchPicker.Lanes lanes, BatchHandler.Limits limits,
+      long maxFutureSkewMs, RetryPolicy reopen, HistoryPolicies histories) {
     /** Throws a ConfigException naming the history key that is wrong. */
     public static Settings from(Config c) {
-      return new Settings(c.getInt(Keys.WORKER_PREFETCH_HIGH), c.getInt(Keys.WORKER_PREFETCH_NORMAL), c.getInt(Keys.WORKER_BATCH_MAX),
-          c.getLong(Keys.WORKER_BATCH_LINGER_MS), new BatchHandler.Limits(c.getInt(Keys.WORKER_MAX_MESSAGE_BYTES), c.getInt(Keys.WORKER_MAX_BATCH_BYTES)),
+      return new Settings(new SlotConsumers.Prefetch(c.getInt(Keys.WORKER_PREFETCH_HIGH), c.getInt(Keys.WORKER_PREFETCH_NORMAL), c.getInt(Keys.WORKER_PREFETCH_LOW)),
+          c.getInt(Keys.WORKER_BATCH_MAX), c.getLong(Keys.WORKER_BATCH_LINGER_MS), BatchPicker.Lanes.of(c),
+          new BatchHandler.Limits(c.getInt(Keys.WORKER_MAX_MESSAGE_BYTES), c.getInt(Keys.WORKER_MAX_BATCH_BYTES)),
           c.getLong(Keys.WORKER_MAX_FUTURE_SKEW_MS), RetryPolicy.from(c), histories(c));
     }
 
@@ -118,8 +120,8 @@ public final class SlotProcessor {
     this.services = services;
     this.metrics = services.metrics();
     this.consumers = new SlotConsumers(vertx, slot, epoch, services.workerId(), services.topology(),
-        new SlotConsumers.Prefetch(settings.prefetchHigh(), settings.prefetchNormal()), services.broker(), services.acks(), metrics, this::accept);
-    this.mailbox = new BatchPicker<>(settings.batchMax(), settings.lingerMs(), services.clock());
+        settings.prefetch(), services.broker(), services.acks(), metrics, this::accept);
+    this.mailbox = new BatchPicker<>(settings.batchMax(), settings.lingerMs(), settings.lanes(), services.clock());
     this.handler = new BatchHandler(new ResultGuard(slot, services.topology().totalSlots(), settings.maxFutureSkewMs()), services.clock(),
         settings.limits(), services.topology(), services.devices(), services.rules(), settings.histories(),
         BatchHandler.memoryOf(snapshot));
@@ -193,7 +195,7 @@ public final class SlotProcessor {
 
   private void accept(Delivery d) {
     if (phase != Phase.OPENING && phase != Phase.CONSUMING && phase != Phase.CLOSING) return; // its channel is closing: the broker requeues it
-    mailbox.add(d.priority(), d);
+    mailbox.add(d.priority(), d, CollectedAt.firstMs(d.body(), services.clock().millis()));
     metrics.consumed(slot, 1);
     next();
   }
@@ -205,7 +207,9 @@ public final class SlotProcessor {
     if (due == 0) {
       if (lingerTimer >= 0) vertx.cancelTimer(lingerTimer);
       lingerTimer = -1;
-      run(mailbox.take());
+      BatchPicker.Take<Delivery> take = mailbox.pick();
+      take.lanes().forEach((lane, t) -> metrics.laneTaken(lane.wire, t.taken(), t.oldestAgeMs(), t.starved()));
+      run(take.batch());
     } else if (due > 0 && lingerTimer < 0) {
       lingerTimer = vertx.setTimer(due, t -> {
         lingerTimer = -1;

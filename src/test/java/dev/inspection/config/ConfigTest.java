@@ -74,6 +74,16 @@ class ConfigTest {
   }
 
   @Test
+  void badLaneSettingsStopStartUpNamingTheKey() {
+    for (Map.Entry<String, String> bad : Map.of("worker.lane.weight.high", "0", "worker.lane.weight.normal", "-1", "worker.lane.weight.low", "-2",
+        "worker.lane.starvation.ms", "0", "worker.prefetch.low", "0", "queue.low.max.bytes", "0", "queue.low.max.length", "0").entrySet()) {
+      ConfigException e = assertThrows(ConfigException.class, () -> Config.validateAll(Config.of(Map.of(bad.getKey(), bad.getValue()))));
+      assertTrue(e.getMessage().contains(bad.getKey()), e.getMessage());
+    }
+    Config.validateAll(Config.of(Map.of("worker.lane.weight.normal", "0", "worker.lane.weight.low", "0")));
+  }
+
+  @Test
   void shippedConfFileDocumentsExactlyTheBuiltInDefaults() throws Exception {
     assertEquals(Config.propertiesTemplate(), Files.readString(Path.of("conf/node.properties")),
         "conf/node.properties is stale: regenerate it with java -jar target/node.jar --print-config > conf/node.properties");

@@ -65,9 +65,18 @@ class BatchPickerTest {
   }
 
   @Test
-  void eachPriorityTakesTheShareTheOtherLeavesUnused() {
+  void highTakesTheShareNormalLeavesUnusedButNormalStaysAtItsShareWhileHighHoldsSomething() {
     assertEquals(Map.of("h", 7L, "n", 1L), shares(20, 1), "high takes the normal share nobody needs");
-    assertEquals(Map.of("h", 1L, "n", 7L), shares(1, 20), "normal takes the high share nobody needs");
+    assertEquals(Map.of("h", 1L, "n", 2L), shares(1, 20), "a batch with a critical result stays short: it commits sooner");
+    assertEquals(Map.of("h", 0L, "n", 8L), shares(0, 20), "without high, normal fills the batch");
+  }
+
+  @Test
+  void withFillBesideHighABatchWithACriticalResultIsFilledUpWithNormal() {
+    BatchPicker<String> p = new BatchPicker<>(8, 200, new BatchPicker.Lanes(6, 2, 1, BatchPicker.STARVATION_MS, true), clock);
+    add(p, Priority.HIGH, "h", 1, clock.millis());
+    add(p, Priority.NORMAL, "n", 20, clock.millis());
+    assertEquals(List.of("h0", "n0", "n1", "n2", "n3", "n4", "n5", "n6"), p.take());
   }
 
   /** The make-up of the first batch out of a mailbox with {@code high} and {@code normal} deliveries. */
@@ -79,22 +88,145 @@ class BatchPickerTest {
     return Map.of("h", count(batch, "h"), "n", count(batch, "n"));
   }
 
-  @Test
-  void aNormalMessageWaitingOverAMinuteGoesFirstAheadOfHighPriority() {
-    add(Priority.NORMAL, "n", 10);
-    clock.advance(BatchPicker.STARVATION_MS + 1);
-    add(Priority.HIGH, "h", 10);
-    List<String> batch = picker.take();
-    assertEquals(8, count(batch, "n"), "starving normal messages fill the batch");
-    assertEquals(List.of("n8", "n9", "h0", "h1", "h2", "h3", "h4", "h5"), picker.take(), "the rest of them next, then high");
+  /** A mailbox of 200-delivery batches with the given lane weights and the default starvation bound. */
+  private BatchPicker<String> picker200(BatchPicker.Lanes lanes) {
+    return new BatchPicker<>(200, 200, lanes, clock);
+  }
+
+  private static void add(BatchPicker<String> p, Priority lane, String prefix, int n, long collectedAtMs) {
+    for (int i = 0; i < n; i++) p.add(lane, prefix + i, collectedAtMs);
   }
 
   @Test
-  void aNormalMessageWaitingExactlyAMinuteIsNotYetStarving() {
-    add(Priority.NORMAL, "n", 10);
-    clock.advance(BatchPicker.STARVATION_MS);
-    add(Priority.HIGH, "h", 10);
-    assertEquals(6, count(picker.take(), "h"));
+  void highAndNormalShareThreeToOneBatchAfterBatchWhileBothHaveABacklog() {
+    BatchPicker<String> p = picker200(BatchPicker.Lanes.DEFAULT);
+    add(p, Priority.HIGH, "h", 3_000, clock.millis());
+    add(p, Priority.NORMAL, "n", 3_000, clock.millis());
+    long high = 0;
+    long normal = 0;
+    for (int b = 0; b < 10; b++) {
+      List<String> batch = p.take();
+      assertEquals(200, batch.size());
+      assertEquals(150, count(batch, "h"), "batch " + b);
+      high += count(batch, "h");
+      normal += count(batch, "n");
+    }
+    assertEquals(3.0, (double) high / normal, 1e-9, "3:1 over ten batches");
+  }
+
+  @Test
+  void anOldBacklogAsAWholeKeepsTheThreeToOneShare() {
+    // overload: everything normal the worker holds is far over the starvation bound, yet high keeps its share
+    BatchPicker<String> p = picker200(BatchPicker.Lanes.DEFAULT);
+    add(p, Priority.NORMAL, "n", 1_000, clock.millis() - 10 * BatchPicker.STARVATION_MS);
+    add(p, Priority.HIGH, "h", 1_000, clock.millis());
+    BatchPicker.Take<String> t = p.pick();
+    assertEquals(150, count(t.batch(), "h"));
+    assertEquals(50, count(t.batch(), "n"));
+    assertEquals(0, t.lanes().get(Priority.NORMAL).starved(), "normal's head is taken in its own share: nothing needed the starvation rule");
+    assertEquals(10 * BatchPicker.STARVATION_MS, t.lanes().get(Priority.NORMAL).oldestAgeMs());
+  }
+
+  @Test
+  void lowGetsASmallerShareThanNormalAndComesLastInArrivalOrder() {
+    BatchPicker<String> p = picker200(BatchPicker.Lanes.DEFAULT);
+    add(p, Priority.LOW, "l", 500, clock.millis());
+    add(p, Priority.NORMAL, "n", 500, clock.millis());
+    add(p, Priority.HIGH, "h", 500, clock.millis());
+    List<String> batch = p.take();
+    assertEquals(200, batch.size());
+    long h = count(batch, "h");
+    long n = count(batch, "n");
+    long l = count(batch, "l");
+    assertEquals(List.of(134L, 44L, 22L), List.of(h, n, l), "6:2:1, the rounding left-over to high");
+    assertEquals("h0", batch.get(0));
+    assertEquals("n0", batch.get((int) h));
+    assertEquals("l0", batch.get((int) (h + n)));
+    assertEquals("l21", batch.get(199), "each lane in arrival order, low last");
+  }
+
+  @Test
+  void lowAloneOrWithNormalUsesTheWholeBatchWhenHighHoldsNothing() {
+    BatchPicker<String> p = picker200(BatchPicker.Lanes.DEFAULT);
+    add(p, Priority.LOW, "l", 500, clock.millis());
+    assertEquals(200, count(p.take(), "l"), "nobody else wants the batch");
+    add(p, Priority.NORMAL, "n", 500, clock.millis());
+    List<String> batch = p.take();
+    assertEquals(134, count(batch, "n"), "normal:low 2:1 without high (the rounding left-over to normal)");
+    assertEquals(66, count(batch, "l"));
+  }
+
+  @Test
+  void aTinyBatchGivesItsPlacesToHighThenNormal() {
+    BatchPicker<String> p = new BatchPicker<>(2, 200, BatchPicker.Lanes.DEFAULT, clock);
+    add(p, Priority.LOW, "l", 5, clock.millis());
+    add(p, Priority.NORMAL, "n", 5, clock.millis());
+    add(p, Priority.HIGH, "h", 5, clock.millis());
+    assertEquals(List.of("h0", "n0"), p.take());
+  }
+
+  /** Strict priority (normal and low weigh 0): only the starvation rule lets them through while high floods. */
+  private static final BatchPicker.Lanes STRICT = new BatchPicker.Lanes(1, 0, 0, BatchPicker.STARVATION_MS, false);
+
+  @Test
+  void aNormalResultOverTheAgeBoundIsTakenAtOnceEvenWhileHighFloods() {
+    BatchPicker<String> p = new BatchPicker<>(8, 200, STRICT, clock);
+    add(p, Priority.HIGH, "h", 100, clock.millis());
+    // it reached the worker only now, but was collected over a minute ago: the age counts from collected_at
+    p.add(Priority.NORMAL, "n-old", clock.millis() - BatchPicker.STARVATION_MS - 1);
+    p.add(Priority.NORMAL, "n-young", clock.millis() - 1_000);
+    BatchPicker.Take<String> t = p.pick();
+    assertEquals(List.of("h0", "h1", "h2", "h3", "h4", "h5", "h6", "n-old"), t.batch());
+    assertEquals(1, t.lanes().get(Priority.NORMAL).starved());
+    assertEquals(8, count(p.take(), "h"), "the young one waits while high floods");
+  }
+
+  @Test
+  void aResultExactlyAtTheBoundIsNotYetStarvingAndIsTakenOnceItPassesIt() {
+    BatchPicker<String> p = new BatchPicker<>(8, 200, STRICT, clock);
+    add(p, Priority.HIGH, "h", 100, clock.millis());
+    p.add(Priority.NORMAL, "n0", clock.millis() - 30_000);
+    clock.advance(30_000);
+    assertEquals(0, count(p.take(), "n"), "30 s in the mailbox after 30 s on the way: exactly the bound");
+    clock.advance(1);
+    assertEquals(List.of("n0"), p.take().stream().filter(d -> d.startsWith("n")).toList());
+  }
+
+  @Test
+  void aLaneWithoutWeightWaitsWhileHighHoldsSomethingAndFillsABatchWithoutHigh() {
+    BatchPicker<String> p = new BatchPicker<>(8, 200, STRICT, clock);
+    add(p, Priority.HIGH, "h", 3, clock.millis());
+    add(p, Priority.NORMAL, "n", 10, clock.millis());
+    assertEquals(List.of("h0", "h1", "h2"), p.take());
+    BatchPicker.Take<String> t = p.pick();
+    assertEquals(List.of("n0", "n1", "n2", "n3", "n4", "n5", "n6", "n7"), t.batch());
+    assertEquals(0, t.lanes().get(Priority.NORMAL).starved(), "young ones: free places, not starvation");
+  }
+
+  @Test
+  void starvingLanesTakeAtMostAQuarterEachSoHighKeepsHalf() {
+    BatchPicker<String> p = picker200(STRICT);
+    long old = clock.millis() - 2 * BatchPicker.STARVATION_MS;
+    add(p, Priority.HIGH, "h", 1_000, clock.millis());
+    add(p, Priority.NORMAL, "n", 1_000, old);
+    add(p, Priority.LOW, "l", 1_000, old);
+    BatchPicker.Take<String> t = p.pick();
+    assertEquals(100, count(t.batch(), "h"));
+    assertEquals(50, t.lanes().get(Priority.NORMAL).starved());
+    assertEquals(50, t.lanes().get(Priority.LOW).starved());
+    assertEquals(List.of("n0", "n49"), List.of(t.batch().get(100), t.batch().get(149)), "the oldest first");
+  }
+
+  @Test
+  void eachLaneReportsHowManyItGaveAndTheAgeOfItsOldest() {
+    BatchPicker<String> p = picker200(BatchPicker.Lanes.DEFAULT);
+    p.add(Priority.HIGH, "h0", clock.millis() - 300);
+    p.add(Priority.HIGH, "h1", clock.millis() - 100);
+    p.add(Priority.LOW, "l0", clock.millis() + 5_000); // a probe clock ahead of ours counts as age 0
+    Map<Priority, BatchPicker.LaneTake> lanes = p.pick().lanes();
+    assertEquals(new BatchPicker.LaneTake(2, 300, 0), lanes.get(Priority.HIGH));
+    assertEquals(new BatchPicker.LaneTake(1, 0, 0), lanes.get(Priority.LOW));
+    assertTrue(!lanes.containsKey(Priority.NORMAL), "a lane that gave nothing is not listed");
   }
 
   @Test

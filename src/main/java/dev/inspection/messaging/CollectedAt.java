@@ -1,0 +1,45 @@
+package dev.inspection.messaging;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+
+/**
+ * A message's {@code collected_at}, read without parsing the message: the worker ages a delivery by it the
+ * moment it arrives (issue 12, anti-starvation by the result's age), and parses the body only when the
+ * delivery is taken into a batch. The first {@code "collected_at":"…"} of the body is the envelope's (a v2
+ * body encodes the envelope before the payload), and in a v3 batch that of its first result, the oldest
+ * (the probe joins rows in outbox order). A body that does not read so (hand-written, reordered, bad)
+ * gets the fallback; the full parse later judges it.
+ */
+public final class CollectedAt {
+  private CollectedAt() {}
+
+  private static final byte[] KEY = "\"collected_at\":\"".getBytes(StandardCharsets.US_ASCII);
+  /** An ISO-8601 instant is at most this long (nanoseconds and a zone offset). */
+  private static final int MAX_LEN = 40;
+
+  /** The first collected_at in {@code body}, in epoch ms, or {@code fallbackMs}. */
+  public static long firstMs(byte[] body, long fallbackMs) {
+    int at = indexOf(body, KEY);
+    if (at < 0) return fallbackMs;
+    int from = at + KEY.length;
+    int end = from;
+    while (end < body.length && end - from <= MAX_LEN && body[end] != '"') end++;
+    if (end >= body.length || body[end] != '"') return fallbackMs;
+    try {
+      return Instant.parse(new String(body, from, end - from, StandardCharsets.US_ASCII)).toEpochMilli();
+    } catch (DateTimeParseException e) {
+      return fallbackMs;
+    }
+  }
+
+  private static int indexOf(byte[] body, byte[] key) {
+    outer:
+    for (int i = 0; i + key.length <= body.length; i++) {
+      for (int j = 0; j < key.length; j++) if (body[i + j] != key[j]) continue outer;
+      return i;
+    }
+    return -1;
+  }
+}

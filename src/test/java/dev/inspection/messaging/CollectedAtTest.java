@@ -1,0 +1,37 @@
+package dev.inspection.messaging;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.vertx.core.json.JsonObject;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class CollectedAtTest {
+  private static Envelope result(String device, Instant collected) {
+    return new Envelope(Envelope.messageId("n1", collected.toEpochMilli(), device, 1), device, 0, 1, 1, 1, "n1", collected.toEpochMilli(), 1,
+        collected, Priority.LOW, new JsonObject().put("status", "UP").put("collected_at", "2000-01-01T00:00:00Z"));
+  }
+
+  @Test
+  void aSingleResultIsAgedByItsEnvelopesCollectedAtNotByAPayloadField() {
+    Instant t = Instant.parse("2026-12-01T10:00:00.123Z");
+    assertEquals(t.toEpochMilli(), CollectedAt.firstMs(result("d1", t).toBytes(), -1));
+  }
+
+  @Test
+  void aBatchIsAgedByItsFirstResultTheOldest() {
+    Instant first = Instant.parse("2026-12-01T10:00:00Z");
+    byte[] body = ResultBatch.join(List.of(result("d1", first).toBytes(), result("d2", first.plusSeconds(5)).toBytes()));
+    assertEquals(first.toEpochMilli(), CollectedAt.firstMs(body, -1));
+  }
+
+  @Test
+  void aBodyWithoutAReadableCollectedAtGetsTheFallback() {
+    for (String body : List.of("", "not json", "{\"collected_at\":\"yesterday\"}", "{\"collected_at\":\"2026-12-01T10:00:00Z",
+        "{\"collected_at\":12}")) {
+      assertEquals(42, CollectedAt.firstMs(body.getBytes(StandardCharsets.UTF_8), 42), body);
+    }
+  }
+}
