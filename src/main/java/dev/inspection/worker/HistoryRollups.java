@@ -16,6 +16,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.BiConsumer;
 import java.util.function.Function;
 
 /**
@@ -80,8 +81,8 @@ final class HistoryRollups {
       INSERT INTO device_status_rollup_1m AS r
         (minute_bucket, device_id, sample_count, down_count, state_changes, last_state, last_payload, last_cycle_id, last_seq, seen_cycle, seen_seq)
       SELECT m, d, n, dn, ch, ls, lp::jsonb, lc, lq, sc::bigint[], sq::bigint[]
-      FROM unnest($1::timestamptz[], $2::varchar[], $3::int[], $4::int[], $5::int[], $6::varchar[], $7::text[], $8::bigint[], $9::bigint[],
-                  $10::text[], $11::text[]) AS t(m, d, n, dn, ch, ls, lp, lc, lq, sc, sq)
+      FROM unnest($1::timestamptz[], $2::varchar[], $3::int[], $4::int[], $5::int[], $6::varchar[], $7::varchar[], $8::text[], $9::bigint[],
+                  $10::bigint[], $11::text[], $12::text[]) AS t(m, d, n, dn, ch, fs, ls, lp, lc, lq, sc, sq)
       ON CONFLICT (minute_bucket, device_id) DO UPDATE SET
         sample_count = EXCLUDED.sample_count, down_count = EXCLUDED.down_count, state_changes = EXCLUDED.state_changes,
         last_state = CASE WHEN EXCLUDED.last_cycle_id IS NULL THEN r.last_state ELSE EXCLUDED.last_state END,
@@ -117,7 +118,7 @@ final class HistoryRollups {
     // the batch's own figures per (minute, device); the statement adds them to rows that counted none of these results
     List<RollupFold.Row> figures = RollupFold.fold(Map.of(), samples);
     Tuple args = BatchStore.resultColumns(rows, encode).addArrayOfShort(rc).addArrayOfBoolean(keep);
-    addFigures(args, figures, index);
+    figures(args, figures, (t, rs) -> t.addArrayOfLong(rs.stream().map(x -> index.get(x.lastPayload())).toArray(Long[]::new)));
     return conn.preparedQuery(WRITE).execute(args).compose(rs -> {
       Row r = rs.iterator().next();
       int history = r.getLong(0).intValue();
@@ -126,7 +127,12 @@ final class HistoryRollups {
     });
   }
 
-  private static void addFigures(Tuple args, List<RollupFold.Row> rows, Map<JsonObject, Long> index) {
+  /**
+   * The rollup rows as the statements' twelve columns (minute, device, samples, down, changes, first state, last
+   * state, the last payload's column, last cycle, last seq, seen cycles, seen seqs), added to {@code args};
+   * {@code lastPayload} adds the eighth: WRITE's ordinality of the payload, SET's payload text.
+   */
+  private static Tuple figures(Tuple args, List<RollupFold.Row> rows, BiConsumer<Tuple, List<RollupFold.Row>> lastPayload) {
     int n = rows.size();
     OffsetDateTime[] m = new OffsetDateTime[n];
     String[] d = new String[n];
@@ -135,7 +141,6 @@ final class HistoryRollups {
     Integer[] changes = new Integer[n];
     String[] first = new String[n];
     String[] last = new String[n];
-    Long[] lastIndex = new Long[n];
     Long[] cycle = new Long[n];
     Long[] seq = new Long[n];
     String[] seenCycle = new String[n];
@@ -149,15 +154,15 @@ final class HistoryRollups {
       changes[i] = r.changes();
       first[i] = r.firstState();
       last[i] = r.lastState();
-      lastIndex[i] = index.get(r.lastPayload());
       cycle[i] = r.lastCycle();
       seq[i] = r.lastSeq();
       seenCycle[i] = literal(r.seenCycle());
       seenSeq[i] = literal(r.seenSeq());
     }
     args.addArrayOfOffsetDateTime(m).addArrayOfString(d).addArrayOfInteger(samples).addArrayOfInteger(down).addArrayOfInteger(changes)
-        .addArrayOfString(first).addArrayOfString(last).addArrayOfLong(lastIndex).addArrayOfLong(cycle).addArrayOfLong(seq)
-        .addArrayOfString(seenCycle).addArrayOfString(seenSeq);
+        .addArrayOfString(first).addArrayOfString(last);
+    lastPayload.accept(args, rows);
+    return args.addArrayOfLong(cycle).addArrayOfLong(seq).addArrayOfString(seenCycle).addArrayOfString(seenSeq);
   }
 
   /** Reads the batch's rollup rows back and folds the batch in result by result: only what they have not counted is added. */
@@ -180,7 +185,8 @@ final class HistoryRollups {
       }
       List<RollupFold.Row> out = RollupFold.fold(stored, samples);
       out.sort(Comparator.comparing((RollupFold.Row x) -> x.key().deviceId()).thenComparing(x -> x.key().minute()));
-      return out.isEmpty() ? Future.succeededFuture(0) : conn.preparedQuery(SET).execute(absolute(out, encode)).map(r -> r.rowCount());
+      return out.isEmpty() ? Future.succeededFuture(0) : conn.preparedQuery(SET).execute(figures(Tuple.tuple(), out,
+          (t, rs) -> t.addArrayOfString(rs.stream().map(x -> x.takesLast() ? encode.apply(x.lastPayload()) : null).toArray(String[]::new)))).map(r -> r.rowCount());
     });
   }
 
@@ -189,38 +195,6 @@ final class HistoryRollups {
     long[] out = new long[a.length];
     for (int i = 0; i < a.length; i++) out[i] = a[i];
     return out;
-  }
-
-  private static Tuple absolute(List<RollupFold.Row> rows, Function<JsonObject, String> encode) {
-    int n = rows.size();
-    OffsetDateTime[] m = new OffsetDateTime[n];
-    String[] d = new String[n];
-    Integer[] samples = new Integer[n];
-    Integer[] down = new Integer[n];
-    Integer[] changes = new Integer[n];
-    String[] state = new String[n];
-    String[] payload = new String[n];
-    Long[] cycle = new Long[n];
-    Long[] seq = new Long[n];
-    String[] seenCycle = new String[n];
-    String[] seenSeq = new String[n];
-    for (int i = 0; i < n; i++) {
-      RollupFold.Row r = rows.get(i);
-      m[i] = r.key().minute().atOffset(ZoneOffset.UTC);
-      d[i] = r.key().deviceId();
-      samples[i] = r.samples();
-      down[i] = r.down();
-      changes[i] = r.changes();
-      state[i] = r.lastState();
-      payload[i] = r.takesLast() ? encode.apply(r.lastPayload()) : null;
-      cycle[i] = r.lastCycle();
-      seq[i] = r.lastSeq();
-      seenCycle[i] = literal(r.seenCycle());
-      seenSeq[i] = literal(r.seenSeq());
-    }
-    return Tuple.tuple().addArrayOfOffsetDateTime(m).addArrayOfString(d).addArrayOfInteger(samples).addArrayOfInteger(down)
-        .addArrayOfInteger(changes).addArrayOfString(state).addArrayOfString(payload).addArrayOfLong(cycle).addArrayOfLong(seq)
-        .addArrayOfString(seenCycle).addArrayOfString(seenSeq);
   }
 
   /** A bigint[] as PostgreSQL's array text ({@code {1,2,3}}); one array per row cannot ride unnest() as a 2-D array. */
