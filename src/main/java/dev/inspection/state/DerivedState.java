@@ -215,6 +215,9 @@ public record DerivedState(
       JsonObject db = j.getJsonObject("debounce_pending");
       JsonObject pos = j.getJsonObject("position");
       JsonArray hist = j.getJsonArray("history");
+      Position position = pos == null ? null : Position.fromJson(pos);
+      HistoryMark mark = hist == null ? null : HistoryMark.fromJson(hist);
+      if (mark != null && mark.position().equals(position)) mark = new HistoryMark(position, mark.digest(), mark.keptAt()); // one object
       return new DerivedState(
           (int) requireLong(j, "consec_failure_count"),
           ring,
@@ -224,9 +227,9 @@ public record DerivedState(
           db == null ? null : Debounce.fromJson(db),
           optionalInstant(j, "down_since"),
           flapping,
-          pos == null ? null : Position.fromJson(pos),
+          position,
           firing,
-          hist == null ? null : HistoryMark.fromJson(hist));
+          mark);
     } catch (ClassCastException | DateTimeParseException | NullPointerException e) {
       throw new IllegalArgumentException("malformed derived_snapshot: " + e.getMessage(), e);
     }
