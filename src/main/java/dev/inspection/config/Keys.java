@@ -46,7 +46,8 @@ public final class Keys {
 
   public static final ConfigKey SLOTS_TOTAL = k("slots.total", "256", INT, "number of slots; slot = CRC32(device_id) mod slots.total. Two queues per slot");
   public static final ConfigKey TOPOLOGY_PREFIX = k("topology.prefix", "inspection", STRING, "prefix of every exchange and queue name: {prefix}.status, {prefix}.status.s{nnn}.{high|normal}, {prefix}.dlx, {prefix}.dead");
-  public static final ConfigKey QUEUE_MAX_BYTES = k("queue.max.bytes", "67108864", LONG, "byte limit of each slot queue; beyond it publishes are refused (reject-publish) and stay in the probe's outbox");
+  public static final ConfigKey BROKER_QUEUE_BUDGET_BYTES = k("broker.queue.budget.bytes", "8589934592", LONG, "total bytes all slot queues together may hold, split over them (x-max-length-bytes per queue; see broker.queue.high.weight); beyond a queue's share publishes are refused (reject-publish) and stay in the probe's outbox. Existing queues keep the limit they were declared with: a change needs them deleted and declared again (README, Bounded storage)");
+  public static final ConfigKey BROKER_QUEUE_HIGH_WEIGHT = k("broker.queue.high.weight", "4", INT, "shares of the budget a high (critical) queue gets against a normal queue's 1: 256 slots, 8 GiB and 4 give 25.6 MiB per high queue and 6.4 MiB per normal queue");
   public static final ConfigKey QUEUE_DELIVERY_LIMIT = k("queue.delivery.limit", "20", INT, "deliveries of one message before it is dead-lettered as poison");
 
   public static final ConfigKey PROBE_GROUP = k("probe.group", "default", STRING, "probe group whose devices this probe inspects");
@@ -147,7 +148,7 @@ public final class Keys {
       PG_HOST, PG_PORT, PG_DATABASE, PG_USER, PG_PASSWORD, PG_SCHEMA, PG_POOL_SIZE, PG_IDLE_TX_TIMEOUT_MS, PG_SSL_MODE, PG_TLS_CA,
       RABBIT_HOST, RABBIT_PORT, RABBIT_USER, RABBIT_PASSWORD, RABBIT_VHOST, RABBIT_SSL, RABBIT_TLS_CA,
       REDIS_URL, REDIS_CHANNEL_PREFIX,
-      SLOTS_TOTAL, TOPOLOGY_PREFIX, QUEUE_MAX_BYTES, QUEUE_DELIVERY_LIMIT,
+      SLOTS_TOTAL, TOPOLOGY_PREFIX, BROKER_QUEUE_BUDGET_BYTES, BROKER_QUEUE_HIGH_WEIGHT, QUEUE_DELIVERY_LIMIT,
       PROBE_GROUP, PROBE_SIM_DEVICES, PROBE_SIM_FAIL_RATE, PROBE_INTERVAL_MS, PROBE_JITTER_PCT,
       PROBE_INVENTORY_FILE, PROBE_INVENTORY_URL, PROBE_INVENTORY_REFRESH_MS, PROBE_PACING_REFRESH_MS, PROBE_CHECK_TIMEOUT_MS,
       OUTBOX_COMMIT_MAX_ROWS, OUTBOX_PUBLISH_CHANNELS, OUTBOX_MAX_INFLIGHT, OUTBOX_PUBLISH_BATCH_MAX, OUTBOX_PUBLISH_BATCH_BYTES, OUTBOX_REPLAY_INTERVAL_MS, OUTBOX_REPLAY_MIN_AGE_MS, OUTBOX_RETENTION_MS,

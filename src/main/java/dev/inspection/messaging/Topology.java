@@ -19,19 +19,28 @@ import java.util.Map;
 public final class Topology {
   private final String prefix;
   private final int totalSlots;
-  private final long maxBytes;
+  private final QueueBudget budget;
   private final int deliveryLimit;
 
+  /** Every slot queue limited to {@code maxBytes} (tests). */
   public Topology(String prefix, int totalSlots, long maxBytes, int deliveryLimit) {
+    this(prefix, totalSlots, QueueBudget.uniform(maxBytes, totalSlots), deliveryLimit);
+  }
+
+  public Topology(String prefix, int totalSlots, QueueBudget budget, int deliveryLimit) {
     this.prefix = prefix;
     this.totalSlots = totalSlots;
-    this.maxBytes = maxBytes;
+    this.budget = budget;
     this.deliveryLimit = deliveryLimit;
   }
 
-  /** The topology a configuration describes (prefix, slot count, per-queue byte and delivery limits). */
+  /** The topology a configuration describes (prefix, slot count, the queues' byte budget, delivery limit). */
   public static Topology of(Config c) {
-    return new Topology(c.get(Keys.TOPOLOGY_PREFIX), c.getInt(Keys.SLOTS_TOTAL), c.getLong(Keys.QUEUE_MAX_BYTES), c.getInt(Keys.QUEUE_DELIVERY_LIMIT));
+    return new Topology(c.get(Keys.TOPOLOGY_PREFIX), c.getInt(Keys.SLOTS_TOTAL), QueueBudget.of(c), c.getInt(Keys.QUEUE_DELIVERY_LIMIT));
+  }
+
+  public QueueBudget budget() {
+    return budget;
   }
 
   public int totalSlots() {
@@ -58,11 +67,11 @@ public final class Topology {
     return String.format("%s.status.s%03d.%s", prefix, slot, p.wire);
   }
 
-  public Map<String, Object> queueArguments() {
+  public Map<String, Object> queueArguments(Priority p) {
     Map<String, Object> args = new HashMap<>();
     args.put("x-queue-type", "quorum");
     args.put("x-single-active-consumer", true);
-    args.put("x-max-length-bytes", maxBytes);
+    args.put("x-max-length-bytes", budget.bytes(p));
     args.put("x-overflow", "reject-publish");
     args.put("x-delivery-limit", deliveryLimit);
     args.put("x-dead-letter-exchange", deadLetterExchange());
@@ -78,12 +87,31 @@ public final class Topology {
     dlqArgs.put("x-queue-type", "quorum");
     ch.queueDeclare(deadLetterQueue(), true, false, false, dlqArgs);
     ch.queueBind(deadLetterQueue(), deadLetterExchange(), "");
-    Map<String, Object> args = queueArguments();
     for (int s = 0; s < totalSlots; s++) {
       for (Priority p : Priority.values()) {
-        ch.queueDeclare(queue(s, p), true, false, false, args);
+        declareSlotQueue(ch, s, p);
         ch.queueBind(queue(s, p), exchange(), routingKey(s, p));
       }
+    }
+  }
+
+  /**
+   * RabbitMQ cannot change the arguments of an existing queue: a queue declared earlier with another byte
+   * limit (e.g. the former 64 MiB per queue) refuses this declare with PRECONDITION_FAILED. Said plainly,
+   * with what to do, rather than as the broker's channel error.
+   */
+  private void declareSlotQueue(Channel ch, int slot, Priority p) throws IOException {
+    try {
+      ch.queueDeclare(queue(slot, p), true, false, false, queueArguments(p));
+    } catch (IOException e) {
+      String reason = String.valueOf(e.getCause() == null ? e.getMessage() : e.getCause().getMessage());
+      if (!reason.contains("PRECONDITION_FAILED")) throw e;
+      throw new IOException("queue " + queue(slot, p) + " already exists with other arguments than this configuration gives it"
+          + " (x-max-length-bytes=" + budget.bytes(p) + " from " + Keys.BROKER_QUEUE_BUDGET_BYTES.name() + "=" + budget.totalBytes()
+          + ", " + Keys.BROKER_QUEUE_HIGH_WEIGHT.name() + "=" + budget.highWeight() + " over " + totalSlots + " slots), and RabbitMQ cannot"
+          + " change a queue's arguments. Either set those keys back to the values the queues were declared with, or stop the probes,"
+          + " let the workers empty the queues and delete them (rabbitmqctl delete_queue NAME; a test or demo installation:"
+          + " java -cp node.jar dev.inspection.node.Teardown --yes) so they are declared again with the new limits. Broker said: " + reason, e);
     }
   }
 
