@@ -113,6 +113,7 @@ public final class Node {
       if (role.runsProbe()) {
         probe = new ProbeVerticle(config, metrics, clock, topology);
         checks.put("probe", probe::ready);
+        checks.put("probe.outbox", probe.outboxCheck());
         f = f.compose(x -> vertx.deployVerticle(probe));
       }
       return f;

@@ -56,7 +56,7 @@ public final class Outbox implements AutoCloseable {
       CREATE TABLE IF NOT EXISTS device_seq (device_id TEXT PRIMARY KEY, seq INTEGER NOT NULL);
       CREATE TABLE IF NOT EXISTS probe_meta (k TEXT PRIMARY KEY, v INTEGER NOT NULL);
       """;
-  private static final String INSERT = "INSERT INTO outbox (id, message_id, device_id, cycle_id, seq, routing_key, body, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)";
+  private static final String INSERT = "INSERT INTO outbox (id, message_id, device_id, cycle_id, seq, routing_key, body, created_at, priority) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)";
   private static final String UPSERT_SEQ = "INSERT INTO device_seq (device_id, seq) VALUES (?, ?) ON CONFLICT(device_id) DO UPDATE SET seq = excluded.seq";
   private static final String UPSERT_CYCLE = "INSERT INTO probe_meta (k, v) VALUES ('cycle_hwm', ?) ON CONFLICT(k) DO UPDATE SET v = excluded.v";
   private static final String CONFIRM = "UPDATE outbox SET confirmed = 1, confirmed_at = ? WHERE id = ? AND confirmed = 0";
@@ -114,6 +114,7 @@ public final class Outbox implements AutoCloseable {
         for (String ddl : DDL.split(";")) {
           if (!ddl.isBlank()) st.execute(ddl);
         }
+        OutboxShed.migrate(st);
       }
       c.setAutoCommit(false);
       Outbox o = new Outbox(vertx, ex, c, isNode, topology, clock);
@@ -173,6 +174,7 @@ public final class Outbox implements AutoCloseable {
           ins.setString(6, rk);
           ins.setBytes(7, body);
           ins.setLong(8, now);
+          ins.setInt(9, r.devicePriority());
           ins.addBatch();
           rows.add(new OutboxRow(rowId, id, rk, body, now));
         }
@@ -301,8 +303,13 @@ public final class Outbox implements AutoCloseable {
     }
   }
 
+  /** The file's connection, for the outbox's other stores ({@link OutboxShed}); use it only inside {@link #run}. */
+  Connection connection() {
+    return db;
+  }
+
   /** Runs a task on the outbox's thread, or fails at once once the outbox is closing (a late timer must not reach a closed file). */
-  private <T> Future<T> run(Callable<T> task) {
+  <T> Future<T> run(Callable<T> task) {
     if (closing) return Future.failedFuture(new IllegalStateException("the outbox is closed"));
     return onThread(vertx, thread, task);
   }

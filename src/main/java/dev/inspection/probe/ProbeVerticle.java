@@ -1,5 +1,6 @@
 package dev.inspection.probe;
 
+import dev.inspection.common.HealthCheck;
 import dev.inspection.common.RetryPolicy;
 import dev.inspection.config.Config;
 import dev.inspection.config.Keys;
@@ -13,6 +14,8 @@ import dev.inspection.messaging.Topology;
 import dev.inspection.metrics.Metrics;
 import dev.inspection.outbox.CheckResult;
 import dev.inspection.outbox.Outbox;
+import dev.inspection.outbox.OutboxGuard;
+import dev.inspection.outbox.OutboxShed;
 import dev.inspection.outbox.OutboxPublisher;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
@@ -60,6 +63,8 @@ public final class ProbeVerticle extends VerticleBase {
   private Checker checker;
   private Outbox outbox;
   private OutboxPublisher publisher;
+  private OutboxShed shed;
+  private OutboxGuard guard;
   private RabbitConnector connector;
   private WebClient web;
   private final List<CheckResult> buffer = new ArrayList<>();
@@ -84,6 +89,21 @@ public final class ProbeVerticle extends VerticleBase {
     return outbox != null && publisher != null && publisher.connected();
   }
 
+  /** Readiness of the outbox: its last append succeeded (else the reason). */
+  public HealthCheck outboxCheck() {
+    return new HealthCheck() {
+      @Override
+      public boolean getAsBoolean() {
+        return guard == null || guard.getAsBoolean();
+      }
+
+      @Override
+      public String reason() {
+        return guard == null ? null : guard.reason();
+      }
+    };
+  }
+
   public long outboxDepth() {
     return outboxDepth.get();
   }
@@ -102,6 +122,8 @@ public final class ProbeVerticle extends VerticleBase {
     return Outbox.open(vertx, file, isNode, topology, clock)
         .compose(o -> {
           outbox = o;
+          shed = new OutboxShed(o, file);
+          guard = new OutboxGuard(shed, metrics, clock, OutboxGuard.limits(config));
           publisher = new OutboxPublisher(vertx, outbox, topology, metrics, clock, OutboxPublisher.Settings.from(config));
           connector = new RabbitConnector(vertx, RabbitOptions.from(config), RetryPolicy.from(config), "probe-" + isNode, publisher::onConnected, publisher::onLost);
           connector.start();
@@ -117,7 +139,8 @@ public final class ProbeVerticle extends VerticleBase {
               .setConnectionString(config.get(Keys.REDIS_URL)).setMaxPoolSize(1).setMaxPoolWaiting(4));
           timers.add(vertx.setPeriodic(1000, 5000, t -> report()));
           timers.add(vertx.setPeriodic(60_000, t -> outbox.clean(config.getLong(Keys.OUTBOX_RETENTION_MS))
-              .onSuccess(c -> { if (c > 0) log.debug("outbox cleaner removed {} confirmed rows", c); })));
+              .onSuccess(c -> { if (c > 0) log.debug("outbox cleaner removed {} confirmed rows", c); })
+              .compose(c -> shed.clean(config.getLong(Keys.OUTBOX_RETENTION_MS), clock.millis()))));
           long refresh = config.getLong(Keys.PROBE_INVENTORY_REFRESH_MS);
           if (!config.get(Keys.PROBE_INVENTORY_URL).isBlank()) {
             timers.add(vertx.setPeriodic(refresh, t -> pullInventory()));
@@ -224,7 +247,7 @@ public final class ProbeVerticle extends VerticleBase {
         checksInFlight--;
         JsonObject payload = ar.succeeded() ? ar.result() : new JsonObject().put("status", "DOWN").put("error", String.valueOf(ar.cause()));
         buffer.add(new CheckResult(d.deviceId(), SlotHash.slotOf(d.deviceId(), slots), Priority.ofDevicePriority(d.priority()),
-            Instant.ofEpochMilli(clock.millis()), d.resourceVersion(), 1, 1, payload));
+            Instant.ofEpochMilli(clock.millis()), d.resourceVersion(), 1, 1, payload, d.priority()));
         if (buffer.size() >= config.getInt(Keys.OUTBOX_COMMIT_MAX_ROWS)) flush();
       });
     }
@@ -247,12 +270,12 @@ public final class ProbeVerticle extends VerticleBase {
       appending = false;
       if (ar.succeeded()) {
         metrics.outboxAppended(batch.size());
+        guard.appendSucceeded();
         publisher.rowsAppended(ar.result());
         if (buffer.size() >= max) flush();
       } else {
         // results that never reached the disk were never published either; the next round inspects again
-        metrics.registry().counter("outbox_append_failures_total").increment(batch.size());
-        log.error("cannot write {} results to the outbox: {} — check the disk under data.dir", batch.size(), ar.cause().getMessage());
+        guard.appendFailed(batch.size(), ar.cause());
       }
     }).mapEmpty();
   }
@@ -272,6 +295,7 @@ public final class ProbeVerticle extends VerticleBase {
     outbox.stats().onSuccess(s -> {
       outboxDepth.set(s.depth());
       outboxOldestAgeMs.set(s.depth() == 0 ? 0 : clock.millis() - s.oldestCreatedAtMs());
+      if (!stopping) guard.check(s.depth(), publisher.inFlightRowIds());
     });
   }
 
