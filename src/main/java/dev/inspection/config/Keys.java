@@ -71,6 +71,7 @@ public final class Keys {
   public static final ConfigKey OUTBOX_MAX_ROWS = k("outbox.max.rows", "2000000", LONG, "watermark: above this many unconfirmed rows the outbox sheds low-priority (3), then normal results, oldest first, down to 90 % (never critical ones; each counted per device-minute); 0 = no row watermark");
   public static final ConfigKey OUTBOX_MAX_BYTES = k("outbox.max.bytes", "2147483648", LONG, "watermark: above this many bytes used by the outbox file (pages and WAL) it sheds the same way; 0 = no byte watermark");
   public static final ConfigKey OUTBOX_MIN_FREE_BYTES = k("outbox.min.free.bytes", "1073741824", LONG, "watermark: with less free than this on the disk under data.dir (plus the file's free pages) the outbox sheds the same way; 0 = no disk watermark");
+  public static final ConfigKey OUTBOX_SHED_REPORT_MS = k("outbox.shed.report.ms", "5000", LONG, "how often the probe sends its shed ledger (per device-minute counts) to the schedulers through the {prefix}.shed queue");
   public static final ConfigKey OUTBOX_RETENTION_MS = k("outbox.retention.ms", "3600000", LONG, "confirmed rows are kept this long, then deleted");
 
   public static final ConfigKey WORKER_PREFETCH_HIGH = k("worker.prefetch.high", "100", INT, "prefetch of each high-priority slot queue consumer");
@@ -154,7 +155,7 @@ public final class Keys {
       SLOTS_TOTAL, TOPOLOGY_PREFIX, BROKER_QUEUE_BUDGET_BYTES, BROKER_QUEUE_HIGH_WEIGHT, QUEUE_DELIVERY_LIMIT,
       PROBE_GROUP, PROBE_SIM_DEVICES, PROBE_SIM_FAIL_RATE, PROBE_INTERVAL_MS, PROBE_JITTER_PCT,
       PROBE_INVENTORY_FILE, PROBE_INVENTORY_URL, PROBE_INVENTORY_REFRESH_MS, PROBE_PACING_REFRESH_MS, PROBE_CHECK_TIMEOUT_MS,
-      OUTBOX_COMMIT_MAX_ROWS, OUTBOX_PUBLISH_CHANNELS, OUTBOX_MAX_INFLIGHT, OUTBOX_PUBLISH_BATCH_MAX, OUTBOX_PUBLISH_BATCH_BYTES, OUTBOX_REPLAY_INTERVAL_MS, OUTBOX_REPLAY_MIN_AGE_MS, OUTBOX_MAX_ROWS, OUTBOX_MAX_BYTES, OUTBOX_MIN_FREE_BYTES, OUTBOX_RETENTION_MS,
+      OUTBOX_COMMIT_MAX_ROWS, OUTBOX_PUBLISH_CHANNELS, OUTBOX_MAX_INFLIGHT, OUTBOX_PUBLISH_BATCH_MAX, OUTBOX_PUBLISH_BATCH_BYTES, OUTBOX_REPLAY_INTERVAL_MS, OUTBOX_REPLAY_MIN_AGE_MS, OUTBOX_MAX_ROWS, OUTBOX_MAX_BYTES, OUTBOX_MIN_FREE_BYTES, OUTBOX_SHED_REPORT_MS, OUTBOX_RETENTION_MS,
       WORKER_PREFETCH_HIGH, WORKER_PREFETCH_NORMAL, WORKER_BATCH_MAX, WORKER_BATCH_LINGER_MS, WORKER_MAX_MESSAGE_BYTES, WORKER_MAX_BATCH_BYTES, WORKER_MAX_FUTURE_SKEW_MS,
       WORKER_LEASE_TTL_MS, WORKER_HEARTBEAT_MS, WORKER_LEASE_POLL_MS, WORKER_SUSPECT_AFTER_MS, WORKER_DEAD_AFTER_MS, WORKER_WARMUP_MS,
       WORKER_QUARANTINE_MS, WORKER_SNAPSHOT_PAGE, WORKER_FAULT_FREEZE_HEARTBEAT_AFTER_MS,

@@ -59,6 +59,11 @@ public final class Topology {
     return prefix + ".dead";
   }
 
+  /** Probes' shed reports (issue 12): per device-minute counts of results shed at the outbox watermarks, read by the schedulers. */
+  public String shedQueue() {
+    return prefix + ".shed";
+  }
+
   public String routingKey(int slot, Priority p) {
     return "slot." + slot + "." + p.wire;
   }
@@ -87,6 +92,7 @@ public final class Topology {
     dlqArgs.put("x-queue-type", "quorum");
     ch.queueDeclare(deadLetterQueue(), true, false, false, dlqArgs);
     ch.queueBind(deadLetterQueue(), deadLetterExchange(), "");
+    ch.queueDeclare(shedQueue(), true, false, false, dlqArgs);
     for (int s = 0; s < totalSlots; s++) {
       for (Priority p : Priority.values()) {
         declareSlotQueue(ch, s, p);
@@ -121,6 +127,7 @@ public final class Topology {
       for (Priority p : Priority.values()) ch.queueDelete(queue(s, p));
     }
     ch.queueDelete(deadLetterQueue());
+    ch.queueDelete(shedQueue());
     ch.exchangeDelete(exchange());
     ch.exchangeDelete(deadLetterExchange());
   }

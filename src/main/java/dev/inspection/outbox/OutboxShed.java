@@ -29,6 +29,7 @@ public final class OutboxShed {
   private static final String LEDGER_DDL = """
       CREATE TABLE IF NOT EXISTS shed_ledger (
         device_id TEXT NOT NULL, minute INTEGER NOT NULL, priority INTEGER NOT NULL, count INTEGER NOT NULL,
+        reported INTEGER NOT NULL DEFAULT 0,
         PRIMARY KEY (device_id, minute, priority))""";
   private static final String SHED_INDEX = "CREATE INDEX IF NOT EXISTS idx_outbox_shed_created ON outbox(created_at) WHERE confirmed = 2";
   private static final String BACKLOG = "SELECT priority, count(*), sum(length(body)) FROM outbox WHERE confirmed = 0 GROUP BY priority";
@@ -39,6 +40,8 @@ public final class OutboxShed {
       ON CONFLICT(device_id, minute, priority) DO UPDATE SET count = count + excluded.count""";
   private static final String CLEAN = "DELETE FROM outbox WHERE confirmed = 2 AND created_at < ?";
   private static final String TOTALS = "SELECT priority, sum(count) FROM shed_ledger GROUP BY priority";
+  private static final String UNREPORTED = "SELECT device_id, minute, priority, count FROM shed_ledger WHERE count > reported ORDER BY minute LIMIT ?";
+  private static final String REPORTED = "UPDATE shed_ledger SET reported = max(reported, ?) WHERE device_id = ? AND minute = ? AND priority = ?";
   private static final String DEVICE_MINUTES = "SELECT device_id, minute, priority, count FROM shed_ledger ORDER BY minute, device_id, priority";
 
   /** One ledger line: results of a device shed in one minute of their check time, by priority. */
@@ -185,6 +188,45 @@ public final class OutboxShed {
         db.commit();
       }
       return out;
+    });
+  }
+
+  /** Ledger lines whose running count the schedulers have not been told yet (oldest minute first). */
+  public Future<List<Entry>> unreported(int limit) {
+    return outbox.run(() -> {
+      List<Entry> out = new ArrayList<>();
+      Connection db = outbox.connection();
+      try (PreparedStatement ps = db.prepareStatement(UNREPORTED)) {
+        ps.setInt(1, limit);
+        try (ResultSet rs = ps.executeQuery()) {
+          while (rs.next()) out.add(new Entry(rs.getString(1), rs.getLong(2), rs.getInt(3), rs.getLong(4)));
+        }
+      } finally {
+        db.commit();
+      }
+      return out;
+    });
+  }
+
+  /** The broker confirmed a report of these running counts. */
+  public Future<Void> markReported(List<Entry> entries) {
+    return outbox.run(() -> {
+      Connection db = outbox.connection();
+      try (PreparedStatement ps = db.prepareStatement(REPORTED)) {
+        for (Entry e : entries) {
+          ps.setLong(1, e.count());
+          ps.setString(2, e.deviceId());
+          ps.setLong(3, e.minuteEpochMs());
+          ps.setInt(4, e.priority());
+          ps.addBatch();
+        }
+        ps.executeBatch();
+        db.commit();
+      } catch (SQLException ex) {
+        db.rollback();
+        throw ex;
+      }
+      return null;
     });
   }
 

@@ -16,6 +16,7 @@ import dev.inspection.outbox.CheckResult;
 import dev.inspection.outbox.Outbox;
 import dev.inspection.outbox.OutboxGuard;
 import dev.inspection.outbox.OutboxShed;
+import dev.inspection.outbox.ShedReporter;
 import dev.inspection.outbox.OutboxPublisher;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
@@ -65,6 +66,7 @@ public final class ProbeVerticle extends VerticleBase {
   private OutboxPublisher publisher;
   private OutboxShed shed;
   private OutboxGuard guard;
+  private ShedReporter shedReporter;
   private RabbitConnector connector;
   private WebClient web;
   private final List<CheckResult> buffer = new ArrayList<>();
@@ -124,8 +126,13 @@ public final class ProbeVerticle extends VerticleBase {
           outbox = o;
           shed = new OutboxShed(o, file);
           guard = new OutboxGuard(shed, metrics, clock, OutboxGuard.limits(config));
+          shedReporter = new ShedReporter(vertx, shed, topology, isNode);
           publisher = new OutboxPublisher(vertx, outbox, topology, metrics, clock, OutboxPublisher.Settings.from(config));
-          connector = new RabbitConnector(vertx, RabbitOptions.from(config), RetryPolicy.from(config), "probe-" + isNode, publisher::onConnected, publisher::onLost);
+          connector = new RabbitConnector(vertx, RabbitOptions.from(config), RetryPolicy.from(config), "probe-" + isNode,
+              c -> publisher.onConnected(c).compose(v -> shedReporter.onConnected(c)), () -> {
+                publisher.onLost();
+                shedReporter.onLost();
+              });
           connector.start();
           return loadInventory();
         })
@@ -135,6 +142,7 @@ public final class ProbeVerticle extends VerticleBase {
           timers.add(vertx.setPeriodic(20, t -> flush()));
           timers.add(vertx.setPeriodic(config.getLong(Keys.OUTBOX_REPLAY_INTERVAL_MS), t -> publisher.replay()));
           timers.add(vertx.setPeriodic(1000, t -> refreshStats()));
+          timers.add(vertx.setPeriodic(config.getLong(Keys.OUTBOX_SHED_REPORT_MS), t -> shedReporter.report()));
           redis = Redis.createClient(vertx, new RedisOptions()
               .setConnectionString(config.get(Keys.REDIS_URL)).setMaxPoolSize(1).setMaxPoolWaiting(4));
           timers.add(vertx.setPeriodic(1000, 5000, t -> report()));
@@ -308,6 +316,7 @@ public final class ProbeVerticle extends VerticleBase {
     // each step is bounded: whatever is not confirmed in time stays in the outbox and is replayed next start
     return drainBuffer()
         .compose(v -> publisher == null ? Future.succeededFuture() : publisher.stop().timeout(5, TimeUnit.SECONDS).recover(e -> Future.succeededFuture()))
+        .compose(v -> shedReporter == null ? Future.succeededFuture() : shedReporter.close().timeout(5, TimeUnit.SECONDS).recover(e -> Future.succeededFuture()))
         .compose(v -> connector == null ? Future.succeededFuture() : connector.stop().timeout(5, TimeUnit.SECONDS).recover(e -> Future.succeededFuture()))
         .compose(v -> {
           outboxClosing = true;
