@@ -17,8 +17,10 @@ import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /** Bounded storage on the probe (issue 12 items 4 and 6): shedding by priority at the outbox watermarks, and a full disk. */
@@ -127,6 +129,51 @@ class StorageIT {
       } finally {
         run("umount", "-l", mnt.toString());
       }
+    }
+  }
+
+  /**
+   * A real fsync error: the probe's JVM runs under strace, which makes fsync/fdatasync calls 60 to 1,060
+   * fail with EIO (the drill of issue 12: {@code strace -e inject=fsync:error=EIO}). The probe stays alive,
+   * says not-ready with the reason while its commits fail, is ready again after, and what it wrote is
+   * delivered without a (device, seq) or an id used twice.
+   */
+  @Test
+  void fsyncErrorsUnderTheOutboxKeepTheProbeAliveNotReadyWithTheReasonAndLoseNothingDurable() throws Exception {
+    assumeTrue(new java.io.File("/usr/bin/strace").canExecute(), "needs strace");
+    try (TestEnv env = new TestEnv(2)) {
+      String probeId = env.name + "-probe";
+      int port;
+      try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+        port = s.getLocalPort();
+      }
+      List<String> strace = List.of("strace", "-f", "--seccomp-bpf", "-qq", "-o", env.dataDir.resolve("strace.out").toString(),
+          "-e", "trace=fsync,fdatasync", "-e", "inject=fsync,fdatasync:error=EIO:when=60..1060");
+      AtomicReference<String> reason = new AtomicReference<>();
+      try (ChildNode probe = ChildNode.start(env, "probe-eio", Map.of("role", "probe", "node.id", probeId, "http.port", Integer.toString(port),
+          "probe.sim.devices", "20", "probe.interval.ms", "200"), Map.of(), strace)) {
+        awaitTrue(Duration.ofSeconds(60), "not-ready with the outbox's reason while fsync fails", () -> {
+          JsonObject body = new JsonObject(TestEnv.http(port, "GET", "/health/ready").getValue());
+          if (!"DOWN".equals(body.getJsonObject("checks").getString("probe.outbox"))) return false;
+          reason.set(body.getJsonObject("reasons").getString("probe.outbox"));
+          return true;
+        });
+        awaitTrue(Duration.ofSeconds(90), "ready again once fsync works", () -> TestEnv.http(port, "GET", "/health/ready").getKey() == 200);
+        assertTrue(reason.get().contains("IOERR"), reason.get());
+        assertTrue(probe.alive(), "the probe stayed alive");
+        String metrics = TestEnv.http(port, "GET", "/metrics").getValue();
+        assertTrue(metrics.contains("probe_outbox_append_failures_total"), "failures counted");
+        System.out.println("fsync EIO: not-ready with '" + reason.get() + "', ready again; " + metrics.lines()
+            .filter(l -> l.startsWith("probe_outbox_append_failures_total")).findFirst().orElse("?"));
+        probe.terminate(Duration.ofSeconds(30));
+      }
+      env.start(Map.of("role", "worker", "node.id", env.name + "-w"));
+      Node replay = env.start(Map.of("role", "probe", "node.id", probeId, "probe.sim.devices", "0"));
+      env.awaitDelivered(probeId, Duration.ofSeconds(120));
+      Ledger.Report r = env.ledger(probeId);
+      assertTrue(r.clean() && r.produced() == r.stored(), r.toString());
+      assertEquals(r.produced(), env.queryLong("SELECT count(DISTINCT (device_id, seq)) FROM $S.device_status_history"), "no (device, seq) used twice");
+      env.stop(replay);
     }
   }
 
