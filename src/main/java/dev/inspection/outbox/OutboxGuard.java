@@ -8,6 +8,7 @@ import io.vertx.core.Future;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -35,6 +36,10 @@ public final class OutboxGuard implements HealthCheck {
   private final AtomicLong usedBytes = new AtomicLong();
   private final AtomicLong freeBytes = new AtomicLong();
   private boolean checking;
+  /** Results of failed appends per (device, minute, priority; count 0 as the key), until the ledger takes them. */
+  private final Map<OutboxShed.Entry, Long> dropped = new HashMap<>();
+  private static final int MAX_DROPPED_KEYS = 100_000;
+  private boolean recording;
   private volatile String failure;
 
   public OutboxGuard(OutboxShed shed, Metrics metrics, Clock clock, ShedPolicy.Limits limits) {
@@ -80,9 +85,18 @@ public final class OutboxGuard implements HealthCheck {
     });
   }
 
-  /** An append failed: nothing of it was written (the transaction rolled back); the results are dropped, and said so. */
-  public void appendFailed(int results, Throwable cause) {
+  /**
+   * An append failed: nothing of it was written (the transaction rolled back); the results are dropped, and
+   * said so — counted now, and entered in the shed ledger per device-minute and priority once the outbox
+   * can be written again (the only way a critical result goes: the disk itself failed).
+   */
+  public void appendFailed(List<CheckResult> batch, Throwable cause) {
+    int results = batch.size();
     metrics.outboxAppendFailed(results);
+    for (CheckResult r : batch) {
+      if (dropped.size() >= MAX_DROPPED_KEYS && !dropped.containsKey(key(r))) continue; // bounded: the counter above still has them
+      dropped.merge(key(r), 1L, Long::sum);
+    }
     String was = failure;
     failure = "the last outbox append failed at " + Instant.ofEpochMilli(clock.millis()) + ": " + cause.getMessage()
         + " (disk full or failing under data.dir?); rows written before are kept and still published";
@@ -96,6 +110,26 @@ public final class OutboxGuard implements HealthCheck {
       failure = null;
       log.info("outbox writable again; the probe is ready");
     }
+    if (!dropped.isEmpty() && !recording) {
+      Map<OutboxShed.Entry, Long> batch = new HashMap<>(dropped);
+      dropped.clear();
+      recording = true;
+      List<OutboxShed.Entry> entries = new ArrayList<>();
+      batch.forEach((k, n) -> entries.add(new OutboxShed.Entry(k.deviceId(), k.minuteEpochMs(), k.priority(), n)));
+      shed.recordDropped(entries).onComplete(ar -> {
+        recording = false;
+        if (ar.succeeded()) {
+          entries.forEach(e -> metrics.outboxShed(e.priority(), (int) e.count()));
+          log.warn("recorded {} results a failed append dropped as shed ({} device-minutes)", entries.stream().mapToLong(OutboxShed.Entry::count).sum(), entries.size());
+        } else {
+          batch.forEach((k, n) -> dropped.merge(k, n, Long::sum)); // next time
+        }
+      });
+    }
+  }
+
+  private static OutboxShed.Entry key(CheckResult r) {
+    return new OutboxShed.Entry(r.deviceId(), r.collectedAt().toEpochMilli() / 60_000 * 60_000, r.devicePriority(), 0);
   }
 
   /** Readiness: the last append succeeded. */

@@ -163,6 +163,25 @@ public final class OutboxShed {
     });
   }
 
+  /** Enters results that never reached the outbox (a failed append) in the ledger, per device-minute and priority. */
+  public Future<Void> recordDropped(List<Entry> entries) {
+    return outbox.run(() -> {
+      Connection db = outbox.connection();
+      try (PreparedStatement count = db.prepareStatement(COUNT)) {
+        for (Entry e : entries) {
+          count.setString(1, e.deviceId());
+          count.setLong(2, e.minuteEpochMs());
+          count.setInt(3, e.priority());
+          count.setLong(4, e.count());
+          count.addBatch();
+        }
+        count.executeBatch();
+        db.commit();
+      }
+      return null;
+    });
+  }
+
   /** Results shed so far, per priority (over the ledger this file still holds). */
   public Future<Map<Integer, Long>> totals() {
     return outbox.run(() -> {

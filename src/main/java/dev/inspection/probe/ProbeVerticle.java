@@ -283,7 +283,7 @@ public final class ProbeVerticle extends VerticleBase {
         if (buffer.size() >= max) flush();
       } else {
         // results that never reached the disk were never published either; the next round inspects again
-        guard.appendFailed(batch.size(), ar.cause());
+        guard.appendFailed(batch, ar.cause());
       }
     }).mapEmpty();
   }

@@ -102,14 +102,23 @@ class OutboxShedTest {
   }
 
   @Test
-  void aFailedAppendTurnsNotReadyWithTheReasonUntilTheNextOneSucceeds() {
-    OutboxGuard guard = new OutboxGuard(null, Metrics.prometheus(), Clock.systemUTC(), new ShedPolicy.Limits(0, 0, 0, 0.9));
+  void aFailedAppendTurnsNotReadyWithTheReasonAndItsResultsAreRecordedAsShedOnceTheOutboxWritesAgain() throws Exception {
+    Path file = dir.resolve("failed.db");
+    Outbox o = await(Outbox.open(vertx, file, "p1", topology, Clock.systemUTC()));
+    OutboxShed shed = new OutboxShed(o, file);
+    Metrics metrics = Metrics.prometheus();
+    OutboxGuard guard = new OutboxGuard(shed, metrics, Clock.systemUTC(), new ShedPolicy.Limits(0, 0, 0, 0.9));
     assertTrue(guard.getAsBoolean());
-    guard.appendFailed(5, new java.sql.SQLException("[SQLITE_FULL] database or disk is full"));
+    guard.appendFailed(mixed(2, 180_000), new java.sql.SQLException("[SQLITE_FULL] database or disk is full"));
     assertFalse(guard.getAsBoolean());
     assertTrue(guard.reason().contains("SQLITE_FULL"), guard.reason());
+    assertEquals(6, metrics.count("probe_outbox_append_failures_total"));
     guard.appendSucceeded();
     assertTrue(guard.getAsBoolean());
+    // the disk failed, so even the critical ones went: recorded per device-minute, never silently missing
+    org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).until(() -> await(shed.totals()).equals(Map.of(1, 2L, 2, 2L, 3, 2L)));
+    assertEquals(2, metrics.count("probe_outbox_shed_total", "priority", "1"));
+    await(o.closeAsync());
   }
 
   @Test
