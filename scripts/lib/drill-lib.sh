@@ -339,7 +339,7 @@ drill_fail() { drill_failures+=("$1"); }
 # replays whatever it left unconfirmed, waits until its outbox is fully confirmed and this drill's slot
 # queues are empty, then compares what the probe produced (its outbox) with what PostgreSQL holds:
 #   lost       produced, not in device_status_history (and not shed)
-#   shed       given up by the probe at its outbox watermarks (outbox confirmed = 2), not in history:
+#   shed       given up by the probe at its outbox watermarks (the outbox's shed_row), not in history:
 #              recorded, so not a loss (issue 12; per device-minute in GET /api/v1/shed)
 #   duplicated in device_status_history more than once
 #   unexpected in device_status_history, never produced by this probe
@@ -375,7 +375,7 @@ drill_finish() {
   # a drill may name a moment to measure the backlog against (e.g. a service coming back)
   [ -z "${drill_ref_s:-}" ] || say "backlog drained $(( $(date +%s) - drill_ref_s )) s after $drill_ref_label"
 
-  sqlite3 -separator $'\t' "$outbox" "select message_id, confirmed = 2 from outbox" >"$dir/produced.txt"
+  sqlite3 -separator $'\t' "$outbox" "select message_id, 0 from outbox union all select message_id, 1 from shed_row" >"$dir/produced.txt"
   produced=$(wc -l <"$dir/produced.txt")
   drill_sql "drop table if exists produced; create table produced(message_id varchar(160) primary key, shed boolean not null)" >/dev/null
   PGOPTIONS="-c search_path=$name -c client_min_messages=warning" psql -h 127.0.0.1 -U postgres -d test -qX -v ON_ERROR_STOP=1 \

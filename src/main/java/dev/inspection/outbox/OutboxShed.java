@@ -18,27 +18,34 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * The outbox's shedding store (issue 12 item 4, D10: shed is never the same as lost). A shed row stays in
- * the outbox with {@code confirmed = 2} and an empty body — its message id, device and sequence remain, so
- * the ledger can tell it from a lost one — and is counted per device, minute of its check time and
- * priority in {@code shed_ledger}, in the same transaction. Its pages are reused by later appends, so the
- * file stops growing. Runs on the outbox's thread like every other outbox call.
+ * The outbox's shedding store (issue 12 item 4, D10: shed is never the same as lost). A shed row is
+ * deleted from the outbox — only whole deleted rows free pages that later appends reuse (emptying bodies in
+ * place was measured to free none, so the file kept growing) — and its identity (message id, device,
+ * cycle, seq, priority) goes to the small {@code shed_row} table, so the ledger can tell it from a lost one;
+ * it is counted per device, minute of its check time and priority in {@code shed_ledger}; all in one
+ * transaction. Runs on the outbox's thread like every other outbox call.
  */
 public final class OutboxShed {
-  static final int SHED = 2;
   private static final String LEDGER_DDL = """
       CREATE TABLE IF NOT EXISTS shed_ledger (
         device_id TEXT NOT NULL, minute INTEGER NOT NULL, priority INTEGER NOT NULL, count INTEGER NOT NULL,
         reported INTEGER NOT NULL DEFAULT 0,
         PRIMARY KEY (device_id, minute, priority))""";
-  private static final String SHED_INDEX = "CREATE INDEX IF NOT EXISTS idx_outbox_shed_created ON outbox(created_at) WHERE confirmed = 2";
+  private static final String SHED_ROW_DDL = """
+      CREATE TABLE IF NOT EXISTS shed_row (
+        id INTEGER PRIMARY KEY, message_id TEXT NOT NULL, device_id TEXT NOT NULL, cycle_id INTEGER NOT NULL, seq INTEGER NOT NULL,
+        priority INTEGER NOT NULL, shed_at INTEGER NOT NULL)""";
+  private static final String SHED_INDEX = "CREATE INDEX IF NOT EXISTS idx_shed_row_at ON shed_row(shed_at)";
   private static final String BACKLOG = "SELECT priority, count(*), sum(length(body)) FROM outbox WHERE confirmed = 0 GROUP BY priority";
   private static final String OLDEST = "SELECT id, device_id, cycle_id FROM outbox WHERE confirmed = 0 AND priority = ? ORDER BY id LIMIT ?";
-  private static final String MARK = "UPDATE outbox SET confirmed = 2, body = x'', confirmed_at = ? WHERE id = ? AND confirmed = 0";
+  private static final String KEEP_ID = """
+      INSERT INTO shed_row (id, message_id, device_id, cycle_id, seq, priority, shed_at)
+      SELECT id, message_id, device_id, cycle_id, seq, priority, ? FROM outbox WHERE id = ? AND confirmed = 0""";
+  private static final String DELETE = "DELETE FROM outbox WHERE id = ? AND confirmed = 0";
   private static final String COUNT = """
       INSERT INTO shed_ledger (device_id, minute, priority, count) VALUES (?, ?, ?, ?)
       ON CONFLICT(device_id, minute, priority) DO UPDATE SET count = count + excluded.count""";
-  private static final String CLEAN = "DELETE FROM outbox WHERE confirmed = 2 AND created_at < ?";
+  private static final String CLEAN = "DELETE FROM shed_row WHERE shed_at < ?";
   private static final String TOTALS = "SELECT priority, sum(count) FROM shed_ledger GROUP BY priority";
   private static final String UNREPORTED = "SELECT device_id, minute, priority, count FROM shed_ledger WHERE count > reported ORDER BY minute LIMIT ?";
   private static final String REPORTED = "UPDATE shed_ledger SET reported = max(reported, ?) WHERE device_id = ? AND minute = ? AND priority = ?";
@@ -64,6 +71,7 @@ public final class OutboxShed {
     // rows of an older file were written before priorities were known: normal (2), never shed as low
     if (!hasPriority) st.execute("ALTER TABLE outbox ADD COLUMN priority INTEGER NOT NULL DEFAULT 2");
     st.execute(LEDGER_DDL);
+    st.execute(SHED_ROW_DDL);
     st.execute(SHED_INDEX);
   }
 
@@ -131,13 +139,16 @@ public final class OutboxShed {
           }
         }
         Map<String, Map<Long, Long>> perMinute = new LinkedHashMap<>();
-        try (PreparedStatement mark = db.prepareStatement(MARK)) {
+        try (PreparedStatement keep = db.prepareStatement(KEEP_ID); PreparedStatement delete = db.prepareStatement(DELETE)) {
           for (long[] r : rows) {
-            mark.setLong(1, nowMs);
-            mark.setLong(2, r[0]);
-            mark.addBatch();
+            keep.setLong(1, nowMs);
+            keep.setLong(2, r[0]);
+            keep.addBatch();
+            delete.setLong(1, r[0]);
+            delete.addBatch();
           }
-          mark.executeBatch();
+          keep.executeBatch();
+          delete.executeBatch();
         }
         for (int i = 0; i < rows.size(); i++) {
           perMinute.computeIfAbsent(devices.get(i), d -> new HashMap<>()).merge(rows.get(i)[1] / 60_000 * 60_000, 1L, Long::sum);
@@ -249,7 +260,7 @@ public final class OutboxShed {
     });
   }
 
-  /** Deletes shed rows older than the retention (their ledger counts stay). */
+  /** Forgets the identities of rows shed longer ago than the retention (their ledger counts stay). */
   public Future<Integer> clean(long retentionMs, long nowMs) {
     return outbox.run(() -> {
       Connection db = outbox.connection();

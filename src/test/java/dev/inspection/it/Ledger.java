@@ -15,7 +15,7 @@ import java.util.Set;
  * A result the probe shed at its outbox watermarks (issue 12) and never delivered is shed, not lost.
  */
 public final class Ledger {
-  /** @param shed the probe gave it up at a watermark (outbox {@code confirmed = 2}) */
+  /** @param shed the probe gave it up at a watermark (the outbox's {@code shed_row}) */
   public record Produced(String messageId, String deviceId, long cycleId, long seq, boolean shed) {
     public Produced(String messageId, String deviceId, long cycleId, long seq) {
       this(messageId, deviceId, cycleId, seq, false);

@@ -246,7 +246,8 @@ public final class TestEnv implements AutoCloseable {
     List<Ledger.Produced> out = new ArrayList<>();
     try (java.sql.Connection c = DriverManager.getConnection("jdbc:sqlite:" + db);
          Statement st = c.createStatement();
-         ResultSet rs = st.executeQuery("SELECT message_id, device_id, cycle_id, seq, confirmed = 2 FROM outbox")) {
+         ResultSet rs = st.executeQuery("SELECT message_id, device_id, cycle_id, seq, 0 FROM outbox"
+             + " UNION ALL SELECT message_id, device_id, cycle_id, seq, 1 FROM shed_row")) {
       while (rs.next()) out.add(new Ledger.Produced(rs.getString(1), rs.getString(2), rs.getLong(3), rs.getLong(4), rs.getBoolean(5)));
     }
     return out;

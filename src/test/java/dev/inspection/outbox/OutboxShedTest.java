@@ -81,10 +81,16 @@ class OutboxShedTest {
     for (OutboxShed.Entry e : await(shed.ledger())) assertEquals(120_000, e.minuteEpochMs(), e.toString());
     await(o.closeAsync());
     try (var c = DriverManager.getConnection("jdbc:sqlite:" + file); Statement st = c.createStatement();
-         ResultSet rs = st.executeQuery("SELECT count(*), max(length(body)) FROM outbox WHERE confirmed = 2")) {
+         ResultSet rs = st.executeQuery("SELECT (SELECT count(*) FROM shed_row), (SELECT count(*) FROM outbox), (SELECT count(DISTINCT priority) FROM shed_row)")) {
       rs.next();
       assertEquals(199, rs.getLong(1), "shed rows keep their message ids for the ledger");
-      assertEquals(0, rs.getLong(2), "and give up their bodies");
+      assertEquals(101, rs.getLong(2), "and leave the outbox, so their pages are reused");
+      assertEquals(2, rs.getLong(3));
+    }
+    try (var c = DriverManager.getConnection("jdbc:sqlite:" + file); Statement st = c.createStatement();
+         ResultSet rs = st.executeQuery("PRAGMA freelist_count")) {
+      rs.next();
+      assertTrue(rs.getLong(1) > 0, "whole pages were freed for later appends: " + rs.getLong(1));
     }
   }
 
