@@ -1,4 +1,4 @@
--- V008: results a probe shed at its outbox watermarks (issue 12, D10: shed is never the same as lost).
+-- V010: results a probe shed at its outbox watermarks (issue 12, D10: shed is never the same as lost).
 -- One row per probe, device, minute of the check time and device priority; count is the probe's running
 -- total for that key, so a report received twice or out of order keeps the greatest (idempotent).
 CREATE TABLE shed_count (
