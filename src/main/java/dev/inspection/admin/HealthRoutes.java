@@ -2,6 +2,7 @@ package dev.inspection.admin;
 
 import static dev.inspection.admin.Http.json;
 
+import dev.inspection.common.HealthCheck;
 import dev.inspection.metrics.Metrics;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Router;
@@ -29,12 +30,16 @@ final class HealthRoutes implements Routes {
 
   private void ready(RoutingContext ctx) {
     JsonObject checks = new JsonObject();
+    JsonObject reasons = new JsonObject();
     boolean all = true;
     for (Map.Entry<String, BooleanSupplier> e : readiness.entrySet()) {
       boolean ok = e.getValue().getAsBoolean();
       all &= ok;
       checks.put(e.getKey(), ok ? "UP" : "DOWN");
+      if (!ok && e.getValue() instanceof HealthCheck h && h.reason() != null) reasons.put(e.getKey(), h.reason());
     }
-    json(ctx, all ? 200 : 503, new JsonObject().put("status", all ? "UP" : "DOWN").put("checks", checks));
+    JsonObject body = new JsonObject().put("status", all ? "UP" : "DOWN").put("checks", checks);
+    if (!reasons.isEmpty()) body.put("reasons", reasons);
+    json(ctx, all ? 200 : 503, body);
   }
 }

@@ -125,6 +125,10 @@ public final class Config {
     if (k == null && key.equals("pg.ssl")) {
       throw new ConfigException("pg.ssl in " + source + " was replaced by pg.ssl.mode: set pg.ssl.mode=verify-full and pg.tls.ca (see --help)");
     }
+    if (k == null && key.equals("queue.max.bytes")) {
+      throw new ConfigException("queue.max.bytes in " + source + " was replaced by broker.queue.budget.bytes, the total of all slot queues"
+          + " (split with broker.queue.high.weight): e.g. the old per-queue value x 2 x slots.total (see --help)");
+    }
     if (k == null) {
       throw new ConfigException("unknown configuration key '" + key + "' in " + source
           + ": see --help or conf/node.properties for the keys" + suggestion(key));

@@ -46,8 +46,9 @@ public final class Keys {
 
   public static final ConfigKey SLOTS_TOTAL = k("slots.total", "256", INT, "number of slots; slot = CRC32(device_id) mod slots.total. Three queues per slot: high, normal, low");
   public static final ConfigKey TOPOLOGY_PREFIX = k("topology.prefix", "inspection", STRING, "prefix of every exchange and queue name: {prefix}.status, {prefix}.status.s{nnn}.{high|normal|low}, {prefix}.dlx, {prefix}.dead");
-  public static final ConfigKey QUEUE_MAX_BYTES = k("queue.max.bytes", "67108864", LONG, "byte limit of each slot queue; beyond it publishes are refused (reject-publish) and stay in the probe's outbox");
-  public static final ConfigKey QUEUE_LOW_MAX_BYTES = k("queue.low.max.bytes", "4194304", LONG, "byte limit of each slot's low-priority queue (devices of priority 3), kept much shorter than queue.max.bytes so low is refused first under overload (reject-publish: the probe sees the nack and keeps the rows)");
+  public static final ConfigKey BROKER_QUEUE_BUDGET_BYTES = k("broker.queue.budget.bytes", "8589934592", LONG, "total bytes the high and normal slot queues together may hold (the low queues have queue.low.max.bytes), split over them (x-max-length-bytes per queue; see broker.queue.high.weight); beyond a queue's share publishes are refused (reject-publish) and stay in the probe's outbox. Existing queues keep the limit they were declared with: a change needs them deleted and declared again (README, Bounded storage)");
+  public static final ConfigKey BROKER_QUEUE_HIGH_WEIGHT = k("broker.queue.high.weight", "4", INT, "shares of the budget a high (critical) queue gets against a normal queue's 1: 256 slots, 8 GiB and 4 give 25.6 MiB per high queue and 6.4 MiB per normal queue");
+  public static final ConfigKey QUEUE_LOW_MAX_BYTES = k("queue.low.max.bytes", "4194304", LONG, "byte limit of each slot's low-priority queue (devices of priority 3), outside broker.queue.budget.bytes and kept much shorter than a normal queue's share so low is refused first under overload (reject-publish: the probe sees the nack and keeps the rows)");
   public static final ConfigKey QUEUE_LOW_MAX_LENGTH = k("queue.low.max.length", "5000", INT, "message limit of each slot's low-priority queue (reject-publish, like queue.low.max.bytes)");
   public static final ConfigKey QUEUE_DELIVERY_LIMIT = k("queue.delivery.limit", "20", INT, "deliveries of one message before it is dead-lettered as poison");
 
@@ -69,6 +70,10 @@ public final class Keys {
   public static final ConfigKey OUTBOX_PUBLISH_BATCH_BYTES = k("outbox.publish.batch.bytes", "262144", INT, "most bytes of one batch message; keep it below the workers' worker.max.batch.bytes");
   public static final ConfigKey OUTBOX_REPLAY_INTERVAL_MS = k("outbox.replay.interval.ms", "2000", LONG, "how often unconfirmed rows are looked for and published again");
   public static final ConfigKey OUTBOX_REPLAY_MIN_AGE_MS = k("outbox.replay.min.age.ms", "3000", LONG, "an unconfirmed row is replayed only once it is this old");
+  public static final ConfigKey OUTBOX_MAX_ROWS = k("outbox.max.rows", "2000000", LONG, "watermark: above this many unconfirmed rows the outbox sheds low-priority (3), then normal results, oldest first, down to 90 % (never critical ones; each counted per device-minute); 0 = no row watermark");
+  public static final ConfigKey OUTBOX_MAX_BYTES = k("outbox.max.bytes", "2147483648", LONG, "watermark: above this many bytes used by the outbox file (pages and WAL) it sheds the same way; 0 = no byte watermark");
+  public static final ConfigKey OUTBOX_MIN_FREE_BYTES = k("outbox.min.free.bytes", "1073741824", LONG, "watermark: with less free than this on the disk under data.dir (plus the file's free pages) the outbox sheds the same way; 0 = no disk watermark");
+  public static final ConfigKey OUTBOX_SHED_REPORT_MS = k("outbox.shed.report.ms", "5000", LONG, "how often the probe sends its shed ledger (per device-minute counts) to the schedulers through the {prefix}.shed queue");
   public static final ConfigKey OUTBOX_RETENTION_MS = k("outbox.retention.ms", "3600000", LONG, "confirmed rows are kept this long, then deleted");
 
   public static final ConfigKey WORKER_PREFETCH_HIGH = k("worker.prefetch.high", "300", INT, "prefetch of each high-priority slot queue consumer; keep it at least twice high's share of a batch (worker.batch.max x its weight share) so the next batch's high share waits in the mailbox while one commits");
@@ -181,10 +186,10 @@ public final class Keys {
       PG_HOST, PG_PORT, PG_DATABASE, PG_USER, PG_PASSWORD, PG_SCHEMA, PG_POOL_SIZE, PG_IDLE_TX_TIMEOUT_MS, PG_SSL_MODE, PG_TLS_CA,
       RABBIT_HOST, RABBIT_PORT, RABBIT_USER, RABBIT_PASSWORD, RABBIT_VHOST, RABBIT_SSL, RABBIT_TLS_CA,
       REDIS_URL, REDIS_CHANNEL_PREFIX,
-      SLOTS_TOTAL, TOPOLOGY_PREFIX, QUEUE_MAX_BYTES, QUEUE_LOW_MAX_BYTES, QUEUE_LOW_MAX_LENGTH, QUEUE_DELIVERY_LIMIT,
+      SLOTS_TOTAL, TOPOLOGY_PREFIX, BROKER_QUEUE_BUDGET_BYTES, BROKER_QUEUE_HIGH_WEIGHT, QUEUE_LOW_MAX_BYTES, QUEUE_LOW_MAX_LENGTH, QUEUE_DELIVERY_LIMIT,
       PROBE_GROUP, PROBE_SIM_DEVICES, PROBE_SIM_FAIL_RATE, PROBE_INTERVAL_MS, PROBE_JITTER_PCT,
       PROBE_INVENTORY_FILE, PROBE_INVENTORY_URL, PROBE_INVENTORY_REFRESH_MS, PROBE_PACING_REFRESH_MS, PROBE_CHECK_TIMEOUT_MS,
-      OUTBOX_COMMIT_MAX_ROWS, OUTBOX_PUBLISH_CHANNELS, OUTBOX_MAX_INFLIGHT, OUTBOX_PUBLISH_BATCH_MAX, OUTBOX_PUBLISH_BATCH_BYTES, OUTBOX_REPLAY_INTERVAL_MS, OUTBOX_REPLAY_MIN_AGE_MS, OUTBOX_RETENTION_MS,
+      OUTBOX_COMMIT_MAX_ROWS, OUTBOX_PUBLISH_CHANNELS, OUTBOX_MAX_INFLIGHT, OUTBOX_PUBLISH_BATCH_MAX, OUTBOX_PUBLISH_BATCH_BYTES, OUTBOX_REPLAY_INTERVAL_MS, OUTBOX_REPLAY_MIN_AGE_MS, OUTBOX_MAX_ROWS, OUTBOX_MAX_BYTES, OUTBOX_MIN_FREE_BYTES, OUTBOX_SHED_REPORT_MS, OUTBOX_RETENTION_MS,
       WORKER_PREFETCH_HIGH, WORKER_PREFETCH_NORMAL, WORKER_PREFETCH_LOW, WORKER_LANE_WEIGHT_HIGH, WORKER_LANE_WEIGHT_NORMAL, WORKER_LANE_WEIGHT_LOW,
       WORKER_LANE_FILL_BESIDE_HIGH, WORKER_LANE_STARVATION_MS, WORKER_BATCH_MAX, WORKER_BATCH_LINGER_MS, WORKER_MAX_MESSAGE_BYTES, WORKER_MAX_BATCH_BYTES,
       WORKER_MAX_FUTURE_SKEW_MS, WORKER_DB_RETRIES, WORKER_POISON_MAX_SPLIT_COMMITS, WORKER_LEASE_TTL_MS, WORKER_HEARTBEAT_MS, WORKER_LEASE_POLL_MS,

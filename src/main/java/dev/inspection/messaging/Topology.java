@@ -24,30 +24,40 @@ import java.util.Map;
 public final class Topology {
   private final String prefix;
   private final int totalSlots;
-  private final long maxBytes;
+  private final QueueBudget budget;
   private final int deliveryLimit;
   private final long lowMaxBytes;
   private final int lowMaxLength;
 
-  /** Limits of the low lane when none are given: {@code queue.low.max.bytes} (but never above maxBytes) and {@code queue.low.max.length}. */
+  /** Every high and normal queue limited to {@code maxBytes}, the low lane to its default limits but never above maxBytes (tests). */
   public Topology(String prefix, int totalSlots, long maxBytes, int deliveryLimit) {
-    this(prefix, totalSlots, maxBytes, deliveryLimit, Math.min(maxBytes, Long.parseLong(Keys.QUEUE_LOW_MAX_BYTES.defaultValue())),
+    this(prefix, totalSlots, QueueBudget.uniform(maxBytes, totalSlots), deliveryLimit,
+        Math.min(maxBytes, Long.parseLong(Keys.QUEUE_LOW_MAX_BYTES.defaultValue())), Integer.parseInt(Keys.QUEUE_LOW_MAX_LENGTH.defaultValue()));
+  }
+
+  /** High and normal queues by {@code budget}, the low lane at its default limits (tests). */
+  public Topology(String prefix, int totalSlots, QueueBudget budget, int deliveryLimit) {
+    this(prefix, totalSlots, budget, deliveryLimit, Long.parseLong(Keys.QUEUE_LOW_MAX_BYTES.defaultValue()),
         Integer.parseInt(Keys.QUEUE_LOW_MAX_LENGTH.defaultValue()));
   }
 
-  public Topology(String prefix, int totalSlots, long maxBytes, int deliveryLimit, long lowMaxBytes, int lowMaxLength) {
+  public Topology(String prefix, int totalSlots, QueueBudget budget, int deliveryLimit, long lowMaxBytes, int lowMaxLength) {
     this.prefix = prefix;
     this.totalSlots = totalSlots;
-    this.maxBytes = maxBytes;
+    this.budget = budget;
     this.deliveryLimit = deliveryLimit;
     this.lowMaxBytes = lowMaxBytes;
     this.lowMaxLength = lowMaxLength;
   }
 
-  /** The topology a configuration describes (prefix, slot count, per-queue byte and delivery limits, the low lane's limits). */
+  /** The topology a configuration describes (prefix, slot count, the high and normal queues' byte budget, delivery limit, the low lane's limits). */
   public static Topology of(Config c) {
-    return new Topology(c.get(Keys.TOPOLOGY_PREFIX), c.getInt(Keys.SLOTS_TOTAL), c.getLong(Keys.QUEUE_MAX_BYTES), c.getInt(Keys.QUEUE_DELIVERY_LIMIT),
+    return new Topology(c.get(Keys.TOPOLOGY_PREFIX), c.getInt(Keys.SLOTS_TOTAL), QueueBudget.of(c), c.getInt(Keys.QUEUE_DELIVERY_LIMIT),
         c.getLong(Keys.QUEUE_LOW_MAX_BYTES), c.getInt(Keys.QUEUE_LOW_MAX_LENGTH));
+  }
+
+  public QueueBudget budget() {
+    return budget;
   }
 
   public int totalSlots() {
@@ -66,6 +76,11 @@ public final class Topology {
     return prefix + ".dead";
   }
 
+  /** Probes' shed reports (issue 12): per device-minute counts of results shed at the outbox watermarks, read by the schedulers. */
+  public String shedQueue() {
+    return prefix + ".shed";
+  }
+
   public String routingKey(int slot, Priority p) {
     return "slot." + slot + "." + p.wire;
   }
@@ -74,12 +89,12 @@ public final class Topology {
     return String.format("%s.status.s%03d.%s", prefix, slot, p.wire);
   }
 
-  /** The arguments of the high and normal queues (unchanged since the two-lane topology). */
-  public Map<String, Object> queueArguments() {
+  /** The arguments of the high and normal queues: quorum queues, each with its share of the budget. */
+  private Map<String, Object> quorumArguments(Priority p) {
     Map<String, Object> args = new HashMap<>();
     args.put("x-queue-type", "quorum");
     args.put("x-single-active-consumer", true);
-    args.put("x-max-length-bytes", maxBytes);
+    args.put("x-max-length-bytes", budget.bytes(p));
     args.put("x-overflow", "reject-publish");
     args.put("x-delivery-limit", deliveryLimit);
     args.put("x-dead-letter-exchange", deadLetterExchange());
@@ -88,7 +103,8 @@ public final class Topology {
   }
 
   /**
-   * The arguments of one lane's queue. High and normal: {@link #queueArguments()}. Low: a durable
+   * The arguments of one lane's queue. High and normal: quorum queues with their share of the broker budget
+   * ({@link QueueBudget}). Low: a durable
    * <em>classic</em> queue (single-active-consumer, persistent messages, confirms) with a much smaller byte
    * limit and a length limit, both {@code reject-publish}, so the broker refuses low first and the probe sees
    * it. Classic, because 256 more idle quorum queues cost the broker about 0.018 cores and 256 classic ones
@@ -96,7 +112,7 @@ public final class Topology {
    * only): a low message is never dead-lettered by the broker for its delivery count, only by the worker.
    */
   public Map<String, Object> queueArguments(Priority p) {
-    if (p != Priority.LOW) return queueArguments();
+    if (p != Priority.LOW) return quorumArguments(p);
     Map<String, Object> args = new HashMap<>();
     args.put("x-queue-type", "classic");
     args.put("x-single-active-consumer", true);
@@ -115,11 +131,36 @@ public final class Topology {
     dlqArgs.put("x-queue-type", "quorum");
     ch.queueDeclare(deadLetterQueue(), true, false, false, dlqArgs);
     ch.queueBind(deadLetterQueue(), deadLetterExchange(), "");
+    ch.queueDeclare(shedQueue(), true, false, false, dlqArgs);
     for (int s = 0; s < totalSlots; s++) {
       for (Priority p : Priority.values()) {
-        ch.queueDeclare(queue(s, p), true, false, false, queueArguments(p));
+        declareSlotQueue(ch, s, p);
         ch.queueBind(queue(s, p), exchange(), routingKey(s, p));
       }
+    }
+  }
+
+  /**
+   * RabbitMQ cannot change the arguments of an existing queue: a queue declared earlier with another byte
+   * limit (e.g. the former 64 MiB per queue) refuses this declare with PRECONDITION_FAILED. Said plainly,
+   * with what to do, rather than as the broker's channel error.
+   */
+  private void declareSlotQueue(Channel ch, int slot, Priority p) throws IOException {
+    try {
+      ch.queueDeclare(queue(slot, p), true, false, false, queueArguments(p));
+    } catch (IOException e) {
+      String reason = String.valueOf(e.getCause() == null ? e.getMessage() : e.getCause().getMessage());
+      if (!reason.contains("PRECONDITION_FAILED")) throw e;
+      String limits = p == Priority.LOW
+          ? "x-max-length-bytes=" + lowMaxBytes + " from " + Keys.QUEUE_LOW_MAX_BYTES.name() + ", x-max-length=" + lowMaxLength + " from "
+              + Keys.QUEUE_LOW_MAX_LENGTH.name()
+          : "x-max-length-bytes=" + budget.bytes(p) + " from " + Keys.BROKER_QUEUE_BUDGET_BYTES.name() + "=" + budget.totalBytes() + ", "
+              + Keys.BROKER_QUEUE_HIGH_WEIGHT.name() + "=" + budget.highWeight() + " over " + totalSlots + " slots";
+      throw new IOException("queue " + queue(slot, p) + " already exists with other arguments than this configuration gives it"
+          + " (" + limits + "), and RabbitMQ cannot"
+          + " change a queue's arguments. Either set those keys back to the values the queues were declared with, or stop the probes,"
+          + " let the workers empty the queues and delete them (rabbitmqctl delete_queue NAME; a test or demo installation:"
+          + " java -cp node.jar dev.inspection.node.Teardown --yes) so they are declared again with the new limits. Broker said: " + reason, e);
     }
   }
 
@@ -129,6 +170,7 @@ public final class Topology {
       for (Priority p : Priority.values()) ch.queueDelete(queue(s, p));
     }
     ch.queueDelete(deadLetterQueue());
+    ch.queueDelete(shedQueue());
     ch.exchangeDelete(exchange());
     ch.exchangeDelete(deadLetterExchange());
   }

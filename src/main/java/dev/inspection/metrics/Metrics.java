@@ -73,6 +73,23 @@ public final class Metrics {
     gauge("probe_devices", "devices this probe inspects", devices);
   }
 
+  /** The probe's outbox storage (issue 12): bytes its file uses, bytes free for it (disk plus the file's free pages). */
+  public void outboxStorageGauges(Supplier<Number> usedBytes, Supplier<Number> freeBytes) {
+    gauge("probe_outbox_bytes", "bytes the outbox file uses (used pages and WAL)", usedBytes);
+    gauge("probe_outbox_free_bytes", "bytes free for the outbox: the disk's usable space plus the file's free pages", freeBytes);
+  }
+
+  /** Results shed from the outbox at its watermarks, by device priority (1 critical, 2 normal, 3 low). */
+  public void outboxShed(int priority, int n) {
+    counter("probe_outbox_shed_total", "results shed from the outbox at its watermarks (recorded per device-minute), by device priority",
+        "priority", Integer.toString(priority)).increment(n);
+  }
+
+  /** Results of an outbox append that failed (disk full, I/O error): never durable, never published. */
+  public void outboxAppendFailed(int n) {
+    counter("probe_outbox_append_failures_total", "results whose outbox append failed (disk full, fsync/I/O error); dropped, never published").increment(n);
+  }
+
   /** The worker's gauges; each supplier reads a value the worker publishes. */
   public void workerGauges(Supplier<Number> slotsHeld, Supplier<Number> mailboxMessages, Supplier<Number> leaseCacheAgeMs) {
     gauge("worker_slots_held", "slots this worker consumes", slotsHeld);

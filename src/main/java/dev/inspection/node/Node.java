@@ -10,6 +10,7 @@ import dev.inspection.admin.HttpTls;
 import dev.inspection.admin.JobRoutes;
 import dev.inspection.admin.OverviewRoutes;
 import dev.inspection.admin.ProbeRoutes;
+import dev.inspection.admin.ShedRoutes;
 import dev.inspection.admin.Routes;
 import dev.inspection.admin.SlotRoutes;
 import dev.inspection.admin.WorkerRoutes;
@@ -116,6 +117,7 @@ public final class Node {
       if (role.runsProbe()) {
         probe = new ProbeVerticle(config, metrics, clock, topology);
         checks.put("probe", probe::ready);
+        checks.put("probe.outbox", probe.outboxCheck());
         f = f.compose(x -> vertx.deployVerticle(probe));
       }
       return f;
@@ -138,7 +140,8 @@ public final class Node {
         new AlertRoutes(s.state(), ops),
         new DeadLetterRoutes(s.deadLetters(), ops),
         new JobRoutes(s.jobs()),
-        new ProbeRoutes(s.devices(), s.view(), s::probes, s.minWorkers()));
+        new ProbeRoutes(s.devices(), s.view(), s::probes, s.minWorkers()),
+        new ShedRoutes(s.shed(), clock));
   }
 
   /**

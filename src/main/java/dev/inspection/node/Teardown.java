@@ -28,12 +28,12 @@ public final class Teardown {
   private Teardown() {}
 
   static final String USAGE = "usage: java -cp node.jar dev.inspection.node.Teardown --yes [--config FILE] [--key=value ...]\n"
-      + "Deletes the slot queues, exchanges and dead-letter queue of topology.prefix and DROPs the PostgreSQL schema pg.schema (CASCADE).\n";
+      + "Deletes the slot queues, exchanges, dead-letter and shed queues of topology.prefix and DROPs the PostgreSQL schema pg.schema (CASCADE).\n";
 
   /** What a run would remove, said before anything is removed. */
   static String plan(Config config) {
     Topology t = Topology.of(config);
-    return (2 * t.totalSlots() + 1) + " queues and 2 exchanges with prefix '" + config.get(Keys.TOPOLOGY_PREFIX) + "' on "
+    return (2 * t.totalSlots() + 2) + " queues and 2 exchanges with prefix '" + config.get(Keys.TOPOLOGY_PREFIX) + "' on "
         + config.get(Keys.RABBIT_HOST) + ":" + config.get(Keys.RABBIT_PORT) + ", and schema " + config.get(Keys.PG_SCHEMA)
         + " (with every table and row in it) in " + PgOptions.from(config).where();
   }
@@ -62,7 +62,7 @@ public final class Teardown {
     var topology = Topology.of(config);
     try (Connection c = RabbitConnector.factory(RabbitOptions.from(config)).newConnection("teardown"); Channel ch = c.createChannel()) {
       topology.delete(ch);
-      System.out.println("deleted " + (2 * topology.totalSlots() + 1) + " queues and 2 exchanges with prefix '" + config.get(Keys.TOPOLOGY_PREFIX) + "'");
+      System.out.println("deleted " + (2 * topology.totalSlots() + 2) + " queues and 2 exchanges with prefix '" + config.get(Keys.TOPOLOGY_PREFIX) + "'");
     }
     Vertx vertx = Vertx.vertx();
     try {

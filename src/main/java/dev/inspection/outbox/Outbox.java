@@ -56,7 +56,7 @@ public final class Outbox implements AutoCloseable {
       CREATE TABLE IF NOT EXISTS device_seq (device_id TEXT PRIMARY KEY, seq INTEGER NOT NULL);
       CREATE TABLE IF NOT EXISTS probe_meta (k TEXT PRIMARY KEY, v INTEGER NOT NULL);
       """;
-  private static final String INSERT = "INSERT INTO outbox (id, message_id, device_id, cycle_id, seq, routing_key, body, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)";
+  private static final String INSERT = "INSERT INTO outbox (id, message_id, device_id, cycle_id, seq, routing_key, body, created_at, priority) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)";
   private static final String UPSERT_SEQ = "INSERT INTO device_seq (device_id, seq) VALUES (?, ?) ON CONFLICT(device_id) DO UPDATE SET seq = excluded.seq";
   private static final String UPSERT_CYCLE = "INSERT INTO probe_meta (k, v) VALUES ('cycle_hwm', ?) ON CONFLICT(k) DO UPDATE SET v = excluded.v";
   private static final String CONFIRM = "UPDATE outbox SET confirmed = 1, confirmed_at = ? WHERE id = ? AND confirmed = 0";
@@ -64,6 +64,8 @@ public final class Outbox implements AutoCloseable {
       SELECT id, message_id, routing_key, body, created_at FROM outbox
       WHERE confirmed = 0 AND id > ? AND id <= ? AND created_at <= ? ORDER BY id LIMIT ?""";
   private static final String STATS = "SELECT count(*), min(created_at) FROM outbox WHERE confirmed = 0";
+  private static final String LAST_ID = "SELECT max(v) FROM (SELECT seq AS v FROM sqlite_sequence WHERE name = 'outbox' UNION ALL SELECT max(id) FROM outbox)";
+  private static final String RESYNC_SEQ = "SELECT device_id, max(seq) FROM (SELECT device_id, seq FROM device_seq UNION ALL SELECT device_id, seq FROM outbox) GROUP BY device_id";
   private static final String CLEAN = "DELETE FROM outbox WHERE confirmed = 1 AND created_at < ?";
 
   /** Unconfirmed rows and the creation time of the oldest one (0 when empty). */
@@ -81,6 +83,8 @@ public final class Outbox implements AutoCloseable {
   private long cycleHwm;
   /** The highest row id ever handed out (this thread is the file's only writer, so ids are given here, not read back per row). */
   private long lastId;
+  /** An append failed: read the counters back from the file before the next one. */
+  private boolean resync;
 
   private Outbox(Vertx vertx, ExecutorService thread, Connection db, String isNode, Topology topology, Clock clock) {
     this.vertx = vertx;
@@ -114,12 +118,33 @@ public final class Outbox implements AutoCloseable {
         for (String ddl : DDL.split(";")) {
           if (!ddl.isBlank()) st.execute(ddl);
         }
+        OutboxShed.migrate(st);
       }
       c.setAutoCommit(false);
       Outbox o = new Outbox(vertx, ex, c, isNode, topology, clock);
       o.load();
       return o;
     }).onFailure(e -> ex.shutdown());
+  }
+
+  /**
+   * After a failed append: a fresh transaction, and every counter at least what the file holds (rows that
+   * became durable despite the failure included). Scans the outbox once; failures only.
+   */
+  private void resync() throws SQLException {
+    try (Statement st = db.createStatement()) {
+      try (ResultSet rs = st.executeQuery(RESYNC_SEQ)) {
+        while (rs.next()) seqs.merge(rs.getString(1), rs.getLong(2), Math::max);
+      }
+      try (ResultSet rs = st.executeQuery("SELECT max(cycle_id) FROM outbox")) {
+        if (rs.next()) cycleHwm = Math.max(cycleHwm, rs.getLong(1));
+      }
+      try (ResultSet rs = st.executeQuery(LAST_ID)) {
+        if (rs.next()) lastId = Math.max(lastId, rs.getLong(1));
+      }
+    }
+    db.commit();
+    resync = false;
   }
 
   private void load() throws SQLException {
@@ -131,7 +156,7 @@ public final class Outbox implements AutoCloseable {
         if (rs.next()) cycleHwm = rs.getLong(1);
       }
       // AUTOINCREMENT keeps the highest id ever used in sqlite_sequence, also after its row was deleted
-      try (ResultSet rs = st.executeQuery("SELECT max(v) FROM (SELECT seq AS v FROM sqlite_sequence WHERE name = 'outbox' UNION ALL SELECT max(id) FROM outbox)")) {
+      try (ResultSet rs = st.executeQuery(LAST_ID)) {
         if (rs.next()) lastId = rs.getLong(1);
       }
     }
@@ -146,6 +171,7 @@ public final class Outbox implements AutoCloseable {
    */
   public Future<List<OutboxRow>> append(List<CheckResult> results) {
     return run(() -> {
+      if (resync) resync();
       Map<String, Long> before = new HashMap<>();
       long hwmBefore = cycleHwm;
       long idBefore = lastId;
@@ -173,6 +199,7 @@ public final class Outbox implements AutoCloseable {
           ins.setString(6, rk);
           ins.setBytes(7, body);
           ins.setLong(8, now);
+          ins.setInt(9, r.devicePriority());
           ins.addBatch();
           rows.add(new OutboxRow(rowId, id, rk, body, now));
         }
@@ -196,6 +223,10 @@ public final class Outbox implements AutoCloseable {
         });
         cycleHwm = hwmBefore;
         lastId = idBefore;
+        // a full disk or an I/O error may have made SQLite roll the transaction back on its own, after which
+        // the driver's later statements ran without one: some rows may be durable after all. Read the
+        // counters back from the file before the next append, so no (device, seq) and no id is used twice.
+        resync = true;
         throw e;
       }
     });
@@ -293,18 +324,39 @@ public final class Outbox implements AutoCloseable {
     });
   }
 
+  /**
+   * Back to a clean transaction after an error. On a full disk or an I/O error SQLite may already have rolled
+   * the transaction back on its own; the driver then has no transaction open (its rollback fails and begins
+   * none) and every later statement would commit by itself: begin one as the driver expects.
+   */
   private void rollbackQuietly() {
     try {
       db.rollback();
-    } catch (SQLException ignored) {
-      // the connection is broken; the next call reports it
+    } catch (SQLException noTransaction) {
+      try (Statement st = db.createStatement()) {
+        st.execute("BEGIN");
+      } catch (SQLException ignored) {
+        // the connection is broken; the next call reports it
+      }
     }
   }
 
+  /** The file's connection, for the outbox's other stores ({@link OutboxShed}); use it only inside {@link #run}. */
+  Connection connection() {
+    return db;
+  }
+
   /** Runs a task on the outbox's thread, or fails at once once the outbox is closing (a late timer must not reach a closed file). */
-  private <T> Future<T> run(Callable<T> task) {
+  <T> Future<T> run(Callable<T> task) {
     if (closing) return Future.failedFuture(new IllegalStateException("the outbox is closed"));
-    return onThread(vertx, thread, task);
+    return onThread(vertx, thread, () -> {
+      try {
+        return task.call();
+      } catch (SQLException e) {
+        rollbackQuietly(); // every call leaves the connection in a transaction, whatever failed
+        throw e;
+      }
+    });
   }
 
   /** The task on {@code thread}, its outcome back on the caller's context; a stopped thread fails it as closed. */

@@ -104,6 +104,11 @@ public final class OutboxPublisher {
     return inFlightRows.size();
   }
 
+  /** A copy of the ids of rows published and not yet settled (never shed: they may be in the broker already). */
+  public Set<Long> inFlightRowIds() {
+    return Set.copyOf(inFlightRows);
+  }
+
   public boolean connected() {
     List<Channel> chs = channels;
     if (chs == null) return false;

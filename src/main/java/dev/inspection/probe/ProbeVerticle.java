@@ -1,5 +1,6 @@
 package dev.inspection.probe;
 
+import dev.inspection.common.HealthCheck;
 import dev.inspection.common.RetryPolicy;
 import dev.inspection.config.Config;
 import dev.inspection.config.Keys;
@@ -13,6 +14,9 @@ import dev.inspection.messaging.Topology;
 import dev.inspection.metrics.Metrics;
 import dev.inspection.outbox.CheckResult;
 import dev.inspection.outbox.Outbox;
+import dev.inspection.outbox.OutboxGuard;
+import dev.inspection.outbox.OutboxShed;
+import dev.inspection.outbox.ShedReporter;
 import dev.inspection.outbox.OutboxPublisher;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
@@ -60,6 +64,9 @@ public final class ProbeVerticle extends VerticleBase {
   private Checker checker;
   private Outbox outbox;
   private OutboxPublisher publisher;
+  private OutboxShed shed;
+  private OutboxGuard guard;
+  private ShedReporter shedReporter;
   private RabbitConnector connector;
   private WebClient web;
   private final List<CheckResult> buffer = new ArrayList<>();
@@ -86,6 +93,21 @@ public final class ProbeVerticle extends VerticleBase {
     return outbox != null && publisher != null && publisher.connected();
   }
 
+  /** Readiness of the outbox: its last append succeeded (else the reason). */
+  public HealthCheck outboxCheck() {
+    return new HealthCheck() {
+      @Override
+      public boolean getAsBoolean() {
+        return guard == null || guard.getAsBoolean();
+      }
+
+      @Override
+      public String reason() {
+        return guard == null ? null : guard.reason();
+      }
+    };
+  }
+
   public long outboxDepth() {
     return outboxDepth.get();
   }
@@ -110,8 +132,15 @@ public final class ProbeVerticle extends VerticleBase {
     return Outbox.open(vertx, file, isNode, topology, clock)
         .compose(o -> {
           outbox = o;
+          shed = new OutboxShed(o, file);
+          guard = new OutboxGuard(shed, metrics, clock, OutboxGuard.limits(config));
+          shedReporter = new ShedReporter(vertx, shed, topology, isNode);
           publisher = new OutboxPublisher(vertx, outbox, topology, metrics, clock, OutboxPublisher.Settings.from(config));
-          connector = new RabbitConnector(vertx, RabbitOptions.from(config), RetryPolicy.from(config), "probe-" + isNode, publisher::onConnected, publisher::onLost);
+          connector = new RabbitConnector(vertx, RabbitOptions.from(config), RetryPolicy.from(config), "probe-" + isNode,
+              c -> publisher.onConnected(c).compose(v -> shedReporter.onConnected(c)), () -> {
+                publisher.onLost();
+                shedReporter.onLost();
+              });
           connector.start();
           return loadInventory();
         })
@@ -122,11 +151,13 @@ public final class ProbeVerticle extends VerticleBase {
           timers.add(vertx.setPeriodic(20, t -> flush()));
           timers.add(vertx.setPeriodic(config.getLong(Keys.OUTBOX_REPLAY_INTERVAL_MS), t -> publisher.replay()));
           timers.add(vertx.setPeriodic(1000, t -> refreshStats()));
+          timers.add(vertx.setPeriodic(config.getLong(Keys.OUTBOX_SHED_REPORT_MS), t -> shedReporter.report()));
           redis = Redis.createClient(vertx, new RedisOptions()
               .setConnectionString(config.get(Keys.REDIS_URL)).setMaxPoolSize(1).setMaxPoolWaiting(4));
           timers.add(vertx.setPeriodic(1000, 5000, t -> report()));
           timers.add(vertx.setPeriodic(60_000, t -> outbox.clean(config.getLong(Keys.OUTBOX_RETENTION_MS))
-              .onSuccess(c -> { if (c > 0) log.debug("outbox cleaner removed {} confirmed rows", c); })));
+              .onSuccess(c -> { if (c > 0) log.debug("outbox cleaner removed {} confirmed rows", c); })
+              .compose(c -> shed.clean(config.getLong(Keys.OUTBOX_RETENTION_MS), clock.millis()))));
           long refresh = config.getLong(Keys.PROBE_INVENTORY_REFRESH_MS);
           if (!config.get(Keys.PROBE_INVENTORY_URL).isBlank()) {
             timers.add(vertx.setPeriodic(refresh, t -> pullInventory()));
@@ -233,7 +264,7 @@ public final class ProbeVerticle extends VerticleBase {
         checksInFlight--;
         JsonObject payload = ar.succeeded() ? ar.result() : new JsonObject().put("status", "DOWN").put("error", String.valueOf(ar.cause()));
         buffer.add(new CheckResult(d.deviceId(), SlotHash.slotOf(d.deviceId(), slots), Priority.ofDevicePriority(d.priority()),
-            Instant.ofEpochMilli(clock.millis()), d.resourceVersion(), 1, 1, payload));
+            Instant.ofEpochMilli(clock.millis()), d.resourceVersion(), 1, 1, payload, d.priority()));
         if (buffer.size() >= config.getInt(Keys.OUTBOX_COMMIT_MAX_ROWS)) flush();
       });
     }
@@ -256,12 +287,12 @@ public final class ProbeVerticle extends VerticleBase {
       appending = false;
       if (ar.succeeded()) {
         metrics.outboxAppended(batch.size());
+        guard.appendSucceeded();
         publisher.rowsAppended(ar.result());
         if (buffer.size() >= max) flush();
       } else {
         // results that never reached the disk were never published either; the next round inspects again
-        metrics.registry().counter("outbox_append_failures_total").increment(batch.size());
-        log.error("cannot write {} results to the outbox: {} — check the disk under data.dir", batch.size(), ar.cause().getMessage());
+        guard.appendFailed(batch, ar.cause());
       }
     }).mapEmpty();
   }
@@ -282,6 +313,7 @@ public final class ProbeVerticle extends VerticleBase {
     outbox.stats().onSuccess(s -> {
       outboxDepth.set(s.depth());
       outboxOldestAgeMs.set(s.depth() == 0 ? 0 : clock.millis() - s.oldestCreatedAtMs());
+      if (!stopping) guard.check(s.depth(), publisher.inFlightRowIds());
     });
   }
 
@@ -295,6 +327,7 @@ public final class ProbeVerticle extends VerticleBase {
     // each step is bounded: whatever is not confirmed in time stays in the outbox and is replayed next start
     return drainBuffer()
         .compose(v -> publisher == null ? Future.succeededFuture() : publisher.stop().timeout(5, TimeUnit.SECONDS).recover(e -> Future.succeededFuture()))
+        .compose(v -> shedReporter == null ? Future.succeededFuture() : shedReporter.close().timeout(5, TimeUnit.SECONDS).recover(e -> Future.succeededFuture()))
         .compose(v -> connector == null ? Future.succeededFuture() : connector.stop().timeout(5, TimeUnit.SECONDS).recover(e -> Future.succeededFuture()))
         .compose(v -> {
           outboxClosing = true;

@@ -54,6 +54,7 @@ public final class SchedulerVerticle extends VerticleBase implements Operations.
   private final Jobs jobs = new Jobs();
   private RabbitConnector connector;
   private DeadLetterDesk deadLetters;
+  private ShedDesk shed;
   private QueueSampler queues;
   private Operations operations;
   private Redis redis;
@@ -83,6 +84,10 @@ public final class SchedulerVerticle extends VerticleBase implements Operations.
 
   public Jobs jobs() {
     return jobs;
+  }
+
+  public ShedDesk shed() {
+    return shed;
   }
 
   public DeadLetterDesk deadLetters() {
@@ -195,8 +200,10 @@ public final class SchedulerVerticle extends VerticleBase implements Operations.
     vertx.setPeriodic(config.getLong(Keys.RETENTION_CHECK_MS), t -> retention());
     Topology topology = Topology.of(config);
     deadLetters = new DeadLetterDesk(vertx, pool, topology, jobs, config.nodeId());
+    shed = new ShedDesk(vertx, pool, topology, config.nodeId());
     operations = new Operations(context, this, devices, state, deadLetters, jobs);
-    connector = new RabbitConnector(vertx, RabbitOptions.from(config), RetryPolicy.from(config), "scheduler-" + config.nodeId(), deadLetters::connected,
+    connector = new RabbitConnector(vertx, RabbitOptions.from(config), RetryPolicy.from(config), "scheduler-" + config.nodeId(),
+        c -> deadLetters.connected(c).compose(v -> shed.connected(c)),
         deadLetters::connectionLost);
     connector.start();
     long sampleMs = config.getLong(Keys.SCHEDULER_QUEUE_SAMPLE_MS);
@@ -292,6 +299,7 @@ public final class SchedulerVerticle extends VerticleBase implements Operations.
     if (fleetMode != null) fleetMode.stop();
     return leadership.stop().eventually(() -> notifier.stop()).eventually(() -> fleetChannel.stop()).eventually(() -> connector.stop()).eventually(() -> {
       deadLetters.close();
+      shed.close();
       queues.close();
       return redis.close();
     }).eventually(() -> pool.close());

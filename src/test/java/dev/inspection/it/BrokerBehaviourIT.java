@@ -1,11 +1,15 @@
 package dev.inspection.it;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.ConfirmListener;
 import dev.inspection.messaging.Priority;
+import dev.inspection.messaging.QueueBudget;
+import java.io.IOException;
 import dev.inspection.messaging.Topology;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -50,6 +54,32 @@ class BrokerBehaviourIT {
       assertEquals(300, acked.size() + nacked.get());
       assertEquals(acked.size(), inQueue, "every acked publish is in the queue");
       assertEquals(0, env.deadLetterCount());
+    }
+  }
+
+  @Test
+  void budgetSplitsOverTheQueuesAndAChangedLimitOnExistingQueuesSaysWhatToDo() throws Exception {
+    try (TestEnv env = new TestEnv(2)) {
+      Topology first = new Topology(env.name, 2, new QueueBudget(50_000, 4, 2), 20);
+      try (Channel ch = env.channel()) {
+        first.declare(ch);
+        // high gets 4 shares of 5 per slot: a 4,000-byte body fits the high queue (20,000) and overflows the normal one (5,000)
+        ch.confirmSelect();
+        byte[] body = new byte[4_000];
+        for (int i = 0; i < 4; i++) {
+          // one at a time: a quorum queue checks its limit per settled publish, and may overshoot by what is in flight
+          ch.basicPublish(first.exchange(), first.routingKey(0, Priority.HIGH), new AMQP.BasicProperties(), body);
+          ch.waitForConfirms(10_000);
+          ch.basicPublish(first.exchange(), first.routingKey(0, Priority.NORMAL), new AMQP.BasicProperties(), body);
+          ch.waitForConfirms(10_000);
+        }
+      }
+      assertEquals(4, env.ready(0, Priority.HIGH));
+      assertEquals(2, env.ready(0, Priority.NORMAL), "the normal queue's 5,000 bytes refuse the third 4,000-byte message");
+      Topology changed = new Topology(env.name, 2, new QueueBudget(100_000, 4, 2), 20);
+      Channel ch = env.channel(); // the broker closes it with the refusal
+      IOException e = assertThrows(IOException.class, () -> changed.declare(ch));
+      assertTrue(e.getMessage().contains("broker.queue.budget.bytes") && e.getMessage().contains("delete_queue"), e.getMessage());
     }
   }
 }

@@ -26,9 +26,16 @@ public final class ChildNode implements AutoCloseable {
 
   /** As {@link #start(TestEnv, String, Map)}, with extra environment variables for the child (e.g. INSPECT_*_FILE, LOG_LEVEL). */
   public static ChildNode start(TestEnv env, String label, Map<String, String> flags, Map<String, String> environment) throws Exception {
+    return start(env, label, flags, environment, List.of());
+  }
+
+  /** As above, the JVM started through {@code wrapper} (e.g. strace injecting faults), which must exec it with its arguments. */
+  public static ChildNode start(TestEnv env, String label, Map<String, String> flags, Map<String, String> environment, List<String> wrapper)
+      throws Exception {
     String jar = System.getProperty("node.jar", "target/node.jar");
     if (!new File(jar).exists()) throw new IllegalStateException(jar + " is missing: run `mvn package` (the ITs run after it in `mvn verify`)");
-    List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m", "-jar", jar));
+    List<String> cmd = new ArrayList<>(wrapper);
+    cmd.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m", "-jar", jar));
     Map<String, String> all = new HashMap<>(env.baseFlags());
     all.put("http.port", "0");
     all.putAll(flags);
@@ -67,12 +74,14 @@ public final class ChildNode implements AutoCloseable {
 
   /** kill -9: no shutdown hook, no flush, no goodbye. */
   public void kill9() throws Exception {
+    process.descendants().forEach(ProcessHandle::destroyForcibly); // the JVM itself when a wrapper started it
     process.destroyForcibly();
     process.waitFor();
   }
 
   /** SIGTERM: the graceful path (D6). */
   public int terminate(Duration within) throws Exception {
+    process.descendants().forEach(ProcessHandle::destroy); // the JVM itself when a wrapper started it (strace would only detach)
     process.destroy();
     if (!process.waitFor(within.toMillis(), TimeUnit.MILLISECONDS)) throw new IllegalStateException("did not exit in " + within);
     return process.exitValue();

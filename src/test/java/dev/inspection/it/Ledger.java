@@ -12,20 +12,27 @@ import java.util.Set;
  * The judge (DESIGN.md §5): the probe's record of what it produced on one side, the database on the
  * other. Counts results lost (produced, never in history), duplicated (in history more than once),
  * unexpected (in history, never produced) and stale (current status is not the newest stored result).
+ * A result the probe shed at its outbox watermarks (issue 12) and never delivered is shed, not lost.
  */
 public final class Ledger {
-  public record Produced(String messageId, String deviceId, long cycleId, long seq) {}
+  /** @param shed the probe gave it up at a watermark (the outbox's {@code shed_row}) */
+  public record Produced(String messageId, String deviceId, long cycleId, long seq, boolean shed) {
+    public Produced(String messageId, String deviceId, long cycleId, long seq) {
+      this(messageId, deviceId, cycleId, seq, false);
+    }
+  }
 
   public record Stored(String messageId, String deviceId, long cycleId, long seq) {}
 
-  public record Report(int produced, int stored, List<String> lost, List<String> duplicated, List<String> unexpected, List<String> stale) {
+  public record Report(int produced, int stored, List<String> lost, List<String> duplicated, List<String> unexpected, List<String> stale,
+      List<String> shed) {
     public boolean clean() {
       return lost.isEmpty() && duplicated.isEmpty() && unexpected.isEmpty() && stale.isEmpty();
     }
 
     @Override
     public String toString() {
-      return "produced=" + produced + " stored=" + stored + " lost=" + lost.size() + " duplicated=" + duplicated.size()
+      return "produced=" + produced + " stored=" + stored + " shed=" + shed.size() + " lost=" + lost.size() + " duplicated=" + duplicated.size()
           + " unexpected=" + unexpected.size() + " stale=" + stale.size()
           + (clean() ? "" : " first lost=" + first(lost) + " dup=" + first(duplicated) + " unexpected=" + first(unexpected) + " stale=" + first(stale));
     }
@@ -48,7 +55,10 @@ public final class Ledger {
       newest.merge(s.deviceId(), s, (a, b) -> order.compare(a, b) >= 0 ? a : b);
     }
     List<String> lost = new ArrayList<>();
-    for (Produced p : produced) if (!seen.containsKey(p.messageId())) lost.add(p.messageId());
+    List<String> shed = new ArrayList<>();
+    for (Produced p : produced) {
+      if (!seen.containsKey(p.messageId())) (p.shed() ? shed : lost).add(p.messageId());
+    }
     List<String> dup = new ArrayList<>();
     seen.forEach((id, n) -> { if (n > 1) dup.add(id); });
     List<String> unexpected = new ArrayList<>();
@@ -61,6 +71,6 @@ public final class Ledger {
       if (n == null || order.compare(c, n) != 0) stale.add(c.deviceId() + " current=" + c.messageId() + " newest=" + (n == null ? null : n.messageId()));
     }
     for (String device : newest.keySet()) if (!withCurrent.contains(device)) stale.add(device + " has history but no current status");
-    return new Report(produced.size(), history.size(), lost, dup, unexpected, stale);
+    return new Report(produced.size(), history.size(), lost, dup, unexpected, stale, shed);
   }
 }
