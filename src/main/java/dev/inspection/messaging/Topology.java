@@ -50,6 +50,16 @@ public final class Topology {
     return prefix + ".dead";
   }
 
+  /**
+   * The back-fill buffer of the DB-degraded write mode: history rows a worker wrote no history for, published with
+   * confirms before their deliveries are acked, drained into history and rollups after recovery. A quorum queue
+   * (replicated, on disk) with the same delivery limit and dead-lettering as the slot queues; no byte limit, since
+   * refusing a spill would stall every degraded commit.
+   */
+  public String backfillQueue() {
+    return prefix + ".backfill";
+  }
+
   public String routingKey(int slot, Priority p) {
     return "slot." + slot + "." + p.wire;
   }
@@ -78,6 +88,11 @@ public final class Topology {
     dlqArgs.put("x-queue-type", "quorum");
     ch.queueDeclare(deadLetterQueue(), true, false, false, dlqArgs);
     ch.queueBind(deadLetterQueue(), deadLetterExchange(), "");
+    Map<String, Object> spillArgs = new HashMap<>();
+    spillArgs.put("x-queue-type", "quorum");
+    spillArgs.put("x-delivery-limit", deliveryLimit);
+    spillArgs.put("x-dead-letter-exchange", deadLetterExchange());
+    ch.queueDeclare(backfillQueue(), true, false, false, spillArgs);
     Map<String, Object> args = queueArguments();
     for (int s = 0; s < totalSlots; s++) {
       for (Priority p : Priority.values()) {
@@ -93,6 +108,7 @@ public final class Topology {
       for (Priority p : Priority.values()) ch.queueDelete(queue(s, p));
     }
     ch.queueDelete(deadLetterQueue());
+    ch.queueDelete(backfillQueue());
     ch.exchangeDelete(exchange());
     ch.exchangeDelete(deadLetterExchange());
   }

@@ -33,6 +33,10 @@ public final class CommitGroup {
   private record Waiting(Part part, Promise<SlotCommit> result) {}
 
   private final PoisonSplitter splitter;
+  private final Metrics metrics;
+  /** The DB-degraded write mode (null: off): measures every group commit and, while degraded, spills non-critical history. */
+  private DegradedMonitor degraded;
+  private SpillPublisher spill;
   private final int maxConcurrent;
   private final int maxRows;
   private final ArrayDeque<Waiting> waiting = new ArrayDeque<>();
@@ -43,6 +47,14 @@ public final class CommitGroup {
     this.splitter = new PoisonSplitter(vertx, store::commit, PoisonSplitter.Settings.from(config), metrics);
     this.maxConcurrent = maxConcurrent;
     this.maxRows = maxRows;
+    this.metrics = metrics;
+  }
+
+  /** Turns the DB-degraded write mode on: every commit is measured by {@code monitor}; while it is degraded, {@link Spill} applies. */
+  public CommitGroup degradedMode(DegradedMonitor monitor, SpillPublisher publisher) {
+    this.degraded = monitor;
+    this.spill = publisher;
+    return this;
   }
 
   public Future<SlotCommit> submit(int slot, long epoch, StatePlanner.Plan plan) {
@@ -62,13 +74,25 @@ public final class CommitGroup {
         group.add(w);
       }
       inFlight++;
-      splitter.commit(group.stream().map(Waiting::part).toList()).onComplete(ar -> {
-        inFlight--;
-        for (Waiting w : group) {
-          if (ar.succeeded()) w.result().complete(ar.result().get(w.part().slot()));
-          else w.result().fail(ar.cause());
-        }
-        flush();
+      List<Part> parts = group.stream().map(Waiting::part).toList();
+      Spill.Degraded held = degraded != null && degraded.degraded() ? Spill.split(parts) : null;
+      long token = degraded == null ? -1 : degraded.started();
+      splitter.commit(held == null ? parts : held.parts()).onComplete(ar -> {
+        if (degraded != null) degraded.finished(token, ar.succeeded());
+        // degraded: the deliveries may be acked only once the held-back rows are confirmed on the back-fill queue too
+        List<Spill.Batch> out = held == null || ar.failed() ? List.of() : Spill.toPublish(held, ar.result());
+        Future<Void> spilled = out.isEmpty() ? Future.succeededFuture() : spill.publish(out);
+        spilled.onComplete(sp -> {
+          inFlight--;
+          if (sp.succeeded()) out.forEach(b -> metrics.spilled(b.rows().size()));
+          for (Waiting w : group) {
+            if (ar.failed()) w.result().fail(ar.cause());
+            else if (sp.failed() && held.spill().containsKey(w.part().slot())) w.result().fail(new IllegalStateException(
+                "committed, but the spill to the back-fill queue failed (" + sp.cause().getMessage() + "); requeued to be written again", sp.cause()));
+            else w.result().complete(ar.result().get(w.part().slot()));
+          }
+          flush();
+        });
       });
     }
   }
