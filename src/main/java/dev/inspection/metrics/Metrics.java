@@ -173,6 +173,12 @@ public final class Metrics {
         .increment(results);
   }
 
+  /** Held-back results written straight into history because their spill could not be published. */
+  public void spillWrittenThrough(int results) {
+    counter("worker_spill_written_through_total", "degraded-mode results written into history at once because the spill publish failed")
+        .increment(results);
+  }
+
   /** Spilled results written into history and rollups after recovery. */
   public void backfilled(int results) {
     counter("worker_backfilled_total", "spilled results written into history and rollups by the back-fill (each spilled batch once per commit)")

@@ -12,6 +12,9 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Group commit across slots: while {@code maxConcurrent} transactions are in flight, the batches that
@@ -23,6 +26,7 @@ import java.util.Map;
  * event loop.
  */
 public final class CommitGroup {
+  private static final Logger log = LoggerFactory.getLogger(CommitGroup.class);
   /**
    * One slot's result: the outcome and, when PostgreSQL refused some of its devices (D9), those devices with
    * the error — their results were not written (the rest of the slot's batch was, when the outcome is
@@ -37,6 +41,7 @@ public final class CommitGroup {
   /** The DB-degraded write mode (null: off): measures every group commit and, while degraded, spills non-critical history. */
   private DegradedMonitor degraded;
   private SpillPublisher spill;
+  private Function<List<Spill.Batch>, Future<Integer>> writeThrough;
   private final int maxConcurrent;
   private final int maxRows;
   private final ArrayDeque<Waiting> waiting = new ArrayDeque<>();
@@ -50,10 +55,15 @@ public final class CommitGroup {
     this.metrics = metrics;
   }
 
-  /** Turns the DB-degraded write mode on: every commit is measured by {@code monitor}; while it is degraded, {@link Spill} applies. */
-  public CommitGroup degradedMode(DegradedMonitor monitor, SpillPublisher publisher) {
+  /**
+   * Turns the DB-degraded write mode on: every commit is measured by {@code monitor}; while it is degraded, {@link Spill}
+   * applies. {@code writeThrough} ({@link BackFiller#store}) writes held-back rows straight into history and rollups
+   * when their spill cannot be published.
+   */
+  public CommitGroup degradedMode(DegradedMonitor monitor, SpillPublisher publisher, Function<List<Spill.Batch>, Future<Integer>> writeThrough) {
     this.degraded = monitor;
     this.spill = publisher;
+    this.writeThrough = writeThrough;
     return this;
   }
 
@@ -62,6 +72,19 @@ public final class CommitGroup {
     waiting.add(new Waiting(new Part(slot, epoch, plan), p));
     flush();
     return p.future();
+  }
+
+  /**
+   * The spill could not be published: rather than requeue at once — each requeue spends one of the message's
+   * {@code queue.delivery.limit} deliveries, and a broker that refuses spills would dead-letter good results within
+   * seconds — the held-back rows are written now, each slot batch in its own transaction. Fails only if that fails too.
+   */
+  private Future<Void> writeThrough(List<Spill.Batch> out, Throwable spillFailure) {
+    int n = out.stream().mapToInt(b -> b.rows().size()).sum();
+    log.warn("cannot spill {} history row(s) to the back-fill queue ({}); writing them into history now instead", n, spillFailure.getMessage());
+    metrics.spillWrittenThrough(n);
+    return writeThrough.apply(out).<Void>mapEmpty().recover(e -> Future.failedFuture(new IllegalStateException(
+        "spill failed (" + spillFailure.getMessage() + ") and writing the rows instead failed (" + e.getMessage() + ")", e)));
   }
 
   private void flush() {
@@ -81,14 +104,15 @@ public final class CommitGroup {
         if (degraded != null) degraded.finished(token, ar.succeeded());
         // degraded: the deliveries may be acked only once the held-back rows are confirmed on the back-fill queue too
         List<Spill.Batch> out = held == null || ar.failed() ? List.of() : Spill.toPublish(held, ar.result());
-        Future<Void> spilled = out.isEmpty() ? Future.succeededFuture() : spill.publish(out);
+        Future<Void> spilled = out.isEmpty() ? Future.succeededFuture() : spill.publish(out).onSuccess(v -> out.forEach(b -> metrics.spilled(b.rows().size())))
+            .recover(e -> writeThrough(out, e));
         spilled.onComplete(sp -> {
           inFlight--;
-          if (sp.succeeded()) out.forEach(b -> metrics.spilled(b.rows().size()));
           for (Waiting w : group) {
             if (ar.failed()) w.result().fail(ar.cause());
             else if (sp.failed() && held.spill().containsKey(w.part().slot())) w.result().fail(new IllegalStateException(
-                "committed, but the spill to the back-fill queue failed (" + sp.cause().getMessage() + "); requeued to be written again", sp.cause()));
+                "committed, but neither the spill to the back-fill queue nor the history write instead succeeded (" + sp.cause().getMessage()
+                    + "); requeued to be written again", sp.cause()));
             else w.result().complete(ar.result().get(w.part().slot()));
           }
           flush();

@@ -107,9 +107,9 @@ public final class WorkerVerticle extends VerticleBase {
         metrics);
     degraded = new DegradedMonitor(DegradedMode.Settings.from(config), clock, metrics, workerId).start(vertx, config.getLong(Keys.WORKER_DEGRADED_TICK_MS));
     spill = new SpillPublisher(vertx, topology, workerId);
-    store.degradedMode(degraded, spill);
     backFiller = new BackFiller(vertx, pool, topology, degraded, gate, metrics, config.getInt(Keys.WORKER_BACKFILL_BATCH),
         config.getLong(Keys.WORKER_BACKFILL_INTERVAL_MS), workerId);
+    store.degradedMode(degraded, spill, backFiller::store);
     controlPool = Db.pool(vertx, PgOptions.from(config), 3);
     snapshots = new SnapshotLoader(controlPool, config.getInt(Keys.WORKER_SNAPSHOT_PAGE));
     directory = new DeviceDirectory(pool, 600_000, 1_000_000);

@@ -126,6 +126,67 @@ class DegradedModeIT {
     }
   }
 
+  /**
+   * The spill publish fails (the back-fill queue was deleted: the publish comes back unroutable): the held-back rows
+   * are written into history at once instead, and only then are the deliveries acked — nothing lost, nothing
+   * redelivered, no delivery spent towards the delivery limit.
+   */
+  @Test
+  void aFailedSpillPublishWritesTheHeldBackRowsAtOnceSoNothingIsLostOrRedelivered() throws Exception {
+    try (TestEnv env = new TestEnv(SLOTS); Channel ch = env.channel()) {
+      Map<String, String> cfg = new HashMap<>(FAST);
+      cfg.put("node.id", env.name + "-w");
+      Node worker = env.start(cfg);
+      env.awaitConsuming();
+      Topology t = env.topology();
+      ch.confirmSelect();
+      List<String> critical = new ArrayList<>();
+      List<String> normal = new ArrayList<>();
+      for (int s = 0; s < SLOTS; s++) {
+        critical.addAll(devicesIn(s, SLOTS, 2, "crit-"));
+        normal.addAll(devicesIn(s, SLOTS, 4, "norm-"));
+      }
+      long base = System.currentTimeMillis() - 60_000;
+      List<Envelope> published = new ArrayList<>();
+      DegradedMonitor mode = worker.worker().degraded();
+      // enter DEGRADED on critical results only (nothing of them is ever spilled)
+      try (Connection locker = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:5432/test", "postgres", "");
+           Statement st = locker.createStatement()) {
+        locker.setAutoCommit(false);
+        st.execute("LOCK TABLE " + env.name + ".device_status_history IN ACCESS EXCLUSIVE MODE");
+        for (String d : critical) {
+          Envelope e = result(d, Priority.HIGH, base, "UP");
+          publish(ch, t, e);
+          published.add(e);
+        }
+        ch.waitForConfirmsOrDie(10_000);
+        awaitTrue(Duration.ofSeconds(20), "DEGRADED", mode::degraded);
+        locker.rollback();
+      }
+      try (Channel c = env.channel()) {
+        c.queueDelete(t.backfillQueue());
+      }
+      for (String d : normal) {
+        Envelope e = result(d, Priority.NORMAL, base + 1000, "UP");
+        publish(ch, t, e);
+        published.add(e);
+      }
+      ch.waitForConfirmsOrDie(10_000);
+      Metrics m = worker.metrics();
+      awaitTrue(Duration.ofSeconds(20), "every result in history and the queues empty",
+          () -> env.queryLong("SELECT count(*) FROM $S.device_status_history") == published.size() && env.readyTotal() == 0);
+      assertTrue(mode.degraded(), "written while still DEGRADED: by the write-through, not by a NORMAL redelivery");
+      assertEquals(normal.size(), m.count("worker_spill_written_through_total"));
+      assertEquals(0, m.count("worker_spilled_total"), "nothing counted as spilled: no confirm");
+      assertEquals(0, m.count("worker_redelivered_total"), "acked after the write-through: no redelivery");
+      assertEquals(0, m.count("worker_db_errors_total"));
+      assertEquals(published.size(), env.queryLong("SELECT count(DISTINCT (device_id, cycle_id, seq)) FROM $S.device_status_history"));
+      assertEquals(published.size(), env.queryLong("SELECT coalesce(sum(sample_count), 0) FROM $S.device_status_rollup_1m"),
+          "the rollups count every result exactly once");
+      assertEquals(0, env.deadLetterCount());
+    }
+  }
+
   private static long backfillDepth(TestEnv env, Topology t) throws Exception {
     try (Channel c = env.channel()) {
       return c.queueDeclarePassive(t.backfillQueue()).getMessageCount();
