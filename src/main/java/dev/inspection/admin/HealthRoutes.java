@@ -29,12 +29,16 @@ final class HealthRoutes implements Routes {
 
   private void ready(RoutingContext ctx) {
     JsonObject checks = new JsonObject();
+    JsonObject details = new JsonObject();
     boolean all = true;
     for (Map.Entry<String, BooleanSupplier> e : readiness.entrySet()) {
       boolean ok = e.getValue().getAsBoolean();
       all &= ok;
       checks.put(e.getKey(), ok ? "UP" : "DOWN");
+      if (e.getValue() instanceof DetailedCheck d) details.put(e.getKey(), d.details().get());
     }
-    json(ctx, all ? 200 : 503, new JsonObject().put("status", all ? "UP" : "DOWN").put("checks", checks));
+    JsonObject body = new JsonObject().put("status", all ? "UP" : "DOWN").put("checks", checks);
+    if (!details.isEmpty()) body.put("details", details);
+    json(ctx, all ? 200 : 503, body);
   }
 }

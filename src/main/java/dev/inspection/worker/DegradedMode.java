@@ -52,8 +52,11 @@ public final class DegradedMode {
       if (dwellMs < 0) throw new ConfigException("worker.degraded.dwell.ms must be >= 0, not " + dwellMs);
     }
 
-    /** Throws a ConfigException naming the key that is wrong. */
+    /** Throws a ConfigException naming the key that is wrong (every worker.degraded.* and worker.backfill.* key is checked). */
     public static Settings from(Config c) {
+      if (c.getLong(Keys.WORKER_DEGRADED_TICK_MS) <= 0) throw new ConfigException("worker.degraded.tick.ms must be > 0");
+      if (c.getInt(Keys.WORKER_BACKFILL_BATCH) < 1) throw new ConfigException("worker.backfill.batch must be >= 1");
+      if (c.getLong(Keys.WORKER_BACKFILL_INTERVAL_MS) <= 0) throw new ConfigException("worker.backfill.interval.ms must be > 0");
       return new Settings(c.getBool(Keys.WORKER_DEGRADED_ENABLED), c.getLong(Keys.WORKER_DEGRADED_WINDOW_MS), c.getInt(Keys.WORKER_DEGRADED_MIN_COMMITS),
           c.getDouble(Keys.WORKER_DEGRADED_ENTER_FAILURE_RATIO), c.getLong(Keys.WORKER_DEGRADED_ENTER_P99_MS),
           c.getDouble(Keys.WORKER_DEGRADED_EXIT_FAILURE_RATIO), c.getLong(Keys.WORKER_DEGRADED_EXIT_P99_MS), c.getLong(Keys.WORKER_DEGRADED_DWELL_MS));

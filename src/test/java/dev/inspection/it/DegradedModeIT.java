@@ -97,7 +97,12 @@ class DegradedModeIT {
       long spillDepth = backfillDepth(env, t);
       String heartbeatMode = (String) env.query("SELECT backlog_metrics->'degraded'->>'mode' FROM $S.worker_heartbeat WHERE worker_id = '" + env.name
           + "-w'").get(0)[0];
+      Map.Entry<Integer, String> ready = TestEnv.http(worker.httpPort(), "GET", "/health/ready");
       assertTrue(mode.degraded(), "all of the above was seen while still DEGRADED (the back-fill only runs in NORMAL)");
+      assertEquals(200, ready.getKey(), "degraded is not unready: the worker still commits");
+      JsonObject detail = new JsonObject(ready.getValue()).getJsonObject("details").getJsonObject("worker").getJsonObject("degraded");
+      assertEquals("DEGRADED", detail.getString("mode"));
+      assertTrue(detail.getString("reason").startsWith("a commit in flight for"), detail.encode());
       assertEquals(critical, historyB, "wave B history: critical results only");
       assertEquals(critical, criticalB);
       assertEquals(devices.size(), alertsOpen, "alert_current for every device, critical or not");

@@ -148,6 +148,8 @@ class DegradedModeTest {
     assertTrue(e.getMessage().startsWith("worker.degraded.exit.failure.ratio"), e.getMessage());
     e = assertThrows(ConfigException.class, () -> Settings.from(Config.of(Map.of("worker.degraded.exit.p99.ms", "9000"))));
     assertTrue(e.getMessage().startsWith("worker.degraded.exit.p99.ms"), e.getMessage());
+    e = assertThrows(ConfigException.class, () -> Settings.from(Config.of(Map.of("worker.backfill.batch", "0"))));
+    assertTrue(e.getMessage().startsWith("worker.backfill.batch"), e.getMessage());
     assertFalse(Settings.from(Config.of(Map.of())).windowMs() != 180_000, "defaults: a 3 min window");
   }
 }
