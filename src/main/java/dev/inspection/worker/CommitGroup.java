@@ -22,11 +22,15 @@ import org.slf4j.LoggerFactory;
  * At 256 slots each slot's own batch is small; one fsync for many of them is what keeps the commit
  * latency flat. Fencing stays per slot: the transaction checks every slot's lease and writes only the
  * slots still owned at their epoch. A group PostgreSQL refuses with a data error is split by
- * {@link PoisonSplitter} (D9): one slot's poison result never fails its neighbours. Runs on the worker's
- * event loop.
+ * {@link PoisonSplitter} (D9): one slot's poison result never fails its neighbours. With the DB-degraded
+ * write mode on ({@link #degradedMode}), every group commit is measured by the {@link DegradedMonitor}, and while
+ * it is DEGRADED a group is committed without its non-critical history rows ({@link Spill}), which are published
+ * to the back-fill queue before the slots hear that they committed (so their deliveries are acked only after
+ * both). Runs on the worker's event loop.
  */
 public final class CommitGroup {
   private static final Logger log = LoggerFactory.getLogger(CommitGroup.class);
+
   /**
    * One slot's result: the outcome and, when PostgreSQL refused some of its devices (D9), those devices with
    * the error — their results were not written (the rest of the slot's batch was, when the outcome is
