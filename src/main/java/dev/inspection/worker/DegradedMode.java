@@ -20,7 +20,8 @@ import java.util.Optional;
  *       lock completes or fails only much later; the p99 is at least its age already);</li>
  *   <li>DEGRADED → NORMAL once healthy — the commits of the last {@code dwellMs} fail at most
  *       {@code exitFailureRatio}, their p99 is at most {@code exitP99Ms}, and nothing is in flight longer than that —
- *       continuously for {@code dwellMs}, and never sooner than {@code dwellMs} after entering.</li>
+ *       continuously for {@code dwellMs}, and never sooner than {@code dwellMs} after entering; never while the
+ *       worker waits for PostgreSQL to answer at all.</li>
  * </ul>
  * The exit thresholds lie below the enter thresholds and the dwell holds the mode: one good or bad commit does not
  * flip it. The samples are dropped at each change, so a mode is judged only on what happened in it.
@@ -106,6 +107,14 @@ public final class DegradedMode {
    * (0: none).
    */
   public Optional<Change> evaluate(long now, long oldestInFlightMs) {
+    return evaluate(now, oldestInFlightMs, true);
+  }
+
+  /**
+   * As above; {@code databaseAnswers} false (the worker waits for PostgreSQL after an outage, so no commit is even
+   * tried) is never healthy: an outage without commits must not look like a quiet, healthy database.
+   */
+  public Optional<Change> evaluate(long now, long oldestInFlightMs, boolean databaseAnswers) {
     while (!samples.isEmpty() && samples.peekFirst().at() < now - settings.windowMs()) samples.removeFirst();
     if (status.mode() == Mode.NORMAL) {
       if (!settings.enabled()) return Optional.empty();
@@ -113,7 +122,7 @@ public final class DegradedMode {
       return why == null ? Optional.empty() : Optional.of(change(Mode.DEGRADED, why, now));
     }
     Figures recent = figures(now - settings.dwellMs());
-    boolean healthy = oldestInFlightMs <= settings.exitP99Ms() && recent.failureRatio() <= settings.exitFailureRatio()
+    boolean healthy = databaseAnswers && oldestInFlightMs <= settings.exitP99Ms() && recent.failureRatio() <= settings.exitFailureRatio()
         && recent.p99Ms() <= settings.exitP99Ms();
     if (!healthy) {
       healthySince = -1;

@@ -11,6 +11,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeMap;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -27,6 +28,7 @@ public final class DegradedMonitor {
   private final Clock clock;
   private final Metrics metrics;
   private final String workerId;
+  private final BooleanSupplier databaseAnswers;
   /** Commits in flight: token → start (epoch ms). */
   private final TreeMap<Long, Long> inFlight = new TreeMap<>();
   private final List<Consumer<Change>> listeners = new ArrayList<>();
@@ -34,8 +36,10 @@ public final class DegradedMonitor {
   private volatile Status status;
   private long timer = -1;
 
-  public DegradedMonitor(DegradedMode.Settings settings, Clock clock, Metrics metrics, String workerId) {
+  /** {@code databaseAnswers}: false while the worker waits for PostgreSQL after an outage ({@link DbGate#healthy}). */
+  public DegradedMonitor(DegradedMode.Settings settings, Clock clock, Metrics metrics, String workerId, BooleanSupplier databaseAnswers) {
     this.mode = new DegradedMode(settings, clock.millis());
+    this.databaseAnswers = databaseAnswers;
     this.clock = clock;
     this.metrics = metrics;
     this.workerId = workerId;
@@ -88,7 +92,7 @@ public final class DegradedMonitor {
   private void evaluate() {
     long now = clock.millis();
     long oldest = inFlight.isEmpty() ? 0 : now - inFlight.firstEntry().getValue();
-    mode.evaluate(now, oldest).ifPresent(c -> {
+    mode.evaluate(now, oldest, databaseAnswers.getAsBoolean()).ifPresent(c -> {
       long lasted = c.at() - status.since();
       status = mode.status();
       metrics.degradedChange(c.to().name());

@@ -105,7 +105,8 @@ public final class WorkerVerticle extends VerticleBase {
     int poolSize = config.getInt(Keys.PG_POOL_SIZE);
     store = new CommitGroup(vertx, new BatchStore(pool, workerId), Math.max(1, poolSize / 2), 4 * config.getInt(Keys.WORKER_BATCH_MAX), config,
         metrics);
-    degraded = new DegradedMonitor(DegradedMode.Settings.from(config), clock, metrics, workerId).start(vertx, config.getLong(Keys.WORKER_DEGRADED_TICK_MS));
+    degraded = new DegradedMonitor(DegradedMode.Settings.from(config), clock, metrics, workerId, gate::healthy)
+        .start(vertx, config.getLong(Keys.WORKER_DEGRADED_TICK_MS));
     spill = new SpillPublisher(vertx, topology, workerId);
     backFiller = new BackFiller(vertx, pool, topology, degraded, gate, metrics, config.getInt(Keys.WORKER_BACKFILL_BATCH),
         config.getLong(Keys.WORKER_BACKFILL_INTERVAL_MS), workerId);
@@ -198,8 +199,8 @@ public final class WorkerVerticle extends VerticleBase {
           .put("backlog", p.mailboxSize()).put("ms", Math.round(st.averageBatchMs() * 10) / 10.0).put("lag_ms", st.lastLagMs()));
     }
     rateMarks.keySet().retainAll(processors.keySet());
-    return new JsonObject().put("slots_held", processors.size()).put("mailbox", mailbox).put("degraded", degraded.json().put("backfill_queue", backFiller.depth()))
-        .put("slots", perSlot);
+    return new JsonObject().put("slots_held", processors.size()).put("mailbox", mailbox)
+        .put("degraded", degraded.json().put("backfill_queue", backFiller.depth())).put("slots", perSlot);
   }
 
   private void startSlot(int slot, long epoch, SnapshotLoader.Snapshot snap) {

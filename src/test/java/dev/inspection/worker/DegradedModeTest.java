@@ -128,6 +128,15 @@ class DegradedModeTest {
   }
 
   @Test
+  void aDatabaseThatDoesNotAnswerIsNeverHealthyEvenWithoutCommits() {
+    DegradedMode m = degradedAt(0);
+    assertEquals(Optional.empty(), m.evaluate(30_000, 0, false));
+    assertEquals(Optional.empty(), m.evaluate(120_000, 0, false), "no commits during an outage is no evidence of health");
+    assertEquals(Optional.empty(), m.evaluate(121_000, 0, true), "healthy from here");
+    assertEquals(Mode.NORMAL, m.evaluate(181_000, 0, true).orElseThrow().to());
+  }
+
+  @Test
   void disabledNeverEnters() {
     DegradedMode m = new DegradedMode(new Settings(false, 180_000, 1, 0.3, 5000, 0.05, 1000, 60_000), 0);
     for (int i = 0; i < 50; i++) m.commit(1000, 60_000, false);
