@@ -6,6 +6,7 @@ import static dev.inspection.it.WorkerIT.publish;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
 import dev.inspection.messaging.Envelope;
 import dev.inspection.messaging.Priority;
@@ -14,7 +15,10 @@ import dev.inspection.messaging.Topology;
 import dev.inspection.metrics.Metrics;
 import dev.inspection.node.Node;
 import dev.inspection.worker.DegradedMonitor;
+import dev.inspection.worker.Spill;
+import dev.inspection.worker.StatePlanner;
 import io.vertx.core.json.JsonObject;
+import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.Statement;
@@ -189,6 +193,46 @@ class DegradedModeIT {
       assertEquals(published.size(), env.queryLong("SELECT coalesce(sum(sample_count), 0) FROM $S.device_status_rollup_1m"),
           "the rollups count every result exactly once");
       assertEquals(0, env.deadLetterCount());
+    }
+  }
+
+  /**
+   * The back-fill on its own: the same spilled batch taken twice (a redelivery after a lost ack) is counted once in
+   * history and rollups — a row the history policy did not keep still counts in the rollups — and a body that is no
+   * spilled batch is rejected to the dead-letter queue, not retried forever.
+   */
+  @Test
+  void aSpilledBatchBackFilledTwiceCountsOnceAndABodyThatIsNoSpillIsDeadLettered() throws Exception {
+    try (TestEnv env = new TestEnv(SLOTS); Channel ch = env.channel()) {
+      Map<String, String> cfg = new HashMap<>(FAST);
+      cfg.put("node.id", env.name + "-w");
+      Node worker = env.start(cfg);
+      env.awaitConsuming();
+      Topology t = env.topology();
+      long base = System.currentTimeMillis() - 60_000;
+      List<StatePlanner.HistoryRow> rows = new ArrayList<>();
+      List<String> devices = devicesIn(0, SLOTS, 5, "bf-");
+      for (int i = 0; i < devices.size(); i++) {
+        Envelope e = result(devices.get(i), Priority.NORMAL, base + i, "UP");
+        rows.add(new StatePlanner.HistoryRow(e, e.payload(), 2, i != 4)); // the last one: rollups only
+      }
+      byte[] body = Spill.encode(new Spill.Batch(0, 1, rows));
+      ch.confirmSelect();
+      AMQP.BasicProperties persistent = new AMQP.BasicProperties.Builder().deliveryMode(2).build();
+      ch.basicPublish("", t.backfillQueue(), persistent, body);
+      ch.basicPublish("", t.backfillQueue(), persistent, "{\"not\":\"a spill\"}".getBytes(StandardCharsets.UTF_8));
+      ch.basicPublish("", t.backfillQueue(), persistent, body);
+      ch.waitForConfirmsOrDie(10_000);
+
+      Metrics m = worker.metrics();
+      awaitTrue(Duration.ofSeconds(30), "both copies back-filled and the bad body dead-lettered",
+          () -> m.count("worker_backfilled_total") == 2 * rows.size() && env.deadLetterCount() == 1 && backfillDepth(env, t) == 0);
+      assertEquals(4, env.queryLong("SELECT count(*) FROM $S.device_status_history"), "history: the kept rows, once");
+      assertEquals(4, env.queryLong("SELECT count(DISTINCT (device_id, cycle_id, seq)) FROM $S.device_status_history"));
+      assertEquals(5, env.queryLong("SELECT coalesce(sum(sample_count), 0) FROM $S.device_status_rollup_1m"), "rollups: every row, once");
+      assertEquals(4, env.queryLong("SELECT count(*) FROM $S.device_status_history WHERE writer_epoch = 1 AND slot_id = 0"),
+          "history keeps the slot and epoch the rows were consumed under");
+      assertEquals(0, env.queryLong("SELECT count(*) FROM $S.device_status_current"), "the back-fill never writes current status");
     }
   }
 
