@@ -31,15 +31,18 @@ final class HealthRoutes implements Routes {
   private void ready(RoutingContext ctx) {
     JsonObject checks = new JsonObject();
     JsonObject reasons = new JsonObject();
+    JsonObject details = new JsonObject();
     boolean all = true;
     for (Map.Entry<String, BooleanSupplier> e : readiness.entrySet()) {
       boolean ok = e.getValue().getAsBoolean();
       all &= ok;
       checks.put(e.getKey(), ok ? "UP" : "DOWN");
       if (!ok && e.getValue() instanceof HealthCheck h && h.reason() != null) reasons.put(e.getKey(), h.reason());
+      if (e.getValue() instanceof DetailedCheck d) details.put(e.getKey(), d.details().get());
     }
     JsonObject body = new JsonObject().put("status", all ? "UP" : "DOWN").put("checks", checks);
     if (!reasons.isEmpty()) body.put("reasons", reasons);
+    if (!details.isEmpty()) body.put("details", details);
     json(ctx, all ? 200 : 503, body);
   }
 }

@@ -81,6 +81,16 @@ public final class Topology {
     return prefix + ".shed";
   }
 
+  /**
+   * The back-fill buffer of the DB-degraded write mode: history rows a worker wrote no history for, published with
+   * confirms before their deliveries are acked, drained into history and rollups after recovery. A quorum queue
+   * (replicated, on disk) with the same delivery limit and dead-lettering as the slot queues; no byte limit, since
+   * refusing a spill would stall every degraded commit.
+   */
+  public String backfillQueue() {
+    return prefix + ".backfill";
+  }
+
   public String routingKey(int slot, Priority p) {
     return "slot." + slot + "." + p.wire;
   }
@@ -132,6 +142,11 @@ public final class Topology {
     ch.queueDeclare(deadLetterQueue(), true, false, false, dlqArgs);
     ch.queueBind(deadLetterQueue(), deadLetterExchange(), "");
     ch.queueDeclare(shedQueue(), true, false, false, dlqArgs);
+    Map<String, Object> spillArgs = new HashMap<>();
+    spillArgs.put("x-queue-type", "quorum");
+    spillArgs.put("x-delivery-limit", deliveryLimit);
+    spillArgs.put("x-dead-letter-exchange", deadLetterExchange());
+    ch.queueDeclare(backfillQueue(), true, false, false, spillArgs);
     for (int s = 0; s < totalSlots; s++) {
       for (Priority p : Priority.values()) {
         declareSlotQueue(ch, s, p);
@@ -171,6 +186,7 @@ public final class Topology {
     }
     ch.queueDelete(deadLetterQueue());
     ch.queueDelete(shedQueue());
+    ch.queueDelete(backfillQueue());
     ch.exchangeDelete(exchange());
     ch.exchangeDelete(deadLetterExchange());
   }

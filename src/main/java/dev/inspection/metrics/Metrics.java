@@ -178,6 +178,39 @@ public final class Metrics {
     counter("worker_db_retries_total", "batch transactions tried again after a serialization failure, deadlock or lock timeout").increment();
   }
 
+  /** 1 while this worker is in the DB-degraded write mode (seed 000 §7.5); the reason is in the log, /health/ready and the heartbeat. */
+  public void degradedGauge(Supplier<Number> degraded) {
+    gauge("worker_degraded", "1 while this worker writes in the DB-degraded mode (current, derived state, alerts, critical history; the rest spilled)",
+        degraded);
+  }
+
+  public void degradedChange(String to) {
+    counter("worker_degraded_changes_total", "changes of this worker's DB-degraded write mode, by the mode entered", "to", to).increment();
+  }
+
+  /** Results whose history and rollup rows were held back in the degraded mode and published to the back-fill queue (confirmed). */
+  public void spilled(int results) {
+    counter("worker_spilled_total", "results whose history/rollup rows went to the back-fill queue in the degraded mode (confirmed by the broker)")
+        .increment(results);
+  }
+
+  /** Held-back results written straight into history because their spill could not be published. */
+  public void spillWrittenThrough(int results) {
+    counter("worker_spill_written_through_total", "degraded-mode results written into history at once because the spill publish failed")
+        .increment(results);
+  }
+
+  /** Spilled results written into history and rollups after recovery. */
+  public void backfilled(int results) {
+    counter("worker_backfilled_total", "spilled results written into history and rollups by the back-fill (each spilled batch once per commit)")
+        .increment(results);
+  }
+
+  public void backfillDepthGauge(Supplier<Number> messages) {
+    gauge("worker_backfill_queue_depth", "spilled batches waiting in the back-fill queue, as last seen by this worker's back-fill (-1: not read yet)",
+        messages);
+  }
+
   public void leaseChange(String kind) {
     counter("worker_lease_changes_total", "slots gained or lost by this worker", "kind", kind).increment();
   }

@@ -3,6 +3,7 @@ package dev.inspection.node;
 import dev.inspection.admin.AlertRoutes;
 import dev.inspection.admin.Credentials;
 import dev.inspection.admin.DeadLetterRoutes;
+import dev.inspection.admin.DetailedCheck;
 import dev.inspection.admin.DeviceRoutes;
 import dev.inspection.admin.FleetModeRoutes;
 import dev.inspection.admin.HttpApi;
@@ -30,9 +31,11 @@ import dev.inspection.state.AlertRules;
 import dev.inspection.store.Db;
 import dev.inspection.store.Migrations;
 import dev.inspection.store.PgOptions;
+import dev.inspection.worker.DegradedMode;
 import dev.inspection.worker.SlotProcessor;
 import dev.inspection.worker.WorkerVerticle;
 import io.vertx.core.Future;
+import io.vertx.core.json.JsonObject;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
 import io.vertx.sqlclient.Pool;
@@ -72,6 +75,7 @@ public final class Node {
     RabbitOptions.validated(config); // rabbit.tls.ca readable
     HttpTls.check(config); // http.tls.cert and http.tls.key both given and readable
     SlotProcessor.Settings.from(config); // history.policy and its companions
+    DegradedMode.Settings.from(config); // worker.degraded.* thresholds (exit below enter), worker.backfill.*
     for (int p = 1; p <= 3; p++) {
       try {
         AlertRules.fromConfig(p, config::raw);
@@ -111,7 +115,10 @@ public final class Node {
       }
       if (role.runsWorker()) {
         worker = new WorkerVerticle(config, metrics, clock, topology, this::requestExit);
-        checks.put("worker", worker::ready);
+        WorkerVerticle w = worker;
+        // the degraded write mode is no reason to be unready (the worker still commits): a detail, not a check
+        checks.put("worker", new DetailedCheck(w::ready, () -> w.degraded() == null ? new JsonObject()
+            : new JsonObject().put("degraded", w.degraded().json())));
         f = f.compose(x -> vertx.deployVerticle(worker));
       }
       if (role.runsProbe()) {

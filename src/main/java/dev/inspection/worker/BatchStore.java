@@ -43,8 +43,10 @@ import java.util.function.Function;
  * Rows are sorted by device id so concurrent transactions take row locks in the same order.
  */
 public final class BatchStore {
+  /** Also takes each slot's back-fill lock shared: a back-fill of the slot's spilled rollups never interleaves with this batch ({@link BackFiller}). */
   static final String LEASE_CHECK = """
-      SELECT slot_id, owner_worker_id, lease_epoch FROM slot_lease WHERE slot_id = ANY($1::int[]) ORDER BY slot_id FOR KEY SHARE""";
+      SELECT slot_id, owner_worker_id, lease_epoch, pg_advisory_xact_lock_shared(hashtext('inspection.backfill.' || current_schema()), slot_id)::text AS backfill_lock
+      FROM slot_lease WHERE slot_id = ANY($1::int[]) ORDER BY slot_id FOR KEY SHARE""";
 
   static final String UPSERT_CURRENT = """
       INSERT INTO device_status_current AS c

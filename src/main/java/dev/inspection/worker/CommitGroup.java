@@ -12,6 +12,9 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Group commit across slots: while {@code maxConcurrent} transactions are in flight, the batches that
@@ -19,10 +22,15 @@ import java.util.Map;
  * At 256 slots each slot's own batch is small; one fsync for many of them is what keeps the commit
  * latency flat. Fencing stays per slot: the transaction checks every slot's lease and writes only the
  * slots still owned at their epoch. A group PostgreSQL refuses with a data error is split by
- * {@link PoisonSplitter} (D9): one slot's poison result never fails its neighbours. Runs on the worker's
- * event loop.
+ * {@link PoisonSplitter} (D9): one slot's poison result never fails its neighbours. With the DB-degraded
+ * write mode on ({@link #degradedMode}), every group commit is measured by the {@link DegradedMonitor}, and while
+ * it is DEGRADED a group is committed without its non-critical history rows ({@link Spill}), which are published
+ * to the back-fill queue before the slots hear that they committed (so their deliveries are acked only after
+ * both). Runs on the worker's event loop.
  */
 public final class CommitGroup {
+  private static final Logger log = LoggerFactory.getLogger(CommitGroup.class);
+
   /**
    * One slot's result: the outcome and, when PostgreSQL refused some of its devices (D9), those devices with
    * the error — their results were not written (the rest of the slot's batch was, when the outcome is
@@ -33,6 +41,11 @@ public final class CommitGroup {
   private record Waiting(Part part, Promise<SlotCommit> result) {}
 
   private final PoisonSplitter splitter;
+  private final Metrics metrics;
+  /** The DB-degraded write mode (null: off): measures every group commit and, while degraded, spills non-critical history. */
+  private DegradedMonitor degraded;
+  private SpillPublisher spill;
+  private Function<List<Spill.Batch>, Future<Integer>> writeThrough;
   private final int maxConcurrent;
   private final int maxRows;
   private final ArrayDeque<Waiting> waiting = new ArrayDeque<>();
@@ -43,6 +56,19 @@ public final class CommitGroup {
     this.splitter = new PoisonSplitter(vertx, store::commit, PoisonSplitter.Settings.from(config), metrics);
     this.maxConcurrent = maxConcurrent;
     this.maxRows = maxRows;
+    this.metrics = metrics;
+  }
+
+  /**
+   * Turns the DB-degraded write mode on: every commit is measured by {@code monitor}; while it is degraded, {@link Spill}
+   * applies. {@code writeThrough} ({@link BackFiller#store}) writes held-back rows straight into history and rollups
+   * when their spill cannot be published.
+   */
+  public CommitGroup degradedMode(DegradedMonitor monitor, SpillPublisher publisher, Function<List<Spill.Batch>, Future<Integer>> writeThrough) {
+    this.degraded = monitor;
+    this.spill = publisher;
+    this.writeThrough = writeThrough;
+    return this;
   }
 
   public Future<SlotCommit> submit(int slot, long epoch, StatePlanner.Plan plan) {
@@ -50,6 +76,19 @@ public final class CommitGroup {
     waiting.add(new Waiting(new Part(slot, epoch, plan), p));
     flush();
     return p.future();
+  }
+
+  /**
+   * The spill could not be published: rather than requeue at once — each requeue spends one of the message's
+   * {@code queue.delivery.limit} deliveries, and a broker that refuses spills would dead-letter good results within
+   * seconds — the held-back rows are written now, each slot batch in its own transaction. Fails only if that fails too.
+   */
+  private Future<Void> writeThrough(List<Spill.Batch> out, Throwable spillFailure) {
+    int n = out.stream().mapToInt(b -> b.rows().size()).sum();
+    log.warn("cannot spill {} history row(s) to the back-fill queue ({}); writing them into history now instead", n, spillFailure.getMessage());
+    metrics.spillWrittenThrough(n);
+    return writeThrough.apply(out).<Void>mapEmpty().recover(e -> Future.failedFuture(new IllegalStateException(
+        "spill failed (" + spillFailure.getMessage() + ") and writing the rows instead failed (" + e.getMessage() + ")", e)));
   }
 
   private void flush() {
@@ -62,13 +101,26 @@ public final class CommitGroup {
         group.add(w);
       }
       inFlight++;
-      splitter.commit(group.stream().map(Waiting::part).toList()).onComplete(ar -> {
-        inFlight--;
-        for (Waiting w : group) {
-          if (ar.succeeded()) w.result().complete(ar.result().get(w.part().slot()));
-          else w.result().fail(ar.cause());
-        }
-        flush();
+      List<Part> parts = group.stream().map(Waiting::part).toList();
+      Spill.Degraded held = degraded != null && degraded.degraded() ? Spill.split(parts) : null;
+      long token = degraded == null ? -1 : degraded.started();
+      splitter.commit(held == null ? parts : held.parts()).onComplete(ar -> {
+        if (degraded != null) degraded.finished(token, ar.succeeded());
+        // degraded: the deliveries may be acked only once the held-back rows are confirmed on the back-fill queue too
+        List<Spill.Batch> out = held == null || ar.failed() ? List.of() : Spill.toPublish(held, ar.result());
+        Future<Void> spilled = out.isEmpty() ? Future.succeededFuture() : spill.publish(out).onSuccess(v -> out.forEach(b -> metrics.spilled(b.rows().size())))
+            .recover(e -> writeThrough(out, e));
+        spilled.onComplete(sp -> {
+          inFlight--;
+          for (Waiting w : group) {
+            if (ar.failed()) w.result().fail(ar.cause());
+            else if (sp.failed() && held.spill().containsKey(w.part().slot())) w.result().fail(new IllegalStateException(
+                "committed, but neither the spill to the back-fill queue nor the history write instead succeeded (" + sp.cause().getMessage()
+                    + "); requeued to be written again", sp.cause()));
+            else w.result().complete(ar.result().get(w.part().slot()));
+          }
+          flush();
+        });
       });
     }
   }

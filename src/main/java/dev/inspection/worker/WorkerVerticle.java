@@ -56,6 +56,9 @@ public final class WorkerVerticle extends VerticleBase {
   private DeadLetterPublisher deadLetters;
   private LeaseKeeper leases;
   private CommitGroup store;
+  private DegradedMonitor degraded;
+  private SpillPublisher spill;
+  private BackFiller backFiller;
   private SnapshotLoader snapshots;
   private DeviceDirectory directory;
   private final Map<Integer, AlertRules> rules = new HashMap<>();
@@ -80,6 +83,11 @@ public final class WorkerVerticle extends VerticleBase {
     return connector != null && connector.isConnected() && gate != null && gate.healthy();
   }
 
+  /** The DB-degraded write mode of this worker (mode, reason, since), for health details and tests. */
+  public DegradedMonitor degraded() {
+    return degraded;
+  }
+
   /** Slots this worker holds and consumes, for the API and tests. */
   public Map<Integer, Long> heldSlots() {
     return held;
@@ -97,6 +105,12 @@ public final class WorkerVerticle extends VerticleBase {
     int poolSize = config.getInt(Keys.PG_POOL_SIZE);
     store = new CommitGroup(vertx, new BatchStore(pool, workerId), Math.max(1, poolSize / 2), 4 * config.getInt(Keys.WORKER_BATCH_MAX), config,
         metrics);
+    degraded = new DegradedMonitor(DegradedMode.Settings.from(config), clock, metrics, workerId, gate::healthy)
+        .start(vertx, config.getLong(Keys.WORKER_DEGRADED_TICK_MS));
+    spill = new SpillPublisher(vertx, topology, workerId);
+    backFiller = new BackFiller(vertx, pool, topology, degraded, gate, metrics, config.getInt(Keys.WORKER_BACKFILL_BATCH),
+        config.getLong(Keys.WORKER_BACKFILL_INTERVAL_MS), workerId);
+    store.degradedMode(degraded, spill, backFiller::store);
     controlPool = Db.pool(vertx, PgOptions.from(config), 3);
     snapshots = new SnapshotLoader(controlPool, config.getInt(Keys.WORKER_SNAPSHOT_PAGE));
     directory = new DeviceDirectory(pool, 600_000, 1_000_000);
@@ -163,6 +177,7 @@ public final class WorkerVerticle extends VerticleBase {
     services = new SlotServices(workerId, topology, () -> connector.isConnected() ? connector.connection() : null, acks, store,
         deadLetters, gate, directory::lookup, rules::get, metrics, clock, (s, e, f) -> leases.forget(s, e));
     connector.onReady(this::consumeAll).start();
+    backFiller.start(() -> connector.isConnected() ? connector.connection() : null);
     // the SQL merge reads the profiles' rules from the database; a failure here is retried by the first batch's error path
     new Retry(vertx, RetryPolicy.from(config), log).until("write the payload profiles", directory::publishProfiles);
     return leases.start();
@@ -185,7 +200,8 @@ public final class WorkerVerticle extends VerticleBase {
     }
     rateMarks.keySet().retainAll(processors.keySet());
     // db_errors and commit_p99_ms feed the leader's fleet mode (issue 12: workers failing commits, commit latency)
-    return new JsonObject().put("slots_held", processors.size()).put("mailbox", mailbox).put("slots", perSlot)
+    return new JsonObject().put("slots_held", processors.size()).put("mailbox", mailbox)
+        .put("degraded", degraded.json().put("backfill_queue", backFiller.depth())).put("slots", perSlot)
         .put("db_errors", (long) metrics.count("worker_db_errors_total")).put("commit_p99_ms", Math.round(metrics.commitP99Ms()));
   }
 
@@ -218,6 +234,7 @@ public final class WorkerVerticle extends VerticleBase {
       return null;
     }, false).map(v -> {
       deadLetters.use(c);
+      spill.use(c);
       return null;
     });
   }
@@ -259,6 +276,9 @@ public final class WorkerVerticle extends VerticleBase {
           vertx.cancelTimer(gaugeTimer);
           acks.close();
           deadLetters.close();
+          spill.close();
+          backFiller.stop();
+          degraded.stop(vertx);
           return pool.close().eventually(() -> controlPool.close());
         });
   }

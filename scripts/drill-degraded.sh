@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# DB-degraded write mode drill (issue 12 item 5, seed 000 §7.5): a scheduler, a worker and a probe (real
+# processes) under load; then a lock storm on the history table — a psql session holds LOCK TABLE
+# device_status_history IN ACCESS EXCLUSIVE MODE for --hold-s seconds, lets go for 1 s, again and again for
+# --minutes — stalls the worker's commits. The worker enters DEGRADED, stays there while commits are slow,
+# leaves after its dwell once the storm is over, and back-fills what it spilled. Prints every mode change
+# with its reason, the spilled and back-filled counts, and the ledger (lost / duplicated / stale must be 0).
+#
+#   scripts/drill-degraded.sh [--minutes 5] [--devices 2000] [--interval-ms 2000] [--hold-s 4] [--dwell-s 30] [--jar PATH]
+#
+#   --hold-s     how long each lock is held (the worker's enter p99 is 2 s, its exit p99 0.5 s)
+#   --dwell-s    worker.degraded.dwell.ms of the worker, in seconds
+#   --jar PATH   node jar to run (default target/node.jar, built with mvn only if missing)
+# Uses its own schema and queue names (drill_*) and removes them at the end, also on Ctrl-C or failure. The last
+# line is "ledger: produced N, lost L, duplicated D, unexpected U, stale S"; exits 1 if L, D or S is non-zero, if
+# the worker never entered DEGRADED or did not leave it, or the back-fill queue did not drain; 0 otherwise.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+DRILL=drill-degraded
+source scripts/lib/drill-lib.sh
+
+minutes=5 devices=2000 interval=2000 hold=4 dwell=30 jarpath=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --minutes) drill_need "$@"; minutes=$2; shift 2 ;;
+    --devices) drill_need "$@"; devices=$2; shift 2 ;;
+    --interval-ms) drill_need "$@"; interval=$2; shift 2 ;;
+    --hold-s) drill_need "$@"; hold=$2; shift 2 ;;
+    --dwell-s) drill_need "$@"; dwell=$2; shift 2 ;;
+    --jar) drill_need "$@"; jarpath=$2; shift 2 ;;
+    -h|--help) drill_help "$0"; exit 0 ;;
+    *) drill_usage_error "unknown argument '$1'" ;;
+  esac
+done
+drill_int --minutes "$minutes" 1
+drill_int --devices "$devices" 1
+drill_int --interval-ms "$interval" 100
+drill_int --hold-s "$hold" 3
+drill_int --dwell-s "$dwell" 1
+
+drill_prepare_jar "$jarpath"
+storm_pid=""
+drill_cleanup_hook() { [ -z "$storm_pid" ] || kill "$storm_pid" 2>/dev/null || true; }
+drill_setup 16
+say "drill: history lock storm for $minutes min (held ${hold} s, free 1 s); $devices devices every $interval ms; dwell ${dwell} s"
+
+drill_start w1 worker --worker.degraded.enter.p99.ms=2000 --worker.degraded.exit.p99.ms=500 --worker.degraded.window.ms=60000 \
+  --worker.degraded.dwell.ms=$((dwell * 1000)) --worker.degraded.tick.ms=500 --worker.backfill.batch=16 --worker.backfill.interval.ms=100
+drill_wait_up w1
+drill_wait_registered w1
+drill_start s1 scheduler
+drill_wait_up s1
+drill_start_probe p1 "$devices" "$interval"
+drill_wait_up p1
+drill_wait_settled 120
+sleep 20
+backfill_messages() { rabbitmqctl -q list_queues --no-table-headers name messages 2>/dev/null | awk -v q="$name.backfill" '$1 == q { print $2 }'; }
+status() {
+  echo "mode $( [ "$(drill_metric w1 worker_degraded)" = 1 ] && echo DEGRADED || echo NORMAL), committed $(drill_metric w1 worker_committed_total)," \
+    "spilled $(drill_metric w1 worker_spilled_total), back-filled $(drill_metric w1 worker_backfilled_total), back-fill queue $(backfill_messages)," \
+    "commit p99 $(drill_metric w1 worker_commit_latency_seconds 'quantile="0.99"') s"
+}
+say "before: $(status)"
+
+t0=$(date +%s)
+end=$((t0 + minutes * 60))
+(
+  while [ "$(date +%s)" -lt "$end" ]; do
+    drill_sql "begin; lock table device_status_history in access exclusive mode; select pg_sleep($hold); commit" >/dev/null 2>&1 || true
+    sleep 1
+  done
+) &
+storm_pid=$!
+say "lock storm started"
+while [ "$(date +%s)" -lt "$end" ]; do
+  sleep 15
+  say "storm $(( $(date +%s) - t0 )) s: $(status)"
+done
+wait "$storm_pid" 2>/dev/null || true
+storm_pid=""
+t1=$(date +%s)
+say "lock storm over after $((t1 - t0)) s"
+
+# recovery: NORMAL after the dwell, then the back-fill drains the spill
+while [ "$(drill_metric w1 worker_degraded)" != 0 ]; do
+  [ $(( $(date +%s) - t1 )) -lt $((dwell + 120)) ] || { drill_fail "still DEGRADED $((dwell + 120)) s after the storm"; break; }
+  sleep 1
+done
+t2=$(date +%s)
+say "NORMAL $((t2 - t1)) s after the storm: $(status)"
+while m=$(backfill_messages); [ "${m:-1}" != 0 ]; do
+  [ $(( $(date +%s) - t2 )) -lt 600 ] || { drill_fail "the back-fill queue still holds $m batch(es) 600 s after NORMAL"; break; }
+  sleep 1
+done
+say "back-fill queue empty $(( $(date +%s) - t2 )) s after NORMAL: $(status)"
+changes=$(grep -h "DB-degraded write mode" "$dir/w1.log" | sed -E 's/^([0-9:.]+) .*write mode (entered|left)( after [0-9]+ ms)?: ([^;]*);.*/  \1 \2\3: \4/')
+entered=$(grep -c "DB-degraded write mode entered" "$dir/w1.log" || true)
+say "mode changes ($entered time(s) entered):"
+echo "$changes"
+[ "$entered" -ge 1 ] || drill_fail "the worker never entered DEGRADED"
+spilled=$(drill_metric w1 worker_spilled_total)
+[ "$spilled" -gt 0 ] || say "note: nothing was spilled"
+say "critical history rows: $(drill_sql "select count(*) from device_status_history where retention_class = 1"), other: $(drill_sql "select count(*) from device_status_history where retention_class = 2")"
+drill_ref_s=$t1 drill_ref_label="the storm ended"
+drill_finish p1

@@ -1,0 +1,198 @@
+package dev.inspection.worker;
+
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.Connection;
+import com.rabbitmq.client.GetResponse;
+import dev.inspection.messaging.InvalidMessage;
+import dev.inspection.messaging.Topology;
+import dev.inspection.metrics.Metrics;
+import dev.inspection.worker.DbErrors.Kind;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.WorkerExecutor;
+import io.vertx.core.json.JsonObject;
+import io.vertx.sqlclient.Pool;
+import io.vertx.sqlclient.Tuple;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Drains the back-fill queue ({@link Spill}) into history and rollups while this worker is NORMAL and PostgreSQL
+ * answers: up to {@code batch} spilled slot batches per round, each in its own transaction through
+ * {@link HistoryRollups#write} (history insert-or-ignore, rollups counting each (cycle_id, seq) once: a batch
+ * written twice counts once, D4), acked after its commit; {@code intervalMs} between rounds bounds the rate so the
+ * live batches keep the database. Any worker may back-fill any slot's rows.
+ *
+ * <p>No lease check: the back-fill writes neither current status nor derived state, history rows are
+ * insert-or-ignore and keep the writer_epoch they were consumed under (audit), so a slot's owner changing changes
+ * nothing here. What must not interleave is a rollup row's read-back refold and another transaction's write of the
+ * same row: the back-fill takes the slot's transaction-level advisory lock exclusively, and every live batch
+ * transaction takes it shared with its lease check ({@link BatchStore#LEASE_CHECK}) — live batches never wait for
+ * each other, and the back-fill of a slot waits for them (and they for it, one short transaction). One slot per
+ * back-fill transaction, so the locks cannot form a cycle.
+ *
+ * <p>A body that is no spilled batch, or rows PostgreSQL refuses (a data error), are rejected without requeue: the
+ * queue dead-letters them to {@code {prefix}.dlx}. Any other failure requeues and waits for the next round.
+ */
+public final class BackFiller {
+  private static final Logger log = LoggerFactory.getLogger(BackFiller.class);
+  static final String LOCK_SLOT = "SELECT pg_advisory_xact_lock(hashtext('inspection.backfill.' || current_schema()), $1)::text";
+
+  private record Got(long tag, byte[] body) {}
+
+  private final Vertx vertx;
+  private final Pool pool;
+  private final Topology topology;
+  private final DegradedMonitor monitor;
+  private final DbGate gate;
+  private final Metrics metrics;
+  private final int batch;
+  private final long intervalMs;
+  private final WorkerExecutor thread;
+  private Supplier<Connection> broker = () -> null;
+  private Channel channel;
+  private volatile long depth = -1;
+  private long timer = -1;
+  private boolean stopped;
+
+  public BackFiller(Vertx vertx, Pool pool, Topology topology, DegradedMonitor monitor, DbGate gate, Metrics metrics, int batch, long intervalMs,
+      String workerId) {
+    this.vertx = vertx;
+    this.pool = pool;
+    this.topology = topology;
+    this.monitor = monitor;
+    this.gate = gate;
+    this.metrics = metrics;
+    this.batch = batch;
+    this.intervalMs = intervalMs;
+    this.thread = vertx.createSharedWorkerExecutor("backfill-" + workerId + "-" + System.identityHashCode(this), 1);
+    metrics.backfillDepthGauge(() -> depth);
+  }
+
+  /** Starts the rounds; {@code connection}: the worker's broker connection when usable, else null. */
+  public void start(Supplier<Connection> connection) {
+    this.broker = connection;
+    monitor.onChange(c -> {
+      if (c.to() == DegradedMode.Mode.NORMAL) schedule(0); // recovered: start draining now
+    });
+    schedule(intervalMs);
+  }
+
+  public void stop() {
+    stopped = true;
+    if (timer >= 0) vertx.cancelTimer(timer);
+    thread.close();
+  }
+
+  /** Spilled batches in the queue as last seen (-1: not read yet). */
+  public long depth() {
+    return depth;
+  }
+
+  private void schedule(long delay) {
+    if (stopped) return;
+    if (timer >= 0) vertx.cancelTimer(timer);
+    timer = vertx.setTimer(Math.max(1, delay), t -> {
+      timer = -1;
+      round();
+    });
+  }
+
+  private boolean mayRun() {
+    return !stopped && !monitor.degraded() && gate.healthy();
+  }
+
+  private void round() {
+    Connection c = broker.get();
+    if (!mayRun() || c == null) {
+      schedule(10 * intervalMs);
+      return;
+    }
+    thread.executeBlocking(() -> {
+      if (channel == null || !channel.isOpen()) channel = c.createChannel();
+      List<Got> got = new ArrayList<>();
+      while (got.size() < batch) {
+        GetResponse r = channel.basicGet(topology.backfillQueue(), false);
+        if (r == null) {
+          depth = 0;
+          break;
+        }
+        depth = r.getMessageCount();
+        got.add(new Got(r.getEnvelope().getDeliveryTag(), r.getBody()));
+      }
+      return got;
+    }, true).compose(this::writeAll).onComplete(ar -> {
+      if (ar.failed()) log.warn("back-fill round stopped: {}; the rest waits for the next round", String.valueOf(ar.cause()));
+      boolean more = ar.succeeded() && ar.result() && depth != 0;
+      schedule(more ? intervalMs : 10 * intervalMs);
+    });
+  }
+
+  /** Writes the batches one after the other; true when all of them were settled. */
+  private Future<Boolean> writeAll(List<Got> got) {
+    Future<Boolean> chain = Future.succeededFuture(true);
+    for (Got g : got) {
+      chain = chain.compose(ok -> ok && mayRun() ? write(g) : settle(g.tag(), false, true).map(false));
+    }
+    return chain;
+  }
+
+  private Future<Boolean> write(Got g) {
+    Spill.Batch b;
+    try {
+      b = Spill.decode(g.body());
+    } catch (InvalidMessage e) {
+      log.warn("back-fill: not a spilled batch ({}); dead-lettered", e.getMessage());
+      return settle(g.tag(), false, false).map(true);
+    }
+    return store(b).transform(ar -> {
+          if (ar.succeeded()) {
+            return settle(g.tag(), true, false).map(v -> {
+              metrics.backfilled(b.rows().size());
+              log.debug("back-filled {} result(s) of slot {} ({} new history row(s))", b.rows().size(), b.slot(), ar.result());
+              return true;
+            });
+          }
+          DbErrors.DbError e = DbErrors.of(ar.cause());
+          if (e.kind() == Kind.POISON) {
+            log.warn("back-fill: PostgreSQL refuses a spilled batch of slot {} ({}); dead-lettered", b.slot(), e.describe());
+            return settle(g.tag(), false, false).map(true);
+          }
+          log.info("back-fill of slot {} failed ({}); requeued", b.slot(), e.describe());
+          return settle(g.tag(), false, true).map(false);
+        });
+  }
+
+  /**
+   * Writes spilled batches straight into history and rollups, one transaction each, in order (what the back-fill does
+   * with a batch from the queue): also the fallback when a spill cannot be published, so the deliveries can still be
+   * acked with nothing lost. The future holds the history rows inserted.
+   */
+  public Future<Integer> store(List<Spill.Batch> batches) {
+    Future<Integer> chain = Future.succeededFuture(0);
+    for (Spill.Batch b : batches) chain = chain.compose(n -> store(b).map(m -> n + m));
+    return chain;
+  }
+
+  private Future<Integer> store(Spill.Batch b) {
+    List<HistoryRollups.Item> items = new ArrayList<>(b.rows().size());
+    for (StatePlanner.HistoryRow h : b.rows()) items.add(new HistoryRollups.Item(b.slot(), b.epoch(), h));
+    items.sort(Comparator.comparing((HistoryRollups.Item h) -> h.row().envelope().deviceId()).thenComparingLong(h -> h.row().envelope().cycleId())
+        .thenComparingLong(h -> h.row().envelope().seq()));
+    return pool.withTransaction(conn -> conn.preparedQuery(LOCK_SLOT).execute(Tuple.of(b.slot()))
+        .compose(v -> HistoryRollups.write(conn, items, JsonObject::encode)));
+  }
+
+  /** Acks, or rejects with or without requeue; a failure leaves the delivery to come back when the channel closes. */
+  private Future<Void> settle(long tag, boolean ack, boolean requeue) {
+    return thread.executeBlocking(() -> {
+      if (ack) channel.basicAck(tag, false);
+      else channel.basicReject(tag, requeue);
+      return null;
+    }, true).recover(t -> Future.succeededFuture()).mapEmpty();
+  }
+}
