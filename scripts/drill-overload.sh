@@ -67,8 +67,8 @@ awk -v n="$devices" -v c="$critical_pct" -v l="$low_pct" 'BEGIN {
   } }' >"$inventory"
 per_prio=$(awk -F'"priority":' '{ n[substr($2, 1, 1)]++ } END { printf "%d %d %d", n[1], n[2], n[3] }' "$inventory")
 read -r n_crit n_norm n_low <<<"$per_prio"
-# a device's priority from its id, in SQL
-prio_sql="case when device_id like 'crit-%' then 1 when device_id like 'low-%' then 3 else 2 end"
+# a device's priority from its id, in SQL: prio_sql COLUMN
+prio_sql() { echo "case when $1 like 'crit-%' then 1 when $1 like 'low-%' then 3 else 2 end"; }
 say "plan: $devices devices ($n_crit critical, $n_norm normal, $n_low low); offer ${factor}x capacity for $minutes min"
 
 start_probe() { drill_start_probe p1 0 "$1" --probe.inventory.file="$inventory"; drill_wait_up p1; }
@@ -76,6 +76,7 @@ outbox_sql() { sqlite3 -cmd ".timeout 10000" "$dir/outbox-p1.db" "$1"; }
 # the greatest row id the probe's outbox has given (kept rows and, once shedding exists, shed ones)
 outbox_max_id() {
   local shed=0
+  [ -f "$dir/outbox-p1.db" ] || { echo 0; return 0; }   # the probe has not run yet
   outbox_sql "select 1 from sqlite_master where name = 'shed_row'" | grep -q 1 &&
     shed=$(outbox_sql "select coalesce(max(id), 0) from shed_row")
   outbox_sql "select max(coalesce(max(id), 0), $shed) from outbox"
@@ -160,10 +161,12 @@ drill_ledger_hook() {
       device_id varchar(128) not null, shed int not null)" >/dev/null
   PGOPTIONS="-c search_path=$name -c client_min_messages=warning" psql -h 127.0.0.1 -U postgres -d test -qX -v ON_ERROR_STOP=1 \
     -c "\\copy overload_window from '$dir/window.txt'" || drill_die "cannot load the overload's outbox rows into PostgreSQL"
-  drill_sql "create table overload_rows as select w.message_id, $prio_sql prio, w.shed = 1 shed, h.received_at,
+  drill_sql "create table overload_rows as select w.message_id, $(prio_sql w.device_id) prio, w.shed = 1 shed, h.received_at,
       extract(epoch from h.received_at - h.collected_at) * 1000 lag_ms, h.retention_class
       from overload_window w left join device_status_history h using (message_id)" >/dev/null
-  local secs=$(( (t_end - t_start) / 1000 ))
+  local secs=$(( (t_end - t_start) / 1000 )) start=$SECONDS
+  # the fleet leaves a mode one step at a time after its dwell: give it (at most 120 s) to come back to NORMAL
+  while [ "$(drill_mode_now s1 fleet_mode)" != NORMAL ] && [ $((SECONDS - start)) -lt 120 ]; do sleep 1; done
   echo
   echo "== overload: ${factor}x capacity ($capacity results/s) = $offered/s offered for $secs s; $devices devices every $interval ms, $slots slots"
   printf '%-9s %8s %9s %10s %11s %10s %7s %6s %8s  %s\n' priority devices "offered/s" produced "committed*" "by the end" shed lost skipped \
@@ -189,6 +192,8 @@ drill_ledger_hook() {
   done
   echo "  (* committed = received by PostgreSQL before the overload ended; produced/committed/lag over the results made during it;"
   echo "   skipped = probe_mode_skipped_total; shed = the outbox's shed rows, n/a while the probe cannot shed)"
+  echo "the probe made $(( $(drill_sql "select count(*) from overload_rows") / (secs > 0 ? secs : 1) ))/s of the $offered/s offered" \
+    "(a backpressure mode skips checks; the probe's own CPU share limits the rest)"
   local mixed
   mixed=$(drill_sql "select count(*) from overload_rows where received_at is not null and (prio = 1) <> (retention_class = 1)")
   [ "$mixed" = 0 ] || say "note: $mixed stored result(s) whose retention class does not match their priority"

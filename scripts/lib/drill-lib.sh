@@ -266,11 +266,13 @@ drill_mode_now() {
 }
 
 # drill_probe_changes PROBE_ID: the probe's effective mode changes from its log (all its starts), one per
-# line: "EPOCH_MS MODE (fleet F, own O)"; own-mode changes as "EPOCH_MS own A -> B (reason)".
+# line: "EPOCH_MS MODE (fleet F, own O)"; own-mode changes as "EPOCH_MS own A -> B (reason)"; each start of
+# the process as "EPOCH_MS (process started)".
 drill_probe_changes() {
-  grep -E 'inspecting in mode|own mode [A-Z_]+ -> ' "$dir/$1.log" 2>/dev/null |
+  grep -E 'inspecting in mode|own mode [A-Z_]+ -> |^---- [0-9-]+ [0-9:]+ start:' "$dir/$1.log" 2>/dev/null |
     sed -E 's/^([0-9:.]+) .*inspecting in mode ([A-Z_]+) \((fleet [A-Z_]+, own [A-Z_]+)\).*/\1 \2 (\3)/;
-            s/^([0-9:.]+) .*own mode ([A-Z_]+ -> [A-Z_]+ .*)$/\1 own \2/' |
+            s/^([0-9:.]+) .*own mode ([A-Z_]+ -> [A-Z_]+ .*)$/\1 own \2/;
+            s/^---- [0-9-]+ ([0-9:]+) start:.*/\1.000 (process started)/' |
     while read -r t rest; do echo "$(log_time_ms "$t") $rest"; done
 }
 
