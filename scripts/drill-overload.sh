@@ -203,7 +203,7 @@ drill_ledger_hook() {
   committed_rate=$(( $(drill_sql "select count(*) from device_status_history
       where received_at between to_timestamp($t_start / 1000.0) and to_timestamp($t_end / 1000.0)") / (secs > 0 ? secs : 1) ))
   echo "committed during the overload: $committed_rate/s (all results): the offer was $(awk -v o="$offered" -v c="$committed_rate" \
-    'BEGIN { printf "%.1f", c > 0 ? o / c : 0 }')x what was committed"
+    'BEGIN { printf "%.1f", (c > 0 ? o / c : 0) }')x what was committed"
   echo "fleet modes (leader, GET /api/v1/fleet-mode; times from the start of the overload):"
   drill_fleet_changes s1 | awk -v t="$t_start" '{ d = ($1 - t) / 1000; $1 = ""; printf "  %+8.1f s %s\n", d, $0 }' | grep . || echo "  none (NORMAL throughout)"
   echo "probe p1 (its log: effective mode with the fleet's and its own; own-mode changes):"
