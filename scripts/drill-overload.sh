@@ -188,7 +188,7 @@ drill_ledger_hook() {
       "${skipped[$p]}" "$lag"
     if [ "$p" = 1 ]; then
       [ "$lost" = 0 ] || drill_fail "$lost critical result(s) lost"
-      [ "$shed" = n/a ] || [ "$shed" = 0 ] || drill_fail "$shed critical result(s) shed"
+      [ "$shed" = n/a ] || [ "${shed%(metric)}" = 0 ] || drill_fail "$shed critical result(s) shed"
       [ "${skipped[1]}" = 0 ] || drill_fail "${skipped[1]} critical check(s) skipped by a backpressure mode"
     fi
   done
