@@ -218,12 +218,80 @@ drill_metric() {
     END { s += 0; if (s == int(s)) printf "%d\n", s; else printf "%.6f\n", s }' <<<"$body"
 }
 
+# drill_metric_na ID NAME [LABEL_MATCH]: like drill_metric, but "n/a" when this node's /metrics has no
+# metric of that name at all (a metric another change adds, read by name before that change is merged).
+drill_metric_na() {
+  local port=${DRILL_PORT[$1]} body
+  body=$(curl -sf --max-time 5 "http://127.0.0.1:$port/metrics") || { echo n/a; return 0; }
+  awk -v m="$2" -v l="${3:-}" '
+    $1 == m || index($1, m "{") == 1 { seen = 1; if (l == "" || index($1, l) > 0) { s += $NF } }
+    END { if (!seen) { print "n/a"; exit } s += 0; if (s == int(s)) printf "%d\n", s; else printf "%.6f\n", s }' <<<"$body"
+}
+
+# drill_delta A B: B - A, or "n/a" when either is n/a or empty
+drill_delta() {
+  [[ "$1" =~ ^[0-9.]+$ && "$2" =~ ^[0-9.]+$ ]] || { echo n/a; return 0; }
+  awk -v a="$1" -v b="$2" 'BEGIN { d = b - a; if (d == int(d)) printf "%d\n", d; else printf "%.3f\n", d }'
+}
+
 # stats "n1 n2 ...": "min M, median D, max X" (whole numbers)
 drill_stats() {
   tr ' ' '\n' <<<"$1" | grep -v '^$' | sort -n | awk '{ v[NR] = $1 } END {
     if (NR == 0) { print "n/a"; exit }
     med = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
     printf "min %d, median %d, max %d (n=%d)\n", v[1], med, v[NR], NR }'
+}
+
+# ------------------------------------------------------------------ backpressure modes (issue 12)
+
+# drill_fleet_changes SCHEDULER_ID: the fleet mode's changes from GET /api/v1/fleet-mode (the stored
+# history, oldest first), one per line: "EPOCH_MS FROM TO REASON"; nothing when the API does not answer.
+drill_fleet_changes() {
+  local port=${DRILL_PORT[$1]} body
+  body=$(curl -sf "${AUTH[@]}" --max-time 10 "http://127.0.0.1:$port/api/v1/fleet-mode?history=500") || return 0
+  jq -r '.history // [] | reverse | .[] | [.at, .from, .to, .reason] | @tsv' <<<"$body" |
+    while IFS=$'\t' read -r at from to reason; do
+      echo "$(date -d "$at" +%s%3N) $from $to $reason"
+    done
+}
+
+# drill_mode_now ID METRIC [LABEL_MATCH]: the mode a mode gauge (fleet_mode, probe_mode) shows now, e.g.
+# drill_mode_now p1 probe_mode 'source="effective"'; "?" when the node does not answer or has no such gauge.
+drill_mode_now() {
+  local port=${DRILL_PORT[$1]} body
+  body=$(curl -sf --max-time 5 "http://127.0.0.1:$port/metrics") || { echo '?'; return 0; }
+  awk -v m="$2" -v l="${3:-}" 'index($1, m "{") == 1 && $NF == 1 && (l == "" || index($1, l) > 0) && match($1, /mode="[A-Z_]+"/) {
+      print substr($1, RSTART + 6, RLENGTH - 7); found = 1; exit }
+    END { if (!found) print "?" }' <<<"$body"
+}
+
+# drill_probe_changes PROBE_ID: the probe's effective mode changes from its log (all its starts), one per
+# line: "EPOCH_MS MODE (fleet F, own O)"; own-mode changes as "EPOCH_MS own A -> B (reason)"; each start of
+# the process as "EPOCH_MS (process started)".
+drill_probe_changes() {
+  grep -E 'inspecting in mode|own mode [A-Z_]+ -> |^---- [0-9-]+ [0-9:]+ start:' "$dir/$1.log" 2>/dev/null |
+    sed -E 's/^([0-9:.]+) .*inspecting in mode ([A-Z_]+) \((fleet [A-Z_]+, own [A-Z_]+)\).*/\1 \2 (\3)/;
+            s/^([0-9:.]+) .*own mode ([A-Z_]+ -> [A-Z_]+ .*)$/\1 own \2/;
+            s/^---- [0-9-]+ ([0-9:]+) start:.*/\1.000 (process started)/' |
+    while read -r t rest; do echo "$(log_time_ms "$t") $rest"; done
+}
+
+# drill_mode_times CHANGES T_FAIL_MS T_BACK_MS: from "EPOCH_MS ... TO ..." lines (TO = the third field for
+# fleet changes, the second for probe changes: pass FIELD=2|3 in the environment), the first entry into a
+# BACKPRESSURE mode at or after T_FAIL_MS and the return to NORMAL at or after T_BACK_MS, as
+# "entered +X.Y s after the failure (MODE), left +Z.W s after recovery" (or "never entered" / "not left").
+drill_mode_times() {
+  awk -v f="$2" -v b="$3" -v k="${FIELD:-3}" '
+    $1 >= f && in_ == "" && $k ~ /^BACKPRESSURE/ { in_ = $1; mode = $k }
+    in_ != "" && $1 >= b && out == "" && $k == "NORMAL" { out = $1 }
+    in_ != "" && $1 < b && $k == "NORMAL" { early = $1 }
+    END {
+      if (in_ == "") { print "never entered backpressure"; exit }
+      s = sprintf("entered %s %+.1f s after the failure", mode, (in_ - f) / 1000)
+      if (out != "") s = s sprintf(", left %+.1f s after recovery", (out - b) / 1000)
+      else if (early != "" ) s = s sprintf(", back to NORMAL %.1f s before recovery", (b - early) / 1000)
+      else s = s ", still in it"
+      print s }' <<<"$1"
 }
 
 # ------------------------------------------------------------------ cluster state
@@ -293,7 +361,8 @@ drill_settled() {
   [ "$ok" = "$total" ] && [ "$total" = "$slots" ] || return 1
   read -r q q0 qn _ qtotal < <(drill_queue_stats)
   drill_settle_info+="; $qtotal slot queues, $q0 without a consumer, $qn with several"
-  [ "$qtotal" = $((2 * slots)) ] && [ "$q0" = 0 ] && [ "$qn" = 0 ]
+  # two lanes (high, normal) per slot, or more (a low lane): a whole number of queues per slot
+  [ "$qtotal" -ge $((2 * slots)) ] && [ $((qtotal % slots)) = 0 ] && [ "$q0" = 0 ] && [ "$qn" = 0 ]
 }
 
 # drill_wait_settled TIMEOUT_S [OWNERS_SQL_LIST]
@@ -391,6 +460,8 @@ drill_finish() {
   [ "$dup" = 0 ] || drill_fail "$dup result(s) duplicated"
   [ "$stale" = 0 ] || drill_fail "$stale device(s) with a stale current status"
   [ "$unexpected" = 0 ] || say "note: $unexpected stored result(s) that the probe's outbox does not list (reported, not a failure)"
+  # a drill may add its own figures and checks once everything is counted (it may call drill_fail)
+  declare -F drill_ledger_hook >/dev/null && drill_ledger_hook
   local verdict=0
   if [ "${#drill_failures[@]}" -eq 0 ]; then
     echo "drill PASSED"

@@ -318,6 +318,12 @@ public final class Metrics {
     counter(name, "mode changes by the new mode and its cause", all).increment();
   }
 
+  /** A check the probe ran (its result goes to the outbox), by device priority: the inspection rate per priority (issue 12 drills). */
+  public void probeChecked(int priority) {
+    counter("probe_checks_total", "checks this probe ran (results made), by device priority (1 critical, 2 normal, 3 low)", "priority", Integer.toString(priority))
+        .increment();
+  }
+
   /** Inspections a backpressure mode skipped (issue 12), by device priority. */
   public void inspectionSkipped(int priority) {
     counter("probe_mode_skipped_total", "inspections skipped by the effective backpressure mode, by device priority", "priority", Integer.toString(priority)).increment();

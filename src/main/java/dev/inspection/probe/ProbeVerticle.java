@@ -262,6 +262,7 @@ public final class ProbeVerticle extends VerticleBase {
       checksInFlight++;
       checker.check(d).onComplete(ar -> {
         checksInFlight--;
+        metrics.probeChecked(d.priority());
         JsonObject payload = ar.succeeded() ? ar.result() : new JsonObject().put("status", "DOWN").put("error", String.valueOf(ar.cause()));
         buffer.add(new CheckResult(d.deviceId(), SlotHash.slotOf(d.deviceId(), slots), Priority.ofDevicePriority(d.priority()),
             Instant.ofEpochMilli(clock.millis()), d.resourceVersion(), 1, 1, payload, d.priority()));

@@ -249,6 +249,12 @@ class FleetModeIT {
         assertTrue(probe.metrics().count("probe_mode_changes_total", "source", "local", "to", "BACKPRESSURE_HIGH", "cause", "broker_nacks") >= 1);
         awaitTrue(Duration.ofSeconds(10), "low devices are skipped", () -> probe.metrics().count("probe_mode_skipped_total", "priority", "3") > 0);
         assertEquals(0.0, probe.metrics().count("probe_mode_skipped_total", "priority", "1"), "critical devices are never skipped");
+        // probe_checks_total{priority} counts the checks that ran: critical ones go on, low ones do not while skipped
+        double critical = probe.metrics().count("probe_checks_total", "priority", "1");
+        double low = probe.metrics().count("probe_checks_total", "priority", "3");
+        assertTrue(low > 0, "low devices were checked before the mode");
+        awaitTrue(Duration.ofSeconds(5), "critical devices are still checked", () -> probe.metrics().count("probe_checks_total", "priority", "1") > critical + 3);
+        assertEquals(low, probe.metrics().count("probe_checks_total", "priority", "3"), "no low check ran while the mode skips low");
       } finally {
         try (Channel ch = env.channel()) {
           Topology.of(env.config(Map.of("topology.prefix", probeTopology))).delete(ch);
