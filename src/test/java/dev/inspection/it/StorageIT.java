@@ -47,7 +47,7 @@ class StorageIT {
       // backpressure mode would pause low devices after the first refused publish (FleetModeIT covers that): a 1 ms nack window keeps
       // it out of the way, so this test sees the watermark alone
       Map<String, String> small = Map.of("broker.queue.budget.bytes", "80000", "broker.queue.high.weight", "1", "outbox.shed.report.ms", "500",
-          "queue.low.max.bytes", "4096", "queue.low.max.length", "1", "probe.mode.nack.window.ms", "1");
+          "queue.low.max.bytes", "65536", "queue.low.max.length", "5", "probe.mode.nack.window.ms", "1");
       Node probe = env.start(with(small, "role", "probe", "node.id", probeId, "probe.inventory.file", inventory(env).toString(),
           "outbox.max.rows", "300"));
       awaitTrue(Duration.ofSeconds(60), "low and then normal results shed",
