@@ -8,6 +8,7 @@ import io.vertx.core.Vertx;
 import io.vertx.core.WorkerExecutor;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Supplier;
 
 /** Per-slot backlog for the API and console: messages ready in each slot's two queues, sampled every few seconds. */
@@ -26,6 +27,14 @@ public final class QueueSampler {
   }
 
   private void sample() {
+    try {
+      sampleOnce();
+    } catch (RejectedExecutionException closing) {
+      // the node is stopping: its executor is closed before this periodic timer goes
+    }
+  }
+
+  private void sampleOnce() {
     thread.executeBlocking(() -> {
       Connection c = connection.get();
       if (c == null || !c.isOpen()) return null;
