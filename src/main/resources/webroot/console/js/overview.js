@@ -62,11 +62,12 @@ export default {
 
   async refresh(ctx) {
     let probeError = null;
-    const [o, s, w, p] = await Promise.all([
+    const [o, s, w, p, shed] = await Promise.all([
       ctx.load('/overview'),
       ctx.load('/slots'),
       ctx.load('/workers'),
       ctx.load('/probes', { quiet: true, onError: e => { probeError = e; } }),
+      ctx.load('/shed', { quiet: true }),
     ]);
     if (!ctx.alive) return;
     const slots = s ? s.slots || [] : null;
@@ -78,7 +79,7 @@ export default {
       paintGrid(ctx, slots);
       paintHotSlots(ctx, slots);
     }
-    paintCards(ctx, o, slots, workers);
+    paintCards(ctx, o, slots, workers, shed);
     if (o) addTrend(o);
     ctx.state.trend.setData([trend.t, trend.rps, trend.backlog]);
     if (workers) fill(ctx.root.querySelector('#workers'), workersTable(workers, { compact: true }));
@@ -114,7 +115,7 @@ function card(key, label, value, { tone, href, title, sub, text } = {}) {
     : h('div', { class: 'card' + (tone ? ' ' + tone : ''), dataset: { card: key }, title }, body);
 }
 
-function paintCards(ctx, o, slots, workers) {
+function paintCards(ctx, o, slots, workers, shed) {
   const el = ctx.root.querySelector('#cards');
   if (!o && !slots && !workers) return; // keep the last figures; the banner says why
   const notActive = slots ? slots.filter(x => x.state !== 'ACTIVE').length : null;
@@ -131,7 +132,8 @@ function paintCards(ctx, o, slots, workers) {
     card('rate', 'Results/s', o ? fmtRate(o.results_per_s) : '—'),
     card('backlog', 'Backlog', backlog === null || backlog === undefined ? '—' : fmtInt(backlog), { title: 'messages waiting in the slot queues and mailboxes' }),
     card('alerts', 'Alerts active', o ? fmtInt(o.alerts_active) : '—', { tone: o && o.alerts_active > 0 ? 'warn' : null, href: '#/alerts' }),
-    card('dead', 'Dead letters pending', o ? fmtInt(o.dead_letters_pending) : '—', { tone: o && o.dead_letters_pending > 0 ? 'warn' : null, href: '#/dead-letters' }));
+    card('dead', 'Dead letters pending', o ? fmtInt(o.dead_letters_pending) : '—', { tone: o && o.dead_letters_pending > 0 ? 'warn' : null, href: '#/dead-letters' }),
+    shedCard(shed));
 }
 
 // The fleet mode (issue 12): what the leader told the probes, with its reason; amber in HIGH, red in CRITICAL.
@@ -142,6 +144,16 @@ function fleetCard(m) {
     BACKPRESSURE_CRITICAL: 'only critical devices inspected' }[mode];
   return card('fleet-mode', 'Fleet mode', mode ? badge(mode) : '—',
     { tone, sub: m ? m.reason : null, title: m ? `${what || mode}; since ${m.since || '?'} (term ${m.term ?? '?'})` : null, text: true });
+}
+
+// Results the probes shed at their outbox watermarks in the last hour (issue 12): recorded, never silently missing.
+function shedCard(shed) {
+  const by = shed ? shed.by_priority || {} : null;
+  const n = p => (by && by[p]) || 0;
+  const total = by ? n('1') + n('2') + n('3') : null;
+  return card('shed', 'Shed (last hour)', total === null ? '—' : fmtInt(total),
+    { tone: n('1') > 0 ? 'bad' : total > 0 ? 'warn' : null, sub: total ? `low ${fmtInt(n('3'))} · normal ${fmtInt(n('2'))} · critical ${fmtInt(n('1'))}` : null,
+      title: 'results shed at the probes\' outbox watermarks (GET /api/v1/shed)' });
 }
 
 // ------------------------------------------------------------------ slot grid

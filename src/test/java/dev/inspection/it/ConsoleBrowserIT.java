@@ -148,6 +148,9 @@ class ConsoleBrowserIT {
         wait.until(d -> !d.findElement(By.cssSelector("[data-card='rate'] .card-value")).getText().equals("—"));
         // the fleet mode the leader stored (issue 12), as a badge with its reason
         wait.until(d -> d.findElement(By.cssSelector("[data-card='fleet-mode'] .badge")).getText().equals("NORMAL"));
+        // nothing shed in the last hour, and each worker's write mode (the DB-degraded mode) from its heartbeat
+        wait.until(d -> d.findElement(By.cssSelector("[data-card='shed'] .card-value")).getText().equals("0"));
+        wait.until(d -> d.findElements(By.cssSelector("#workers tr[data-worker] .badge[data-state='NORMAL']")).size() >= 2);
         // the results/s trend is kept by the page itself: a few refreshes make it a line
         wait.until(d -> Integer.parseInt(Objects.requireNonNullElse(d.findElement(By.id("trend-chart")).getAttribute("data-points"), "0")) >= 3);
         assertNoErrorBanner(driver, "overview");
