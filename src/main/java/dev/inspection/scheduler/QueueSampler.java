@@ -6,18 +6,23 @@ import dev.inspection.messaging.Priority;
 import dev.inspection.messaging.Topology;
 import io.vertx.core.Vertx;
 import io.vertx.core.WorkerExecutor;
+import java.io.IOException;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /** Per-slot backlog for the API and console: messages ready in each slot's two queues, sampled every few seconds. */
 public final class QueueSampler {
+  private static final Logger log = LoggerFactory.getLogger(QueueSampler.class);
   private final Topology topology;
   private final Supplier<Connection> connection;
   private final WorkerExecutor thread;
   private final Map<Integer, Long> depth = new ConcurrentHashMap<>();
   private volatile long sampledAt;
+  private volatile long lastWarnAt;
 
   public QueueSampler(Vertx vertx, Topology topology, Supplier<Connection> connection, long everyMs) {
     this.topology = topology;
@@ -42,15 +47,38 @@ public final class QueueSampler {
       try {
         for (int s = 0; s < topology.totalSlots(); s++) {
           long n = 0;
-          for (Priority p : Priority.values()) n += ch.queueDeclarePassive(topology.queue(s, p)).getMessageCount();
+          for (Priority p : Priority.values()) {
+            try {
+              n += ch.queueDeclarePassive(topology.queue(s, p)).getMessageCount();
+            } catch (IOException e) {
+              // a queue that is missing (not declared yet, or deleted) counts 0; the broker closed the channel, so
+              // open another and go on: one missing queue must not leave every slot without a sample
+              missing(topology.queue(s, p), e);
+              if (!ch.isOpen()) ch = c.createChannel();
+            }
+          }
           depth.put(s, n);
         }
         sampledAt = System.currentTimeMillis();
       } finally {
-        if (ch.isOpen()) ch.close();
+        if (ch != null && ch.isOpen()) ch.close();
       }
       return null;
-    }, false);
+    }, false).onFailure(e -> {
+      long now = System.currentTimeMillis();
+      if (now - lastWarnAt > 60_000) {
+        lastWarnAt = now;
+        log.warn("queue sample failed (backlog figures and the fleet mode's backlog signal wait for the next one): {}", e.getMessage());
+      }
+    });
+  }
+
+  private void missing(String queue, IOException e) {
+    long now = System.currentTimeMillis();
+    if (now - lastWarnAt > 60_000) {
+      lastWarnAt = now;
+      log.warn("queue sample: {} cannot be read ({}); counted as 0", queue, e.getCause() == null ? e.getMessage() : e.getCause().getMessage());
+    }
   }
 
   /** Messages waiting in a slot's queues at the last sample; -1 before the first. */

@@ -98,6 +98,8 @@ class FleetModeIT {
         Node apiProbe = env.start(b);
         awaitTrue(Duration.ofSeconds(20), "the leader stores NORMAL", () -> stored(sched) == FleetMode.NORMAL);
 
+        // the leader samples the queues (its broker connection may come up a few seconds after it leads)
+        awaitTrue(Duration.ofSeconds(30), "the leader's queue sampler has sampled", () -> sched.scheduler().queues().sampledAt() > 0);
         // the signal: a backlog in the slot queues that nobody consumes
         long t0 = System.currentTimeMillis();
         try (Channel ch = env.channel()) {
