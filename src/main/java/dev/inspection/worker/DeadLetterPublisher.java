@@ -1,12 +1,10 @@
 package dev.inspection.worker;
 
 import com.rabbitmq.client.AMQP;
-import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import dev.inspection.messaging.Topology;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
-import io.vertx.core.WorkerExecutor;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -20,33 +18,22 @@ public final class DeadLetterPublisher {
   /** One message to set aside. */
   public record DeadLetter(byte[] body, String reason, String detail, String routingKey, String queue) {}
 
-  private final WorkerExecutor thread;
+  private final ConfirmingChannel out;
   private final Topology topology;
   private final String workerId;
-  private Connection connection;
-  private Channel channel;
 
   public DeadLetterPublisher(Vertx vertx, Topology topology, String workerId) {
-    this.thread = vertx.createSharedWorkerExecutor("dead-letters-" + workerId + "-" + System.identityHashCode(this), 1);
+    this.out = new ConfirmingChannel(vertx, "dead-letters-" + workerId, "dead letters");
     this.topology = topology;
     this.workerId = workerId;
   }
 
   public void use(Connection c) {
-    thread.executeBlocking(() -> {
-      connection = c;
-      channel = null;
-      return null;
-    }, true);
+    out.use(c);
   }
 
   public Future<Void> publish(List<DeadLetter> letters) {
-    return thread.executeBlocking(() -> {
-      if (channel == null || !channel.isOpen()) {
-        if (connection == null || !connection.isOpen()) throw new IllegalStateException("no RabbitMQ connection for dead letters");
-        channel = connection.createChannel();
-        channel.confirmSelect();
-      }
+    return out.publish(channel -> {
       for (DeadLetter d : letters) {
         Map<String, Object> headers = new HashMap<>();
         headers.put("x-dead-reason", d.reason());
@@ -59,12 +46,10 @@ public final class DeadLetterPublisher {
         AMQP.BasicProperties props = new AMQP.BasicProperties.Builder().deliveryMode(2).headers(headers).build();
         channel.basicPublish(topology.deadLetterExchange(), d.reason(), props, d.body());
       }
-      channel.waitForConfirmsOrDie(10_000);
-      return null;
-    }, true).mapEmpty();
+    });
   }
 
   public void close() {
-    thread.close();
+    out.close();
   }
 }
