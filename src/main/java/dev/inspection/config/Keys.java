@@ -149,6 +149,7 @@ public final class Keys {
   public static final ConfigKey SCHEDULER_FLEET_MIN_DWELL_MS = k("scheduler.fleet.min.dwell.ms", "30000", LONG, "fleet mode: least time in a backpressure mode before stepping down from it (entering a more severe mode never waits)");
   public static final ConfigKey PROBE_MODE_POLL_MS = k("probe.mode.poll.ms", "2000", LONG, "how often a probe with probe.inventory.url reads the fleet mode from the scheduler (the authority; Redis brings changes sooner)");
   public static final ConfigKey PROBE_MODE_UNREACHABLE_MS = k("probe.mode.unreachable.ms", "8000", LONG, "a probe that has heard the fleet mode neither from the API nor from Redis for this long enters BACKPRESSURE_HIGH on its own");
+  public static final ConfigKey PROBE_MODE_BROKER_DOWN_MS = k("probe.mode.broker.down.ms", "3000", LONG, "a probe without a RabbitMQ connection for this long enters BACKPRESSURE_HIGH on its own (critical devices keep their rate; the rest waits in the outbox)");
   public static final ConfigKey PROBE_MODE_OUTBOX_DEPTH_HIGH = k("probe.mode.outbox.depth.high", "100000", LONG, "probe's own mode: unconfirmed outbox rows that enter BACKPRESSURE_HIGH");
   public static final ConfigKey PROBE_MODE_OUTBOX_DEPTH_CRITICAL = k("probe.mode.outbox.depth.critical", "1000000", LONG, "probe's own mode: unconfirmed outbox rows that enter BACKPRESSURE_CRITICAL");
   public static final ConfigKey PROBE_MODE_OUTBOX_AGE_HIGH_MS = k("probe.mode.outbox.age.high.ms", "8000", LONG, "probe's own mode: age of the oldest unconfirmed outbox row that enters BACKPRESSURE_HIGH (8 s: a broker that stops confirming is seen within the 10 s issue 12 asks for)");
@@ -214,7 +215,7 @@ public final class Keys {
       SCHEDULER_WEIGHT_BACKLOG, SCHEDULER_WEIGHT_PROCESS_MS, SCHEDULER_WEIGHT_CRITICAL, SCHEDULER_MIN_WORKERS,
       SCHEDULER_QUEUE_SAMPLE_MS, SCHEDULER_FLEET_BACKLOG_HIGH, SCHEDULER_FLEET_BACKLOG_CRITICAL, SCHEDULER_FLEET_GROWTH_PER_S, SCHEDULER_FLEET_GROWTH_SAMPLES,
       SCHEDULER_FLEET_FAILING_WORKERS_PCT, SCHEDULER_FLEET_FAILING_SAMPLES, SCHEDULER_FLEET_COMMIT_P99_HIGH_MS, SCHEDULER_FLEET_COMMIT_P99_CRITICAL_MS, SCHEDULER_FLEET_LEAVE_RATIO,
-      SCHEDULER_FLEET_MIN_DWELL_MS, PROBE_MODE_POLL_MS, PROBE_MODE_UNREACHABLE_MS, PROBE_MODE_OUTBOX_DEPTH_HIGH, PROBE_MODE_OUTBOX_DEPTH_CRITICAL,
+      SCHEDULER_FLEET_MIN_DWELL_MS, PROBE_MODE_POLL_MS, PROBE_MODE_UNREACHABLE_MS, PROBE_MODE_BROKER_DOWN_MS, PROBE_MODE_OUTBOX_DEPTH_HIGH, PROBE_MODE_OUTBOX_DEPTH_CRITICAL,
       PROBE_MODE_OUTBOX_AGE_HIGH_MS, PROBE_MODE_OUTBOX_AGE_CRITICAL_MS, PROBE_MODE_NACK_WINDOW_MS, PROBE_MODE_MIN_DWELL_MS,
       ALERT_OFFLINE_FAILURES_P1, ALERT_OFFLINE_FAILURES_P2, ALERT_OFFLINE_FAILURES_P3, ALERT_OFFLINE_SEVERITY_P1, ALERT_OFFLINE_SEVERITY_P2,
       ALERT_OFFLINE_SEVERITY_P3, ALERT_FLAP_LOW_PCT, ALERT_FLAP_HIGH_PCT, ALERT_FLAP_WINDOW,

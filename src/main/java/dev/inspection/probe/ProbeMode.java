@@ -8,8 +8,8 @@ import java.util.List;
 /**
  * The probe's side of backpressure (seed 000 §7.2, scenario F; D10), pure. {@link #inspect} decides
  * whether a due check runs; an instance is the probe's own mode, decided from what the probe sees itself:
- * broker nacks (a full queue refused a publish), its outbox's depth and oldest age, and whether it still
- * hears the scheduler. Up at once; down one step at a time, only when every signal is below half of its
+ * broker nacks (a full queue refused a publish), no broker connection, its outbox's depth and oldest age,
+ * and whether it still hears the scheduler. Up at once; down one step at a time, only when every signal is below half of its
  * entry threshold and the mode has lasted {@code minDwellMs}.
  */
 public final class ProbeMode {
@@ -29,7 +29,7 @@ public final class ProbeMode {
   }
 
   /** Thresholds of the probe's own mode, all from configuration. */
-  public record Settings(long depthHigh, long depthCritical, long ageHighMs, long ageCriticalMs, long nackWindowMs, long unreachableMs, long minDwellMs) {}
+  public record Settings(long depthHigh, long depthCritical, long ageHighMs, long ageCriticalMs, long nackWindowMs, long unreachableMs, long brokerDownMs, long minDwellMs) {}
 
   /**
    * What the probe sees at one moment.
@@ -37,8 +37,9 @@ public final class ProbeMode {
    * @param lastNackAtMs when the broker last refused a publish; -1 never
    * @param lastHeardAtMs when the fleet mode was last heard from the scheduler's API or Redis; -1 when the
    *     probe knows of no scheduler (never heard one, none configured): no "unreachable" signal then
+   * @param brokerDownSinceMs since when the probe has had no broker connection; -1 while connected
    */
-  public record Seen(long nowMs, long outboxDepth, long oldestAgeMs, long lastNackAtMs, long lastHeardAtMs) {}
+  public record Seen(long nowMs, long outboxDepth, long oldestAgeMs, long lastNackAtMs, long lastHeardAtMs, long brokerDownSinceMs) {}
 
   /** A change of the probe's own mode; {@code cause} is a short code for metrics. */
   public record Change(FleetMode from, FleetMode to, String reason, String cause) {}
@@ -65,6 +66,7 @@ public final class ProbeMode {
     if (s.outboxDepth() >= settings.depthHigh()) high.add("outbox_depth: " + s.outboxDepth() + " unconfirmed rows >= " + settings.depthHigh());
     if (s.oldestAgeMs() >= settings.ageHighMs()) high.add("outbox_age: oldest unconfirmed row " + s.oldestAgeMs() / 1000 + " s >= " + settings.ageHighMs() / 1000 + " s");
     if (nackedRecently(s)) high.add("broker_nacks: the broker refused a publish (queue full) " + (s.nowMs() - s.lastNackAtMs()) / 1000 + " s ago");
+    if (brokerDown(s)) high.add("broker_down: no connection to RabbitMQ for " + (s.nowMs() - s.brokerDownSinceMs()) / 1000 + " s");
     if (unreachable(s)) high.add("unreachable: no fleet mode from the scheduler (API or Redis) for " + (s.nowMs() - s.lastHeardAtMs()) / 1000 + " s");
     FleetMode wanted = !critical.isEmpty() ? FleetMode.BACKPRESSURE_CRITICAL : !high.isEmpty() ? FleetMode.BACKPRESSURE_HIGH : FleetMode.NORMAL;
     if (wanted.above(mode)) {
@@ -72,12 +74,16 @@ public final class ProbeMode {
       return move(wanted, String.join("; ", causes), causes.get(0).substring(0, causes.get(0).indexOf(':')), s.nowMs());
     }
     if (mode == FleetMode.NORMAL || s.nowMs() - sinceMs < settings.minDwellMs() || holding(s)) return null;
-    return move(mode.stepDown(), "recovered: outbox " + s.outboxDepth() + " rows, oldest " + s.oldestAgeMs() / 1000 + " s, no recent nack, scheduler heard",
+    return move(mode.stepDown(), "recovered: outbox " + s.outboxDepth() + " rows, oldest " + s.oldestAgeMs() / 1000 + " s, no recent nack, broker connected, scheduler heard",
         "recovered", s.nowMs());
   }
 
   private boolean nackedRecently(Seen s) {
     return s.lastNackAtMs() >= 0 && s.nowMs() - s.lastNackAtMs() < settings.nackWindowMs();
+  }
+
+  private boolean brokerDown(Seen s) {
+    return s.brokerDownSinceMs() >= 0 && s.nowMs() - s.brokerDownSinceMs() >= settings.brokerDownMs();
   }
 
   private boolean unreachable(Seen s) {
@@ -90,7 +96,7 @@ public final class ProbeMode {
     long depth = critical ? settings.depthCritical() : settings.depthHigh();
     long age = critical ? settings.ageCriticalMs() : settings.ageHighMs();
     if (s.outboxDepth() >= depth / 2 || s.oldestAgeMs() >= age / 2) return true;
-    return !critical && (nackedRecently(s) || unreachable(s));
+    return !critical && (nackedRecently(s) || unreachable(s) || brokerDown(s));
   }
 
   private Change move(FleetMode to, String reason, String cause, long nowMs) {

@@ -32,6 +32,7 @@ public final class ProbeModeKeeper {
   private final String probeId;
   private final LongSupplier outboxDepth;
   private final LongSupplier oldestAgeMs;
+  private final LongSupplier brokerDownSinceMs;
   private final WebClient web;
   private final ProbeMode own;
   private final Metrics.ModeGauge fleetGauge;
@@ -49,7 +50,7 @@ public final class ProbeModeKeeper {
   private double nacksSeen;
 
   public ProbeModeKeeper(Vertx vertx, Config config, Metrics metrics, Clock clock, String probeId, LongSupplier outboxDepth, LongSupplier oldestAgeMs,
-      WebClient web) {
+      LongSupplier brokerDownSinceMs, WebClient web) {
     this.vertx = vertx;
     this.config = config;
     this.metrics = metrics;
@@ -57,10 +58,11 @@ public final class ProbeModeKeeper {
     this.probeId = probeId;
     this.outboxDepth = outboxDepth;
     this.oldestAgeMs = oldestAgeMs;
+    this.brokerDownSinceMs = brokerDownSinceMs;
     this.web = web;
     this.own = new ProbeMode(new ProbeMode.Settings(config.getLong(Keys.PROBE_MODE_OUTBOX_DEPTH_HIGH), config.getLong(Keys.PROBE_MODE_OUTBOX_DEPTH_CRITICAL),
         config.getLong(Keys.PROBE_MODE_OUTBOX_AGE_HIGH_MS), config.getLong(Keys.PROBE_MODE_OUTBOX_AGE_CRITICAL_MS), config.getLong(Keys.PROBE_MODE_NACK_WINDOW_MS),
-        config.getLong(Keys.PROBE_MODE_UNREACHABLE_MS), config.getLong(Keys.PROBE_MODE_MIN_DWELL_MS)), clock.millis());
+        config.getLong(Keys.PROBE_MODE_UNREACHABLE_MS), config.getLong(Keys.PROBE_MODE_BROKER_DOWN_MS), config.getLong(Keys.PROBE_MODE_MIN_DWELL_MS)), clock.millis());
     String what = "this probe's inspection mode with the cause of its last change: fleet (heard from the scheduler), local (its own), effective (the more severe)";
     fleetGauge = metrics.modeGauge("probe_mode", what, "source", "fleet");
     ownGauge = metrics.modeGauge("probe_mode", what, "source", "local");
@@ -144,7 +146,7 @@ public final class ProbeModeKeeper {
     long now = clock.millis();
     if (nacks > nacksSeen) lastNackAtMs = now;
     nacksSeen = nacks;
-    ProbeMode.Change c = own.step(new ProbeMode.Seen(now, outboxDepth.getAsLong(), oldestAgeMs.getAsLong(), lastNackAtMs, lastHeardAtMs));
+    ProbeMode.Change c = own.step(new ProbeMode.Seen(now, outboxDepth.getAsLong(), oldestAgeMs.getAsLong(), lastNackAtMs, lastHeardAtMs, brokerDownSinceMs.getAsLong()));
     if (c != null) {
       log.info("probe {}: own mode {} -> {} ({})", probeId, c.from(), c.to(), c.reason());
       metrics.modeChanged("probe_mode_changes_total", c.to().name(), c.cause(), "source", "local");

@@ -60,6 +60,8 @@ public final class ProbeVerticle extends VerticleBase {
   private final Random random = new Random();
   private final AtomicLong outboxDepth = new AtomicLong();
   private final AtomicLong outboxOldestAgeMs = new AtomicLong();
+  /** Since when the probe has had no broker connection (from its start until the first connect); -1 while connected. */
+  private final AtomicLong brokerDownSinceMs = new AtomicLong(-1);
   private ProbeSchedule schedule;
   private Checker checker;
   private Outbox outbox;
@@ -125,7 +127,7 @@ public final class ProbeVerticle extends VerticleBase {
     schedule = new ProbeSchedule(config.getInt(Keys.PROBE_JITTER_PCT), random);
     checker = new Checker(vertx, config.getLong(Keys.PROBE_CHECK_TIMEOUT_MS), config.getDouble(Keys.PROBE_SIM_FAIL_RATE), random);
     web = WebClient.create(vertx);
-    mode = new ProbeModeKeeper(vertx, config, metrics, clock, isNode, outboxDepth::get, outboxOldestAgeMs::get, web);
+    mode = new ProbeModeKeeper(vertx, config, metrics, clock, isNode, outboxDepth::get, outboxOldestAgeMs::get, brokerDownSinceMs::get, web);
     schedule.gate(mode::inspect);
     Path file = Path.of(config.get(Keys.DATA_DIR), "outbox-" + isNode.replaceAll("[^A-Za-z0-9._-]", "_") + ".db");
     metrics.probeGauges(outboxDepth::get, () -> outboxOldestAgeMs.get() / 1000.0, () -> schedule.size());
@@ -137,10 +139,12 @@ public final class ProbeVerticle extends VerticleBase {
           shedReporter = new ShedReporter(vertx, shed, topology, isNode);
           publisher = new OutboxPublisher(vertx, outbox, topology, metrics, clock, OutboxPublisher.Settings.from(config));
           connector = new RabbitConnector(vertx, RabbitOptions.from(config), RetryPolicy.from(config), "probe-" + isNode,
-              c -> publisher.onConnected(c).compose(v -> shedReporter.onConnected(c)), () -> {
+              c -> publisher.onConnected(c).compose(v -> shedReporter.onConnected(c)).onSuccess(v -> brokerDownSinceMs.set(-1)), () -> {
+                brokerDownSinceMs.compareAndSet(-1, clock.millis());
                 publisher.onLost();
                 shedReporter.onLost();
               });
+          brokerDownSinceMs.set(clock.millis());
           connector.start();
           return loadInventory();
         })

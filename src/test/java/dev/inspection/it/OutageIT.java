@@ -2,8 +2,10 @@ package dev.inspection.it;
 
 import static dev.inspection.it.TestEnv.awaitTrue;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.inspection.control.FleetMode;
 import dev.inspection.node.Node;
 import java.time.Duration;
 import java.util.Map;
@@ -51,12 +53,16 @@ class OutageIT {
       awaitTrue(Duration.ofSeconds(60), "results flowing", () -> env.queryLong("SELECT count(*) FROM $S.device_status_history") > 300);
       try {
         Services.stopRabbit();
+        // issue 12: backpressure within 10 s of the failure — the lost connection is the probe's own signal (probe.mode.broker.down.ms)
+        awaitTrue(Duration.ofSeconds(10), "the probe enters BACKPRESSURE_HIGH on its own", () -> probe.probe().mode().local() == FleetMode.BACKPRESSURE_HIGH);
+        assertTrue(probe.metrics().count("probe_mode_changes_total", "source", "local", "to", "BACKPRESSURE_HIGH", "cause", "broker_down") >= 1);
         awaitTrue(Duration.ofSeconds(60), "the outbox grows while the broker is down", () -> !probe.probe().ready()
             && env.outboxUnconfirmed(probeId) > 300);
       } finally {
         Services.startRabbit();
       }
       awaitTrue(Duration.ofSeconds(90), "probe reconnected", () -> probe.probe().ready());
+      awaitTrue(Duration.ofSeconds(90), "the probe leaves backpressure once its backlog is published", () -> probe.probe().mode().local() == FleetMode.NORMAL);
       env.drainAndBalance(probe, probeId, Map.of());
     }
   }

@@ -17,7 +17,7 @@ import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 class ProbeModeTest {
-  private static final ProbeMode.Settings S = new ProbeMode.Settings(1000, 10_000, 60_000, 600_000, 10_000, 15_000, 10_000);
+  private static final ProbeMode.Settings S = new ProbeMode.Settings(1000, 10_000, 60_000, 600_000, 10_000, 15_000, 3000, 10_000);
 
   private static int inspected(FleetMode mode, int priority, int rounds) {
     int n = 0;
@@ -62,7 +62,19 @@ class ProbeModeTest {
   }
 
   private static ProbeMode.Seen seen(long now, long depth, long ageMs, long nackAt, long heardAt) {
-    return new ProbeMode.Seen(now, depth, ageMs, nackAt, heardAt);
+    return new ProbeMode.Seen(now, depth, ageMs, nackAt, heardAt, -1);
+  }
+
+  @Test
+  void aLostBrokerConnectionEntersHighAfterItsThresholdAndHoldsUntilReconnected() {
+    ProbeMode m = new ProbeMode(S, 0);
+    assertNull(m.step(new ProbeMode.Seen(1000, 0, 0, -1, 1000, 0)), "down since start for 1 s: below the 3 s threshold");
+    assertNull(m.step(new ProbeMode.Seen(2999, 0, 0, -1, 2999, 0)));
+    ProbeMode.Change c = m.step(new ProbeMode.Seen(3000, 0, 0, -1, 3000, 0));
+    assertEquals(BACKPRESSURE_HIGH, c.to(), "the lost connection alone enters HIGH, long before the outbox ages");
+    assertEquals("broker_down", c.cause());
+    assertNull(m.step(new ProbeMode.Seen(30_000, 0, 0, -1, 30_000, 0)), "still down: the mode holds past the dwell");
+    assertEquals(NORMAL, m.step(new ProbeMode.Seen(31_000, 0, 0, -1, 31_000, -1)).to(), "reconnected and the dwell is over: back to NORMAL");
   }
 
   @Test
