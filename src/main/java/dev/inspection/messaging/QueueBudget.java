@@ -23,7 +23,8 @@ public record QueueBudget(long totalBytes, int highWeight, int slots) {
     if (highWeight < 1) throw new IllegalArgumentException("highWeight must be at least 1: " + highWeight);
   }
 
-  /** The budget a configuration gives; a budget too small for its slot count stops start-up naming the key. */
+  /** The budget a configuration gives; a budget too small for its slot count, or a queue
+   * smaller than one batch message, stops start-up naming the keys. */
   public static QueueBudget of(Config c) {
     if (c.getInt(Keys.BROKER_QUEUE_HIGH_WEIGHT) < 1) {
       throw new ConfigException(Keys.BROKER_QUEUE_HIGH_WEIGHT.name() + " must be at least 1 (shares of a high queue against a normal one's 1)");
@@ -32,6 +33,17 @@ public record QueueBudget(long totalBytes, int highWeight, int slots) {
     if (b.bytes(Priority.NORMAL) < MIN_QUEUE_BYTES) {
       throw new ConfigException(Keys.BROKER_QUEUE_BUDGET_BYTES.name() + "=" + b.totalBytes() + " leaves a normal queue " + b.bytes(Priority.NORMAL)
           + " bytes over " + b.slots() + " slots; give at least " + b.minimumTotal() + " (" + MIN_QUEUE_BYTES + " bytes per share)");
+    }
+    // a batch message larger than its queue's limit is refused even by an empty queue: its rows would wait in the outbox forever
+    long batch = c.getInt(Keys.OUTBOX_PUBLISH_BATCH_BYTES);
+    if (b.bytes(Priority.NORMAL) < batch) {
+      throw new ConfigException(Keys.BROKER_QUEUE_BUDGET_BYTES.name() + "=" + b.totalBytes() + " leaves a normal queue " + b.bytes(Priority.NORMAL)
+          + " bytes, less than one batch message (" + Keys.OUTBOX_PUBLISH_BATCH_BYTES.name() + "=" + batch + "); give at least "
+          + b.totalBytes() / b.bytes(Priority.NORMAL) * batch + " or lower " + Keys.OUTBOX_PUBLISH_BATCH_BYTES.name());
+    }
+    if (c.getLong(Keys.QUEUE_LOW_MAX_BYTES) < batch) {
+      throw new ConfigException(Keys.QUEUE_LOW_MAX_BYTES.name() + "=" + c.getLong(Keys.QUEUE_LOW_MAX_BYTES) + " is less than one batch message ("
+          + Keys.OUTBOX_PUBLISH_BATCH_BYTES.name() + "=" + batch + "): raise it or lower " + Keys.OUTBOX_PUBLISH_BATCH_BYTES.name());
     }
     return b;
   }

@@ -248,7 +248,7 @@ class FleetModeIT {
         Path file = devices(env);
         String id = env.name + "-probe-full";
         // the smallest budget (normal queues of 4 KiB) fills at once and refuses the rest (reject-publish): the broker nacks
-        Node probe = env.start(Map.of("role", "probe", "node.id", id, "topology.prefix", probeTopology, "broker.queue.budget.bytes", "40960",
+        Node probe = env.start(Map.of("role", "probe", "node.id", id, "topology.prefix", probeTopology, "broker.queue.budget.bytes", "40960", "outbox.publish.batch.bytes", "4096",
             "probe.inventory.file", file.toString(), "redis.url", "redis://127.0.0.1:1"));
         awaitTrue(Duration.ofSeconds(20), "the probe enters BACKPRESSURE_HIGH on its own", () -> probe.probe().mode().local() == FleetMode.BACKPRESSURE_HIGH);
         assertTrue(probe.metrics().count("outbox_nacks_total") > 0, "the broker refused publishes");

@@ -17,7 +17,7 @@ class ProbeOutboxIT {
   void fullQueueRefusesPublishesAndRowsWaitInTheOutboxUntilThereIsRoom() throws Exception {
     try (TestEnv env = new TestEnv(2)) {
       String probeId = env.name + "-probe";
-      Map<String, String> small = Map.of("broker.queue.budget.bytes", "80000", "broker.queue.high.weight", "1");
+      Map<String, String> small = Map.of("broker.queue.budget.bytes", "80000", "broker.queue.high.weight", "1", "outbox.publish.batch.bytes", "4096");
       Node probe = env.start(with(small, "role", "probe", "node.id", probeId, "probe.sim.devices", "200", "probe.interval.ms", "300"));
       awaitTrue(Duration.ofSeconds(60), "the broker refuses publishes and rows pile up unconfirmed",
           () -> probe.metrics().count("outbox_nacks_total") > 0 && env.outboxUnconfirmed(probeId) > 300);
@@ -33,7 +33,7 @@ class ProbeOutboxIT {
   void replayAfterKill9DeliversEveryUnconfirmedRowOnce() throws Exception {
     try (TestEnv env = new TestEnv(2)) {
       String probeId = env.name + "-probe";
-      Map<String, String> small = Map.of("broker.queue.budget.bytes", "80000", "broker.queue.high.weight", "1");
+      Map<String, String> small = Map.of("broker.queue.budget.bytes", "80000", "broker.queue.high.weight", "1", "outbox.publish.batch.bytes", "4096");
       // no worker yet: the queues fill up, so the probe holds unconfirmed rows when it dies
       ChildNode probe = ChildNode.start(env, "probe-1", with(small, "role", "probe", "node.id", probeId, "probe.sim.devices", "300",
           "probe.interval.ms", "300"));

@@ -46,7 +46,7 @@ class StorageIT {
       // small queues (the low lane's too) fill at once with no worker; then the outbox grows to its 300-row watermark. The probe's own
       // backpressure mode would pause low devices after the first refused publish or once a row waits 8 s (FleetModeIT covers that): a
       // 1 ms nack window and an hour's outbox age keep it out of the way, so this test sees the watermark alone
-      Map<String, String> small = Map.of("broker.queue.budget.bytes", "80000", "broker.queue.high.weight", "1", "outbox.shed.report.ms", "500",
+      Map<String, String> small = Map.of("broker.queue.budget.bytes", "80000", "broker.queue.high.weight", "1", "outbox.publish.batch.bytes", "4096", "outbox.shed.report.ms", "500",
           "queue.low.max.bytes", "65536", "queue.low.max.length", "5", "probe.mode.nack.window.ms", "1", "probe.mode.outbox.age.high.ms", "3600000");
       Node probe = env.start(with(small, "role", "probe", "node.id", probeId, "probe.inventory.file", inventory(env).toString(),
           "outbox.max.rows", "300"));

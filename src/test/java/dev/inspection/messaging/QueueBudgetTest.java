@@ -45,6 +45,18 @@ class QueueBudgetTest {
   }
 
   @Test
+  void aQueueSmallerThanOneBatchMessageStopsStartUpNamingBothKeys() {
+    // 256 slots x (4 + 1) shares x 100 KiB: a normal queue gets 100 KiB, below the 256 KiB batch default
+    ConfigException e = assertThrows(ConfigException.class,
+        () -> QueueBudget.of(Config.of(Map.of("broker.queue.budget.bytes", String.valueOf(256L * 5 * 102_400)))));
+    assertTrue(e.getMessage().contains("broker.queue.budget.bytes") && e.getMessage().contains("outbox.publish.batch.bytes"), e.getMessage());
+    assertTrue(e.getMessage().contains("give at least " + 256L * 5 * 262_144), e.getMessage());
+    QueueBudget.of(Config.of(Map.of("broker.queue.budget.bytes", String.valueOf(256L * 5 * 102_400), "outbox.publish.batch.bytes", "65536")));
+    ConfigException low = assertThrows(ConfigException.class, () -> QueueBudget.of(Config.of(Map.of("queue.low.max.bytes", "100000"))));
+    assertTrue(low.getMessage().startsWith("queue.low.max.bytes=100000 is less than one batch message"), low.getMessage());
+  }
+
+  @Test
   void theFormerPerQueueKeyIsRefusedWithAPointerToTheBudget() {
     ConfigException e = assertThrows(ConfigException.class, () -> Config.of(Map.of("queue.max.bytes", "67108864")));
     assertTrue(e.getMessage().contains("broker.queue.budget.bytes"), e.getMessage());
