@@ -29,7 +29,7 @@ import org.slf4j.LoggerFactory;
  * Moves outbox rows to RabbitMQ with publisher confirms. A row is marked confirmed only on the broker's
  * ack; a nack (full queue: {@code reject-publish}), a return (unroutable) or a lost connection leaves it
  * unconfirmed, and the replayer publishes it again later. Rows go out in id order (which is seq order per
- * device); duplicates after a replay are harmless because every downstream effect is idempotent (D4).
+ * device), critical devices' rows first while the publisher is behind ({@link CriticalAhead}); duplicates after a replay are harmless because every downstream effect is idempotent (D4).
  *
  * <p>Runs on its owner's context; publishing happens on one dedicated thread so delivery tags and
  * publishes stay in step.
@@ -74,11 +74,14 @@ public final class OutboxPublisher {
   private final List<Long> confirmedToMark = new ArrayList<>();
   /** Per slot and priority: publish at once, or gather behind an unconfirmed message (context only). */
   private final SlotGate gate = new SlotGate();
+  private final CriticalAhead ahead;
   private volatile List<Channel> channels;
   private final int channelCount;
   private long cursor;
   private long replayCursor;
   private boolean replayRequested;
+  /** The last forward read was full: rows wait above the cursor, so critical ones are read ahead. */
+  private boolean behind;
   private boolean pumping;
   private boolean pumpAgain;
   private boolean marking;
@@ -89,6 +92,7 @@ public final class OutboxPublisher {
     this.vertx = vertx;
     this.context = vertx.getOrCreateContext();
     this.outbox = outbox;
+    this.ahead = new CriticalAhead(outbox);
     this.topology = topology;
     this.metrics = metrics;
     this.clock = clock;
@@ -161,6 +165,8 @@ public final class OutboxPublisher {
       cursor = 0;
       replayCursor = 0;
       replayRequested = false;
+      behind = true; // a start or reconnect begins with whatever waits in the outbox
+      ahead.reset();
       channels = List.copyOf(chs);
       log.info("outbox publisher connected; replaying unconfirmed rows");
       pump();
@@ -223,28 +229,17 @@ public final class OutboxPublisher {
     pumping = true;
     pumpAgain = false;
     boolean replayMode = replayRequested;
-    int limit = Math.min(room, 1000);
-    // the replay walk is bounded by the cursor: rows above it are the forward path's, and walking a large
-    // backlog there would starve the forward path
-    Future<List<OutboxRow>> read = replayMode
-        ? outbox.pending(replayCursor, cursor, clock.millis() - replayMinAgeMs, limit)
-        : outbox.pending(cursor, Long.MAX_VALUE, Long.MAX_VALUE, limit);
-    read.compose(rows -> {
-          boolean full = rows.size() == limit;
-          List<OutboxRow> todo = new ArrayList<>(rows.size());
-          for (OutboxRow r : rows) {
-            if (!inFlightRows.contains(r.id())) todo.add(r);
-          }
-          if (replayMode) {
-            if (full) replayCursor = rows.get(rows.size() - 1).id();
-            else replayRequested = false;
-            if (!todo.isEmpty()) metrics.replayed(todo.size());
-          } else if (!rows.isEmpty()) {
-            cursor = Math.max(cursor, rows.get(rows.size() - 1).id());
-          }
-          // stopped (or reconnected) while the rows were read: they stay in the outbox for the next pump or start
-          Future<Void> sent = todo.isEmpty() || channels != chs ? Future.succeededFuture() : publish(chs, todo);
-          return sent.map(full);
+    // behind or replaying: critical rows above the cursor go first, with the room they need
+    Future<Integer> first = behind || replayMode ? ahead.next(cursor, Math.min(room, 1000), inFlightRows)
+        .compose(rows -> rows.isEmpty() || channels != chs ? Future.succeededFuture(0) : publish(chs, rows).map(rows.size()))
+        : Future.succeededFuture(0);
+    first.compose(sent -> {
+          int limit = Math.min(room - sent, 1000);
+          if (limit <= 0) return Future.succeededFuture(true);
+          // the replay walk is bounded by the cursor: rows above it are the forward path's, and walking a large
+          // backlog there would starve the forward path
+          return (replayMode ? outbox.pending(replayCursor, cursor, clock.millis() - replayMinAgeMs, limit)
+              : outbox.pending(cursor, Long.MAX_VALUE, Long.MAX_VALUE, limit)).compose(rows -> forward(chs, rows, limit, replayMode));
         })
         .onComplete(ar -> {
           pumping = false;
@@ -256,6 +251,26 @@ public final class OutboxPublisher {
           // nothing else that would resume the forward path over a backlog larger than one read
           if (ar.result() || pumpAgain || replayRequested || replayMode) pump();
         });
+  }
+
+  /** One read of the forward or replay path: moves its cursor and publishes what is not in flight; true when the read was full. */
+  private Future<Boolean> forward(List<Channel> chs, List<OutboxRow> rows, int limit, boolean replayMode) {
+    boolean full = rows.size() == limit;
+    List<OutboxRow> todo = new ArrayList<>(rows.size());
+    for (OutboxRow r : rows) {
+      if (!inFlightRows.contains(r.id())) todo.add(r);
+    }
+    if (replayMode) {
+      if (full) replayCursor = rows.get(rows.size() - 1).id();
+      else replayRequested = false;
+      if (!todo.isEmpty()) metrics.replayed(todo.size());
+    } else {
+      behind = full;
+      if (!rows.isEmpty()) cursor = Math.max(cursor, rows.get(rows.size() - 1).id());
+    }
+    // stopped (or reconnected) while the rows were read: they stay in the outbox for the next pump or start
+    Future<Void> sent = todo.isEmpty() || channels != chs ? Future.succeededFuture() : publish(chs, todo);
+    return sent.map(full);
   }
 
   /**
@@ -355,6 +370,8 @@ public final class OutboxPublisher {
       ids.forEach(inFlightRows::remove);
       if (ar.failed()) log.warn("cannot mark {} outbox rows confirmed ({}); they will be published again", ids.size(), ar.cause().getMessage());
       markConfirmed();
+      // the marked rows no longer take room: a backlog goes on now, not at the next append or replay tick
+      if (behind || replayRequested) pump();
     });
   }
 

@@ -62,7 +62,7 @@ public final class OutboxShed {
     this.file = file;
   }
 
-  /** Brings an outbox file of an older version up to date (the priority column, the shed ledger). */
+  /** Brings an outbox file of an older version up to date (the priority column, the shed ledger, the critical rows' index). */
   static void migrate(Statement st) throws SQLException {
     boolean hasPriority = false;
     try (ResultSet rs = st.executeQuery("PRAGMA table_info(outbox)")) {
@@ -73,6 +73,7 @@ public final class OutboxShed {
     st.execute(LEDGER_DDL);
     st.execute(SHED_ROW_DDL);
     st.execute(SHED_INDEX);
+    st.execute(CriticalAhead.INDEX);
   }
 
   /** Unconfirmed rows, bytes the file uses (its used pages and its WAL) and bytes free for it (the disk's plus the file's free pages). */

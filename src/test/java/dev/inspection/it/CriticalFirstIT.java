@@ -1,0 +1,108 @@
+package dev.inspection.it;
+
+import static dev.inspection.it.TestEnv.awaitTrue;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.Connection;
+import com.rabbitmq.client.ConnectionFactory;
+import dev.inspection.messaging.Priority;
+import dev.inspection.messaging.Topology;
+import dev.inspection.metrics.Metrics;
+import dev.inspection.outbox.CheckResult;
+import dev.inspection.outbox.Outbox;
+import dev.inspection.outbox.OutboxPublisher;
+import io.vertx.core.Context;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonObject;
+import java.nio.file.Path;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Critical rows first (issue 12): a probe whose outbox holds a backlog of normal results publishes the
+ * critical results behind it before the backlog, on the real broker, with a small in-flight window so
+ * the backlog takes many rounds.
+ */
+class CriticalFirstIT {
+  private static final int NORMAL = 20_000;
+  private static final int CRITICAL = 40;
+
+  @Test
+  void criticalRowsBehindANormalBacklogAreConfirmedBeforeMostOfIt() throws Exception {
+    Vertx vertx = Vertx.vertx();
+    try (TestEnv env = new TestEnv(2); Connection conn = connect(env)) {
+      Topology topology = env.topology();
+      try (Channel ch = conn.createChannel()) {
+        topology.declare(ch);
+      }
+      Path file = env.dataDir.resolve("critical-first.db");
+      Clock clock = Clock.systemUTC();
+      Outbox outbox = await(Outbox.open(vertx, file, env.name + "-p", topology, clock));
+      // the backlog first (ids 1..20,000), then two critical devices' results (the highest ids)
+      await(outbox.append(results("n", NORMAL, Priority.NORMAL, 0)));
+      await(outbox.append(results("c", CRITICAL, Priority.HIGH, 1)));
+
+      Context ctx = vertx.getOrCreateContext();
+      OutboxPublisher[] publisher = new OutboxPublisher[1];
+      ctx.runOnContext(v -> {
+        publisher[0] = new OutboxPublisher(vertx, outbox, topology, Metrics.prometheus(), clock, new OutboxPublisher.Settings(100, 60_000, 1, 1, 262_144));
+        publisher[0].onConnected(conn);
+      });
+      awaitTrue(Duration.ofSeconds(120), "every row confirmed", () -> await(outbox.stats()).depth() == 0);
+      ctx.runOnContext(v -> publisher[0].stop());
+
+      long[] byPriority = confirmedBeforeLastCritical(file);
+      System.out.printf("critical first: %d critical rows confirmed, %d of %d normal rows confirmed before the last of them%n", byPriority[1],
+          byPriority[0], NORMAL);
+      assertEquals(CRITICAL, byPriority[1]);
+      assertTrue(byPriority[0] < NORMAL / 4, "the critical rows waited behind " + byPriority[0] + " of " + NORMAL + " normal rows");
+      assertEquals(NORMAL, env.ready(0, Priority.NORMAL), "the whole backlog reached its queue as well");
+      assertEquals(CRITICAL, env.ready(1, Priority.HIGH));
+      await(outbox.closeAsync());
+    } finally {
+      vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    }
+  }
+
+  private static Connection connect(TestEnv env) throws Exception {
+    ConnectionFactory f = new ConnectionFactory();
+    f.setHost("127.0.0.1");
+    f.setAutomaticRecoveryEnabled(false);
+    return f.newConnection(env.name + "-critical-first");
+  }
+
+  private static List<CheckResult> results(String prefix, int n, Priority priority, int slot) {
+    List<CheckResult> out = new ArrayList<>(n);
+    Instant at = Instant.now();
+    // a few devices, several results each: their rows must keep seq order within the device
+    for (int i = 0; i < n; i++) {
+      out.add(new CheckResult(prefix + (i % 4), slot, priority, at.plusMillis(i), 0, 1, 1, new JsonObject().put("status", "UP").put("i", i)));
+    }
+    return out;
+  }
+
+  /** {normal rows confirmed before the last critical row, critical rows confirmed}. */
+  private static long[] confirmedBeforeLastCritical(Path file) throws Exception {
+    try (java.sql.Connection db = DriverManager.getConnection("jdbc:sqlite:" + file); Statement st = db.createStatement();
+         ResultSet rs = st.executeQuery("""
+             SELECT (SELECT count(*) FROM outbox WHERE priority = 2 AND confirmed_at < (SELECT max(confirmed_at) FROM outbox WHERE priority = 1)),
+                    (SELECT count(*) FROM outbox WHERE priority = 1 AND confirmed = 1)""")) {
+      rs.next();
+      return new long[] {rs.getLong(1), rs.getLong(2)};
+    }
+  }
+
+  private static <T> T await(io.vertx.core.Future<T> f) throws Exception {
+    return f.toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
+  }
+}
