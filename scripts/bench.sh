@@ -628,6 +628,9 @@ e2e_run() { # tag devices interval_ms warm-up_s window_s heap
     R[$tag.devices_seen]="$(timeout 300 "${PSQL[@]}" -At -c "SELECT count(*) FROM $PREFIX.device_status_current" 2>/dev/null | grep -E '^[0-9]+$' || echo NA)"
   fi
   R[$tag.skipped]=$(calc 'a - b' "$(msum0 "$m1" probe_checks_skipped_total)" "$(msum0 "$m0" probe_checks_skipped_total)")
+  # backpressure (issue 12): checks the probe's effective mode skipped in the window, and the mode at its end
+  R[$tag.mode_skipped]=$(calc 'a - b' "$(msum0 "$m1" probe_mode_skipped_total)" "$(msum0 "$m0" probe_mode_skipped_total)")
+  R[$tag.mode]=$(awk '$1 ~ /^probe_mode\{/ && $1 ~ /source="effective"/ && $2 + 0 == 1 { if (match($1, /mode="[A-Z_]+"/)) m = substr($1, RSTART + 6, RLENGTH - 7) } END { print m ? m : "NA" }' "$m1")
   teardown_node || true
   NODE_TEARDOWN_MAYBE=0
   rm -rf "$DATA"
@@ -644,6 +647,8 @@ e2e_run() { # tag devices interval_ms warm-up_s window_s heap
     say "[$tag] live heap after a full GC (jcmd took $(fmt1 "${R[$tag.fullgc_s]}") s): $(fmt1 "$(calc 'a / 1048576' "${R[$tag.heap_live]}")") MiB$([ "$tag" = million ] && echo " = $(fmt0 "$(calc 'a / b' "${R[$tag.heap_live]}" "$n")") bytes/device (probe and worker in one JVM)")"
   fi
   [ "${R[$tag.devices_seen]}" = NA ] || say "[$tag] devices with a committed result at the end: ${R[$tag.devices_seen]} of $n"
+  say "[$tag] probe mode at the end of the window: ${R[$tag.mode]}; checks skipped by backpressure in the window: $(fmt0 "${R[$tag.mode_skipped]}")$(
+    [ "${R[$tag.mode]}" != NORMAL ] && [ "${R[$tag.mode]}" != NA ] && echo " — the probe throttled itself: the offered rate was not all inspected")"
   say "[$tag] node log: ${R[$tag.err]} ERROR/exception and ${R[$tag.warn]} WARN lines before shutdown, ${R[$tag.err_sd]} / ${R[$tag.warn_sd]} during shutdown ($NODE_LOG)"
   if [ "${R[$tag.connloss]}" != 0 ]; then
     say "[$tag] WARNING: the node lost or could not open connections during the run (${R[$tag.connloss]} log lines): was RabbitMQ or PostgreSQL restarted by someone else? This run's figures are not valid"
