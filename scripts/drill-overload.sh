@@ -149,8 +149,18 @@ done
 say "overload over after $(( (t_end - t_start) / 1000 )) s; outbox rows $((id0 + 1))..$id1 were made during it"
 
 # ------------------------------------------------------------------ the report, once the ledger has counted everything
+# p50/p99/max of confirmed_at - created_at (created_at is the check time) of a priority's rows made during the overload
+probe_stage() {
+  local p=$1 n
+  n=$(outbox_sql "select count(*) from outbox where id > $id0 and id <= $id1 and priority = $p and confirmed = 1")
+  [ "${n:-0}" -gt 0 ] || { echo "n/a"; return 0; }
+  local q="select confirmed_at - created_at from outbox where id > $id0 and id <= $id1 and priority = $p and confirmed = 1 order by 1 limit 1 offset"
+  echo "p50 $(outbox_sql "$q $(( n / 2 ))") ms, p99 $(outbox_sql "$q $(( n * 99 / 100 ))") ms, max $(outbox_sql "$q $(( n - 1 ))") ms over $n rows"
+}
+
 drill_ledger_hook() {
   local has_shed=0 p row produced in_window total shed lost lag rate nominal
+  declare -A stage
   outbox_sql "select 1 from sqlite_master where name = 'shed_row'" | grep -q 1 && has_shed=1
   if [ "$has_shed" = 1 ]; then
     outbox_sql "select message_id, device_id, 0 from outbox where id > $id0 and id <= $id1
@@ -186,6 +196,7 @@ drill_ledger_hook() {
     [ "${shed_metric[$p]}" = n/a ] || [ "$has_shed" = 1 ] || shed="${shed_metric[$p]}(metric)"
     printf '%-9s %8s %9s %10s %11s %10s %7s %6s %8s  %s\n' "$p $label" "$dev" "$nominal" "$produced" "$in_window" "$total" "$shed" "$lost" \
       "${skipped[$p]}" "$lag"
+    stage[$p]=$(probe_stage "$p")
     if [ "$p" = 1 ]; then
       [ "$lost" = 0 ] || drill_fail "$lost critical result(s) lost"
       [ "$shed" = n/a ] || [ "${shed%(metric)}" = 0 ] || drill_fail "$shed critical result(s) shed"
@@ -194,6 +205,8 @@ drill_ledger_hook() {
   done
   echo "  (* committed = received by PostgreSQL before the overload ended; produced/committed/lag over the results made during it;"
   echo "   skipped = probe_mode_skipped_total; shed = the outbox's shed rows, n/a while the probe cannot shed)"
+  echo "the probe's part of the lag (check -> broker confirm marked in its outbox, same results):"
+  for p in 1 2 3; do echo "  priority $p: ${stage[$p]}"; done
   echo "the probe made $(( $(drill_sql "select count(*) from overload_rows") / (secs > 0 ? secs : 1) ))/s of the $offered/s offered" \
     "(a backpressure mode skips checks; the probe's own CPU share limits the rest)"
   local mixed

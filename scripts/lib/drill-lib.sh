@@ -415,6 +415,36 @@ drill_fail() { drill_failures+=("$1"); }
 #   stale      device_status_current is not the newest stored result of its device (or is missing)
 # Prints the verdict and, as the very last line, "ledger: produced N, lost L, duplicated D, unexpected U,
 # stale S"; exits 1 if L, D or S is non-zero or drill_fail was called, 0 otherwise.
+# A worker in the DB-degraded write mode (issue 12) spills the history rows of non-critical results to the
+# back-fill queue and writes them only after it has left the mode (worker.degraded.dwell.ms healthy). The
+# ledger counts history rows, so it waits for every worker to be NORMAL and the back-fill queue to be empty,
+# and says how much was spilled (DRILL_BACKFILL_TIMEOUT_S, default 600).
+drill_wait_backfilled() {
+  local id spilled=0 start=$SECONDS last=$SECONDS timeout=${DRILL_BACKFILL_TIMEOUT_S:-600} degraded q
+  for id in "${!DRILL_ROLE[@]}"; do
+    [ "${DRILL_ROLE[$id]}" = worker ] || [ "${DRILL_ROLE[$id]}" = all ] || continue
+    spilled=$(( spilled + $(drill_metric "$id" worker_spilled_total) ))
+  done
+  grep -qh "DB-degraded write mode entered" "$dir"/*.log 2>/dev/null || [ "$spilled" != 0 ] || return 0
+  say "ledger: workers entered the DB-degraded write mode (history rows spilled: $spilled); waiting for them to leave it and back-fill"
+  while :; do
+    degraded=""
+    for id in "${!DRILL_ROLE[@]}"; do
+      { [ "${DRILL_ROLE[$id]}" = worker ] || [ "${DRILL_ROLE[$id]}" = all ]; } && [ "$(drill_metric "$id" worker_degraded)" = 1 ] && degraded+=" $id"
+    done
+    q=$(rabbitmqctl -q list_queues --no-table-headers name messages 2>/dev/null | awk -v b="$name.backfill" '$1 == b { print $2 }')
+    [ -z "$degraded" ] && [ "${q:-0}" = 0 ] && break
+    if [ $((SECONDS - start)) -ge "$timeout" ]; then
+      drill_fail "still DEGRADED:${degraded:- none}, back-fill queue ${q:-?} message(s) after ${timeout}s"
+      break
+    fi
+    if [ $((SECONDS - last)) -ge 15 ]; then say "  waiting: DEGRADED:${degraded:- none}; back-fill queue ${q:-?} message(s)"; last=$SECONDS; fi
+    sleep 1
+  done
+  say "ledger: every worker NORMAL and the back-fill queue empty after $((SECONDS - start)) s"
+  grep -h "DB-degraded write mode" "$dir"/*.log | sed -E 's/^([0-9:.]+) .*(worker [^:]+): DB-degraded write mode (entered|left)( after [0-9]+ ms)?: ([^;]*);?.*/  \1 \2 \3\4: \5/'
+}
+
 drill_finish() {
   local probe=$1 outbox="$dir/outbox-$1.db" start last left q dead produced lost dup unexpected stale shed
   local timeout=${DRILL_LEDGER_TIMEOUT_S:-600} ok_rounds=0
@@ -441,6 +471,7 @@ drill_finish() {
     sleep 1
   done
   say "ledger: outbox fully confirmed and slot queues empty after $((SECONDS - start)) s; dead-lettered: $dead"
+  drill_wait_backfilled
   # a drill may name a moment to measure the backlog against (e.g. a service coming back)
   [ -z "${drill_ref_s:-}" ] || say "backlog drained $(( $(date +%s) - drill_ref_s )) s after $drill_ref_label"
 

@@ -12,6 +12,7 @@ import dev.inspection.messaging.RabbitOptions;
 import dev.inspection.messaging.SlotHash;
 import dev.inspection.messaging.Topology;
 import dev.inspection.metrics.Metrics;
+import dev.inspection.outbox.AppendOrder;
 import dev.inspection.outbox.CheckResult;
 import dev.inspection.outbox.Outbox;
 import dev.inspection.outbox.OutboxGuard;
@@ -286,8 +287,7 @@ public final class ProbeVerticle extends VerticleBase {
     }
     appending = true;
     int max = config.getInt(Keys.OUTBOX_COMMIT_MAX_ROWS);
-    List<CheckResult> batch = new ArrayList<>(buffer.subList(0, Math.min(max, buffer.size())));
-    buffer.subList(0, batch.size()).clear();
+    List<CheckResult> batch = AppendOrder.take(buffer, max);
     return outbox.append(batch).onComplete(ar -> {
       appending = false;
       if (ar.succeeded()) {
