@@ -74,6 +74,7 @@ prio_sql() { echo "case when $1 like 'crit-%' then 1 when $1 like 'low-%' then 3
 say "plan: $devices devices ($n_crit critical, $n_norm normal, $n_low low); offer ${factor}x capacity for $minutes min"
 
 start_probe() { drill_start_probe p1 0 "$1" --probe.inventory.file="$inventory"; drill_wait_up p1; }
+ms_of() { awk -v s="${1:-0}" 'BEGIN { printf "%d", s * 1000 }'; }
 outbox_sql() { sqlite3 -cmd ".timeout 10000" "$dir/outbox-p1.db" "$1"; }
 # the greatest row id the probe's outbox has given (kept rows and, once shedding exists, shed ones)
 outbox_max_id() {
@@ -138,7 +139,9 @@ while [ "$(now_ms)" -lt "$t_end" ]; do
   sleep "$left"
   rate=$(( ($(drill_metric w1 worker_committed_total) - c_before) * 1000 / ($(now_ms) - t_before) ))
   say "  +$(( ($(now_ms) - t_start) / 1000 )) s: committing $rate/s, slot queues $(backlog), outbox depth $(drill_metric p1 outbox_depth)," \
-    "fleet $(drill_mode_now s1 fleet_mode), probe $(drill_mode_now p1 probe_mode 'source="effective"')"
+    "fleet $(drill_mode_now s1 fleet_mode), probe $(drill_mode_now p1 probe_mode 'source="effective"')," \
+    "worker took high results aged p99 $(ms_of "$(drill_metric w1 worker_lane_oldest_taken_age_seconds 'lane="high",quantile="0.99"')") ms" \
+    "(normal $(ms_of "$(drill_metric w1 worker_lane_oldest_taken_age_seconds 'lane="normal",quantile="0.99"')") ms)"
 done
 t_end=$(now_ms)
 id1=$(outbox_max_id)
