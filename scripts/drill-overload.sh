@@ -152,7 +152,7 @@ done
 say "overload over after $(( (t_end - t_start) / 1000 )) s; outbox rows $((id0 + 1))..$id1 were made during it"
 
 # ------------------------------------------------------------------ the report, once the ledger has counted everything
-# p50/p99/max of confirmed_at - created_at (created_at is the check time) of a priority's rows made during the overload
+# p50/p99/max of confirmed_at - created_at (both outbox times: append, confirm marked) of a priority's rows made during the overload
 probe_stage() {
   local p=$1 n
   n=$(outbox_sql "select count(*) from outbox where id > $id0 and id <= $id1 and priority = $p and confirmed = 1")
@@ -208,7 +208,7 @@ drill_ledger_hook() {
   done
   echo "  (* committed = received by PostgreSQL before the overload ended; produced/committed/lag over the results made during it;"
   echo "   skipped = probe_mode_skipped_total; shed = the outbox's shed rows, n/a while the probe cannot shed)"
-  echo "the probe's part of the lag (check -> broker confirm marked in its outbox, same results):"
+  echo "the outbox's part of the lag (append -> broker confirm marked, same results; the wait before the append is not in it):"
   for p in 1 2 3; do echo "  priority $p: ${stage[$p]}"; done
   echo "the probe made $(( $(drill_sql "select count(*) from overload_rows") / (secs > 0 ? secs : 1) ))/s of the $offered/s offered" \
     "(a backpressure mode skips checks; the probe's own CPU share limits the rest)"

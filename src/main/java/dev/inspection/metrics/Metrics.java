@@ -319,14 +319,27 @@ public final class Metrics {
   }
 
   /** A check the probe ran (its result goes to the outbox), by device priority: the inspection rate per priority (issue 12 drills). */
+  /** Per device priority 1..3 (index 0: any other value), looked up once: these count every check. */
+  private final Counter[] checked = new Counter[4];
+  private final Counter[] skippedByMode = new Counter[4];
+
   public void probeChecked(int priority) {
-    counter("probe_checks_total", "checks this probe ran (results made), by device priority (1 critical, 2 normal, 3 low)", "priority", Integer.toString(priority))
-        .increment();
+    int i = priority >= 1 && priority <= 3 ? priority : 0;
+    if (checked[i] == null) {
+      checked[i] = counter("probe_checks_total", "checks this probe ran (results made), by device priority (1 critical, 2 normal, 3 low)", "priority",
+          Integer.toString(priority));
+    }
+    checked[i].increment();
   }
 
   /** Inspections a backpressure mode skipped (issue 12), by device priority. */
   public void inspectionSkipped(int priority) {
-    counter("probe_mode_skipped_total", "inspections skipped by the effective backpressure mode, by device priority", "priority", Integer.toString(priority)).increment();
+    int i = priority >= 1 && priority <= 3 ? priority : 0;
+    if (skippedByMode[i] == null) {
+      skippedByMode[i] = counter("probe_mode_skipped_total", "inspections skipped by the effective backpressure mode, by device priority", "priority",
+          Integer.toString(priority));
+    }
+    skippedByMode[i].increment();
   }
 
   public double count(String name, String... tags) {

@@ -12,7 +12,7 @@ import dev.inspection.messaging.RabbitOptions;
 import dev.inspection.messaging.SlotHash;
 import dev.inspection.messaging.Topology;
 import dev.inspection.metrics.Metrics;
-import dev.inspection.outbox.AppendOrder;
+import dev.inspection.outbox.AppendBuffer;
 import dev.inspection.outbox.CheckResult;
 import dev.inspection.outbox.Outbox;
 import dev.inspection.outbox.OutboxGuard;
@@ -72,7 +72,7 @@ public final class ProbeVerticle extends VerticleBase {
   private ShedReporter shedReporter;
   private RabbitConnector connector;
   private WebClient web;
-  private final List<CheckResult> buffer = new ArrayList<>();
+  private final AppendBuffer buffer = new AppendBuffer();
   private final Set<String> fromApi = new HashSet<>();
   private boolean appending;
   private boolean stopping;
@@ -287,7 +287,7 @@ public final class ProbeVerticle extends VerticleBase {
     }
     appending = true;
     int max = config.getInt(Keys.OUTBOX_COMMIT_MAX_ROWS);
-    List<CheckResult> batch = AppendOrder.take(buffer, max);
+    List<CheckResult> batch = buffer.take(max);
     return outbox.append(batch).onComplete(ar -> {
       appending = false;
       if (ar.succeeded()) {
