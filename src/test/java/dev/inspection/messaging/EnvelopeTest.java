@@ -13,6 +13,18 @@ class EnvelopeTest {
       "is-03", 20260425103000L, 42, Instant.parse("2026-04-25T10:30:01.123Z"), Priority.HIGH, new JsonObject().put("status", "UP"));
 
   @Test
+  void theStreamedBytesAreExactlyTheEncodedTree() throws Exception {
+    JsonObject payload = new JsonObject().put("status", "UP").put("latency_ms", 12.5).put("note", "Zimmer 3 \u00fc \"quoted\" \\ \n \u4e2d")
+        .put("list", new io.vertx.core.json.JsonArray().add(1).add(true).addNull().add(new JsonObject().put("a", Long.MAX_VALUE)))
+        .putNull("gone").put("big", 12345678901234L);
+    for (Envelope e : new Envelope[] {E, new Envelope("n:1:d:1", "d", 0, 1, 0, 0, "n", 1, 1, Instant.EPOCH, Priority.HIGH, payload),
+        new Envelope("n2:2:d2:9", "d2", 255, 3, 4, 5, "n2", 2, 9, Instant.parse("2026-12-02T03:04:05.678Z"), Priority.LOW, new JsonObject())}) {
+      assertEquals(e.toJson().encode(), new String(e.toBytes(), StandardCharsets.UTF_8));
+      assertEquals(e, Envelope.parse(e.toBytes(), 1 << 20), "and it parses back to the same envelope");
+    }
+  }
+
+  @Test
   void roundTripKeepsEveryField() throws Exception {
     Envelope back = Envelope.parse(E.toBytes(), 65536);
     assertEquals(E, back);
