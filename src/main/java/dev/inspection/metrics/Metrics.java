@@ -98,6 +98,12 @@ public final class Metrics {
         leaseCacheAgeMs);
   }
 
+  /** {@code build_info{version, commit}} = 1: which build each node runs (e.g. during a rolling upgrade). */
+  public void buildInfo(String version, String commit) {
+    Gauge.builder("build_info", () -> 1).description("always 1; the labels say the version and git commit this node was built from")
+        .tags("version", version, "commit", commit).register(registry);
+  }
+
   public void schedulerGauges(Supplier<Number> isLeader, Supplier<Number> term) {
     gauge("scheduler_is_leader", "1 while this node leads the control plane", isLeader);
     gauge("scheduler_term", "the leader term this node holds (-1 when following)", term);

@@ -1,5 +1,6 @@
 package dev.inspection.scheduler;
 
+import dev.inspection.common.BuildInfo;
 import dev.inspection.control.Pacing;
 import dev.inspection.messaging.Envelope;
 import dev.inspection.store.Rows;
@@ -147,9 +148,9 @@ public final class ClusterView {
   public Future<JsonObject> versions() {
     return pool.query(VERSIONS).execute().map(rows -> {
       Row r = rows.iterator().next();
-      String app = ClusterView.class.getPackage().getImplementationVersion();
+      BuildInfo app = BuildInfo.current();
       return new JsonObject().put("resource_version", r.getLong(0)).put("slot_map_version", r.getLong(1) == null ? 1L : r.getLong(1))
-          .put("schema_migrations", r.getString(2)).put("term", r.getLong(3)).put("app_version", app == null ? "dev" : app)
+          .put("schema_migrations", r.getString(2)).put("term", r.getLong(3)).put("app_version", app.version()).put("app_commit", app.commit())
           .put("envelope_schema", Envelope.SCHEMA_VERSION);
     });
   }
