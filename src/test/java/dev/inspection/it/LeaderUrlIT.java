@@ -3,7 +3,9 @@ package dev.inspection.it;
 import static dev.inspection.it.TestEnv.awaitTrue;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.inspection.common.BuildInfo;
 import dev.inspection.node.Node;
 import io.vertx.core.json.JsonObject;
 import java.net.InetAddress;
@@ -35,6 +37,15 @@ class LeaderUrlIT {
       Map.Entry<Integer, String> refused = TestEnv.http(follower.httpPort(), "POST", "/api/v1/workers/nobody/drain");
       assertEquals(409, refused.getKey(), refused.getValue());
       assertEquals(expected, new JsonObject(refused.getValue()).getString("leader_url"));
+
+      // which build each node runs: /metrics build_info and the API's versions, from the jar's build-info.properties
+      BuildInfo build = BuildInfo.current();
+      Map.Entry<Integer, String> metrics = TestEnv.http(leader.httpPort(), "GET", "/metrics");
+      String line = metrics.getValue().lines().filter(l -> l.startsWith("build_info{")).findFirst().orElse("(no build_info line)");
+      assertTrue(line.contains("commit=\"" + build.commit() + "\"") && line.contains("version=\"" + build.version() + "\"") && line.endsWith(" 1.0"), line);
+      JsonObject versions = new JsonObject(TestEnv.http(follower.httpPort(), "GET", "/api/v1/versions").getValue());
+      assertEquals(build.version(), versions.getString("app_version"));
+      assertEquals(build.commit(), versions.getString("app_commit"));
     }
   }
 
