@@ -8,6 +8,7 @@ import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.distribution.ValueAtPercentile;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.prometheus.metrics.core.metrics.Info;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Set;
@@ -98,10 +99,14 @@ public final class Metrics {
         leaseCacheAgeMs);
   }
 
-  /** {@code build_info{version, commit}} = 1: which build each node runs (e.g. during a rolling upgrade). */
+  /**
+   * {@code build_info{version, commit}} = 1: which build each node runs (e.g. during a rolling upgrade). A
+   * Prometheus info metric registered on the Prometheus registry itself: Micrometer would drop the _info suffix.
+   */
   public void buildInfo(String version, String commit) {
-    Gauge.builder("build_info", () -> 1).description("always 1; the labels say the version and git commit this node was built from")
-        .tags("version", version, "commit", commit).register(registry);
+    if (prometheus == null) return;
+    Info.builder().name("build_info").help("always 1; the labels say the version and git commit this node was built from")
+        .labelNames("version", "commit").register(prometheus.getPrometheusRegistry()).setLabelValues(version, commit);
   }
 
   public void schedulerGauges(Supplier<Number> isLeader, Supplier<Number> term) {
