@@ -42,7 +42,7 @@ class LeaderUrlIT {
       BuildInfo build = BuildInfo.current();
       Map.Entry<Integer, String> metrics = TestEnv.http(leader.httpPort(), "GET", "/metrics");
       String line = metrics.getValue().lines().filter(l -> l.startsWith("build_info{")).findFirst().orElse("(no build_info line)");
-      assertTrue(line.contains("commit=\"" + build.commit() + "\"") && line.contains("version=\"" + build.version() + "\"") && line.endsWith(" 1.0"), line);
+      assertTrue(line.contains("commit=\"" + build.commit() + "\"") && line.contains("version=\"" + build.version() + "\"") && line.endsWith(" 1"), line);
       JsonObject versions = new JsonObject(TestEnv.http(follower.httpPort(), "GET", "/api/v1/versions").getValue());
       assertEquals(build.version(), versions.getString("app_version"));
       assertEquals(build.commit(), versions.getString("app_commit"));
