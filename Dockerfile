@@ -14,7 +14,17 @@
 # (part of --role=all) refuses to start without a real API token and console password; add
 # --demo.mode=true to have those generated and printed once instead.
 # The node runs as the unprivileged user inspection (uid 10001), which owns only /app/data: the probe's
-# outbox lives there (data.dir); mount a volume there to keep it across restarts (writable by uid 10001).
+# outbox lives there (data.dir), declared as a VOLUME; mount a named volume there to keep it across
+# restarts and upgrades (writable by uid 10001).
+# Stopping: SIGTERM starts the graceful stop, which may take shutdown.grace.ms (25 s). Docker's default
+# stop timeout (10 s) would SIGKILL it half-way: run with --stop-timeout 40 (compose: stop_grace_period: 40s;
+# Kubernetes: terminationGracePeriodSeconds: 40). A drained worker exits with code 4 (see --help): with
+# Docker's restart policies that code cannot be exempted, so prefer scaling the service down after a drain.
+# Memory: the heap is sized from the container's memory limit (JDK_JAVA_OPTIONS, MaxRAMPercentage=70);
+# give the container a limit (docker run -m 2g), or set JDK_JAVA_OPTIONS yourself.
+# Health: HEALTHCHECK runs a tiny Java check (the image has no curl) against /health/ready on
+# 127.0.0.1 and the port in INSPECT_HTTP_PORT (default 8080); /health/ready is 200 once every part of
+# the role is ready. With http.tls.* set, override it (docker run --health-cmd) with an https URL.
 FROM eclipse-temurin:17-jre
 RUN groupadd --system --gid 10001 inspection \
  && useradd --system --uid 10001 --gid inspection --home-dir /app --no-create-home --shell /usr/sbin/nologin inspection \
@@ -25,6 +35,12 @@ WORKDIR /app
 COPY target/node.jar /app/node.jar
 COPY conf /app/conf
 USER 10001:10001
+VOLUME ["/app/data"]
 EXPOSE 8080
+STOPSIGNAL SIGTERM
+ENV JDK_JAVA_OPTIONS="-XX:MaxRAMPercentage=70 -XX:+ExitOnOutOfMemoryError"
+# start-period: start-up waits up to 120 s for PostgreSQL and RabbitMQ
+HEALTHCHECK --interval=15s --timeout=10s --start-period=120s --retries=3 \
+  CMD ["java","-Xmx24m","-XX:TieredStopAtLevel=1","-XX:+UseSerialGC","-cp","/app/node.jar","dev.inspection.node.ReadyCheck"]
 ENTRYPOINT ["java","-jar","/app/node.jar"]
 CMD ["--role=all","--http.host=0.0.0.0","--data.dir=/app/data"]

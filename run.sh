@@ -12,7 +12,8 @@ usage: ./run.sh <command> [args...]
 
 commands:
   demo [flags...]       start PostgreSQL, RabbitMQ and Redis if needed (scripts/ensure-services.sh),
-                        build target/node.jar if needed, run every role in one JVM (--role=all)
+                        build target/node.jar if needed, run every role in one JVM (--role=all) in demo
+                        mode (--demo.mode=true: 10,000 simulated devices, generated API token and password)
   test [mvn args...]    start the services and install chromium if needed, mvn -B verify, then check that no test secret reached a log
                         (unit tests *Test with surefire, integration tests *IT with failsafe)
   probe [flags...]      build if needed, run the probe role      (--role=probe)
@@ -23,8 +24,10 @@ commands:
 
 Flags are passed to the node, e.g. ./run.sh demo --http.port=8081; every key can also be set with
 an INSPECT_* environment variable (INSPECT_X_FILE=/path reads it from a file). List them with: java -jar target/node.jar --help
-probe, worker and scheduler run outside demo mode: they refuse RabbitMQ's guest account and a PostgreSQL
-superuser (the local services' defaults) unless given --security.allow.insecure.credentials=true.
+probe, worker and scheduler run outside demo mode: they add no simulated device unless given
+--probe.sim.devices=N, and refuse RabbitMQ's guest account and a PostgreSQL superuser (the local
+services' defaults) unless given --security.allow.insecure.credentials=true.
+mvn package (and so every build here) also writes the install tarball target/inspection-node-VERSION.tar.gz.
 The jar is rebuilt (mvn -q -B package -DskipTests) when it is missing or older than pom.xml or src/.
 Missing maven or JDK 17 are installed with apt-get (Debian packages maven, openjdk-17-jdk-headless).
 EOF
@@ -67,6 +70,15 @@ ensure_toolchain() {
   echo "installed ${pkgs[*]}"
 }
 
+# The unit files' test (DistFilesTest) runs systemd-analyze verify: Debian's systemd package has it.
+ensure_systemd_analyze() {
+  command -v systemd-analyze >/dev/null 2>&1 && return 0
+  echo "installing systemd for systemd-analyze (apt-get) ..."
+  as_root apt-get update >/dev/null 2>&1 || true
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends systemd >/dev/null 2>&1 ||
+    die "apt-get could not install systemd (systemd-analyze checks the install tarball's units)"
+}
+
 jar_stale() {
   [ ! -f "$JAR" ] || [ pom.xml -nt "$JAR" ] || [ -n "$(find src -newer "$JAR" -print -quit)" ]
 }
@@ -101,6 +113,7 @@ case "$cmd" in
     scripts/ensure-services.sh
     scripts/ensure-chromium.sh   # the console's browser test drives Debian's headless chromium
     ensure_toolchain maven
+    ensure_systemd_analyze
     mkdir -p target
     set +e
     mvn -B verify "$@" 2>&1 | tee target/test-output.log

@@ -7,10 +7,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
 
 /**
  * The node's configuration: built-in defaults, then the {@code --config} file, then environment
@@ -28,7 +30,21 @@ public final class Config {
   public static Config of(Map<String, String> overrides) {
     Map<String, String> v = defaults();
     overrides.forEach((key, value) -> put(v, key, value, "override"));
-    return new Config(v);
+    return new Config(demoDefaults(v, overrides.keySet()));
+  }
+
+  /** Simulated devices a node in demo mode adds when probe.sim.devices is not given: the demo's fleet. */
+  public static final String DEMO_SIM_DEVICES = "10000";
+
+  /**
+   * The demo's defaults, applied only with demo.mode=true to keys no source gave: outside demo mode a node
+   * started without flags must not fill a real database with simulated devices.
+   */
+  private static Map<String, String> demoDefaults(Map<String, String> v, Set<String> given) {
+    if (v.get(Keys.DEMO_MODE.name()).trim().equals("true") && !given.contains(Keys.PROBE_SIM_DEVICES.name())) {
+      v.put(Keys.PROBE_SIM_DEVICES.name(), DEMO_SIM_DEVICES);
+    }
+    return v;
   }
 
   /** Parses command-line flags and the environment. {@code --help} is handled by the caller. */
@@ -60,6 +76,7 @@ public final class Config {
       }
     }
     Map<String, String> v = defaults();
+    Set<String> given = new HashSet<>(flags.keySet());
     if (file != null) {
       Properties p = new Properties();
       Path path = Path.of(file);
@@ -70,6 +87,7 @@ public final class Config {
       }
       for (String key : p.stringPropertyNames()) {
         put(v, key, p.getProperty(key).trim(), "config file " + file);
+        given.add(key);
       }
     }
     for (Map.Entry<String, String> e : env.entrySet()) {
@@ -77,6 +95,7 @@ public final class Config {
       ConfigKey key = byEnv(e.getKey());
       if (key != null) {
         put(v, key.name(), e.getValue(), "environment variable " + e.getKey());
+        given.add(key.name());
         continue;
       }
       // INSPECT_X_FILE=/path: key x's value is the file's content (Docker/Kubernetes secrets), never both
@@ -91,9 +110,10 @@ public final class Config {
             + " comes from one of them; unset the other");
       }
       put(v, fileKey.name(), readValueFile(var, e.getValue()), "the file named by " + var);
+      given.add(fileKey.name());
     }
     flags.forEach((key, value) -> put(v, key, value, "flag --" + key));
-    return new Config(v);
+    return new Config(demoDefaults(v, given));
   }
 
   private static ConfigKey byEnv(String var) {
@@ -339,8 +359,11 @@ public final class Config {
     b.append("""
         Usage: java -jar node.jar --role=probe|worker|scheduler|all [--config FILE] [--key=value ...]
 
-        Runs one node of the device-inspection platform. With no argument it runs the demo: every role in
-        one JVM, a simulated fleet of 10,000 devices, against PostgreSQL, RabbitMQ and Redis on localhost.
+        Runs one node of the device-inspection platform: --role=all runs every role in one JVM. --demo.mode=true
+        (what ./run.sh demo passes) adds a simulated fleet of 10,000 devices unless probe.sim.devices is given,
+        generates the API token and console password, and allows the local services' default accounts.
+        Without it a node adds no simulated device and refuses RabbitMQ's guest and a PostgreSQL superuser.
+        --version prints the version and the git commit the jar was built from.
 
         Each key below can be set in the --config file (Java properties), by the environment variable
         shown, or by a flag --key=value (flags win over the environment, which wins over the file).

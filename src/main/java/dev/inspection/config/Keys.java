@@ -7,9 +7,10 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Every configuration key the node understands, with its built-in default. The built-in defaults are
- * the demo's: {@code java -jar node.jar --role=all} runs against the local services with no other
- * argument. {@code conf/node.properties} documents the same keys (a test keeps the two equal).
+ * Every configuration key the node understands, with its built-in default. The services' addresses
+ * default to the local ones; what only a demo wants (simulated devices, generated secrets, the services'
+ * default accounts) needs {@code demo.mode=true}. {@code conf/node.properties} documents the same keys
+ * (a test keeps the two equal).
  */
 public final class Keys {
   private Keys() {}
@@ -19,6 +20,7 @@ public final class Keys {
   public static final ConfigKey DATA_DIR = k("data.dir", "data", STRING, "directory for the probe's outbox and inventory cache");
   public static final ConfigKey HTTP_HOST = k("http.host", "127.0.0.1", STRING, "address the HTTP server (API, health, metrics) binds to");
   public static final ConfigKey HTTP_PORT = k("http.port", "8080", INT, "HTTP port of every role; 0 picks a free port (printed at start)");
+  public static final ConfigKey HTTP_ADVERTISED_URL = k("http.advertised.url", "", STRING, "base URL other nodes and operators reach this node's HTTP server by (e.g. https://sched-1.example.net:8080): a leading scheduler publishes it as leader_url, where followers and the console send mutations; empty = http(s)://http.host:port, with this host's name instead of a wildcard http.host (0.0.0.0, ::)");
   public static final ConfigKey HTTP_TLS_CERT = k("http.tls.cert", "", STRING, "PEM file of the HTTPS certificate (server certificate first, then its chain); with http.tls.key the port serves HTTPS only (API, console, health, metrics) and the session cookie is Secure; empty = plain HTTP");
   public static final ConfigKey HTTP_TLS_KEY = k("http.tls.key", "", STRING, "PEM file of the private key of http.tls.cert (PKCS#8, or PKCS#1 RSA); keep it readable by the node's user only");
 
@@ -53,7 +55,7 @@ public final class Keys {
   public static final ConfigKey QUEUE_DELIVERY_LIMIT = k("queue.delivery.limit", "20", INT, "deliveries of one message before it is dead-lettered as poison");
 
   public static final ConfigKey PROBE_GROUP = k("probe.group", "default", STRING, "probe group whose devices this probe inspects");
-  public static final ConfigKey PROBE_SIM_DEVICES = k("probe.sim.devices", "10000", INT, "simulated devices (check type sim) this probe adds to its inventory; 0 for none");
+  public static final ConfigKey PROBE_SIM_DEVICES = k("probe.sim.devices", "0", INT, "simulated devices (check type sim) this probe adds to its inventory; 0 for none; with demo.mode=true and this key not given, 10000");
   public static final ConfigKey PROBE_SIM_FAIL_RATE = k("probe.sim.fail.rate", "0.02", DOUBLE, "probability that a simulated check reports DOWN");
   public static final ConfigKey PROBE_INTERVAL_MS = k("probe.interval.ms", "10000", LONG, "default inspection interval of a device");
   public static final ConfigKey PROBE_JITTER_PCT = k("probe.jitter.pct", "10", INT, "each device's schedule is shifted by up to this percent of its interval");
@@ -175,7 +177,7 @@ public final class Keys {
   public static final ConfigKey API_TOKEN = k("api.token", "", STRING, "SECRET: the operator token for the API (header Authorization: Bearer <token>; reads and changes); required by the scheduler role unless demo.mode; prefer INSPECT_API_TOKEN (e.g. openssl rand -hex 32)");
   public static final ConfigKey CONSOLE_USER = k("console.user", "operator", STRING, "user name of the console login");
   public static final ConfigKey CONSOLE_PASSWORD = k("console.password", "", STRING, "SECRET: password of the console login (at least 12 characters), or its PBKDF2 hash pbkdf2$ITERATIONS$SALT$HASH (java -cp node.jar dev.inspection.admin.PasswordHash reads a password on stdin and prints one); kept only as a slow hash in memory; required unless demo.mode; prefer INSPECT_CONSOLE_PASSWORD");
-  public static final ConfigKey DEMO_MODE = k("demo.mode", "false", BOOL, "demo only: generate a random API token and console password when none is set and print them once at start");
+  public static final ConfigKey DEMO_MODE = k("demo.mode", "false", BOOL, "demo only: generate a random API token and console password when none is set and print them once at start, allow the services' default accounts, and add 10000 simulated devices unless probe.sim.devices is given");
   public static final ConfigKey SECURITY_ALLOW_INSECURE_CREDENTIALS = k("security.allow.insecure.credentials", "false", BOOL, "outside demo.mode a node refuses rabbit.user=guest and a PostgreSQL superuser as pg.user; true allows them (local tests, drills and benchmarks only)");
   // issue 10 (HTTP surface): roles, probe credentials, sessions, login throttling, body limits
   public static final ConfigKey API_READ_TOKEN = k("api.read.token", "", STRING, "SECRET: optional read-only API token (reads everything, every mutation answers 403); empty = none; at least 16 characters");
@@ -194,7 +196,7 @@ public final class Keys {
   public static final ConfigKey BACKOFF_MAX_MS = k("backoff.max.ms", "10000", LONG, "cap of the reconnect / retry delay (jittered)");
 
   public static final List<ConfigKey> ALL = List.of(
-      ROLE, NODE_ID, DATA_DIR, HTTP_HOST, HTTP_PORT, HTTP_TLS_CERT, HTTP_TLS_KEY,
+      ROLE, NODE_ID, DATA_DIR, HTTP_HOST, HTTP_PORT, HTTP_ADVERTISED_URL, HTTP_TLS_CERT, HTTP_TLS_KEY,
       PG_HOST, PG_PORT, PG_DATABASE, PG_USER, PG_PASSWORD, PG_SCHEMA, PG_POOL_SIZE, PG_IDLE_TX_TIMEOUT_MS, PG_SSL_MODE, PG_TLS_CA,
       RABBIT_HOST, RABBIT_PORT, RABBIT_USER, RABBIT_PASSWORD, RABBIT_VHOST, RABBIT_SSL, RABBIT_TLS_CA,
       REDIS_URL, REDIS_CHANNEL_PREFIX,

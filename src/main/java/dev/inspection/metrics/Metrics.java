@@ -8,6 +8,7 @@ import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.distribution.ValueAtPercentile;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.prometheus.metrics.core.metrics.Info;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Set;
@@ -96,6 +97,16 @@ public final class Metrics {
     gauge("worker_mailbox_messages", "deliveries waiting in this worker's slot mailboxes", mailboxMessages);
     gauge("worker_lease_cache_age_ms", "age of the newest lease read from PostgreSQL (INV-15; batches also check the lease in their transaction)",
         leaseCacheAgeMs);
+  }
+
+  /**
+   * {@code build_info{version, commit}} = 1: which build each node runs (e.g. during a rolling upgrade). A
+   * Prometheus info metric registered on the Prometheus registry itself: Micrometer would drop the _info suffix.
+   */
+  public void buildInfo(String version, String commit) {
+    if (prometheus == null) return;
+    Info.builder().name("build_info").help("always 1; the labels say the version and git commit this node was built from")
+        .labelNames("version", "commit").register(prometheus.getPrometheusRegistry()).setLabelValues(version, commit);
   }
 
   public void schedulerGauges(Supplier<Number> isLeader, Supplier<Number> term) {

@@ -1,6 +1,7 @@
 package dev.inspection.node;
 
 import dev.inspection.admin.HttpTls;
+import dev.inspection.common.BuildInfo;
 import dev.inspection.config.Config;
 import dev.inspection.config.ConfigException;
 import dev.inspection.config.Keys;
@@ -11,13 +12,33 @@ import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** {@code java -jar node.jar --role=probe|worker|scheduler|all [--config FILE] [--key=value ...]}; see {@code --help}. */
+/**
+ * {@code java -jar node.jar --role=probe|worker|scheduler|all [--config FILE] [--key=value ...]}; see {@code --help}.
+ * Its exit codes tell a supervisor (the systemd units) whether a restart can help; see {@link #EXIT_CODES}.
+ */
 public final class Main {
   private Main() {}
 
+  /** Start-up failed (a service unreachable for 120 s, a port taken): a restart may succeed. */
+  static final int EXIT_START_FAILED = 1;
+  /** The configuration is wrong: a restart repeats the error until someone fixes it. */
+  static final int EXIT_CONFIG = 2;
+  /** A worker was drained and is OFFLINE: it left on purpose and must not come back by itself (3 is the JVM's out-of-memory exit). */
+  static final int EXIT_DRAINED = 4;
+
+  /** The exit codes, for {@code --help}. */
+  static final String EXIT_CODES = """
+      Exit codes: 0 stopped; %d could not start (a restart may help); %d configuration error (fix it: do not restart);
+      %d worker drained and OFFLINE (do not restart); 3 out of memory with -XX:+ExitOnOutOfMemoryError; 143 stopped by SIGTERM.
+      """.formatted(EXIT_START_FAILED, EXIT_CONFIG, EXIT_DRAINED);
+
   public static void main(String[] args) {
     if (Arrays.asList(args).contains("--help") || Arrays.asList(args).contains("-h")) {
-      System.out.print(Config.help());
+      System.out.print(BuildInfo.current().line() + "\n" + Config.help() + "\n" + EXIT_CODES);
+      return;
+    }
+    if (Arrays.asList(args).contains("--version")) {
+      System.out.println(BuildInfo.current().line());
       return;
     }
     if (Arrays.asList(args).contains("--print-config")) {
@@ -30,17 +51,17 @@ public final class Main {
       Node.validate(config);
     } catch (ConfigException e) {
       System.err.println("error: " + Secrets.redact(e.getMessage()));
-      System.exit(2);
+      System.exit(EXIT_CONFIG);
       return;
     }
     Logger log = LoggerFactory.getLogger(Main.class);
-    log.info("starting node {} as role {}", config.nodeId(), config.role().name().toLowerCase());
+    log.info("starting node {} as role {} ({})", config.nodeId(), config.role().name().toLowerCase(), BuildInfo.current().line());
     config.describe().forEach(l -> log.debug("config {}", l));
     Node node = new Node(config, Clock.systemUTC());
     // a drained worker (POST /api/v1/workers/{id}/drain) is told OFFLINE and leaves; the shutdown hook stops it cleanly
     node.onExitRequest(() -> new Thread(() -> {
-      log.info("this worker was drained and is OFFLINE: exiting");
-      System.exit(0);
+      log.info("this worker was drained and is OFFLINE: exiting with code {} (not restarted by the systemd unit)", EXIT_DRAINED);
+      System.exit(EXIT_DRAINED);
     }, "drained-exit").start());
     try {
       node.start().toCompletionStage().toCompletableFuture().get(120, TimeUnit.SECONDS);
@@ -48,10 +69,10 @@ public final class Main {
       Throwable cause = e.getCause() != null ? e.getCause() : e;
       if (cause instanceof ConfigException) {
         System.err.println("error: " + Secrets.redact(cause.getMessage()));
-        System.exit(2);
+        System.exit(EXIT_CONFIG);
       }
       System.err.println("error: the node could not start: " + Secrets.redact(cause.getMessage()));
-      System.exit(1);
+      System.exit(EXIT_START_FAILED);
       return;
     }
     System.out.println("node " + config.nodeId() + " (" + config.role().name().toLowerCase() + ") is up: " + HttpTls.scheme(config) + "://"

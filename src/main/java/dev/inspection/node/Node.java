@@ -15,6 +15,7 @@ import dev.inspection.admin.ShedRoutes;
 import dev.inspection.admin.Routes;
 import dev.inspection.admin.SlotRoutes;
 import dev.inspection.admin.WorkerRoutes;
+import dev.inspection.common.BuildInfo;
 import dev.inspection.common.Retry;
 import dev.inspection.common.RetryPolicy;
 import dev.inspection.config.Config;
@@ -44,6 +45,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -66,6 +68,8 @@ public final class Node {
   public Node(Config config, Clock clock) {
     this.config = config;
     this.clock = clock;
+    BuildInfo build = BuildInfo.current();
+    metrics.buildInfo(build.version(), build.commit());
   }
 
   /** Every check of a configuration that goes across keys, including the alert rules it describes; each failure names the key. */
@@ -74,6 +78,7 @@ public final class Node {
     PgOptions.validated(config); // pg.schema must be a plain identifier, pg.ssl.mode known, pg.tls.ca readable
     RabbitOptions.validated(config); // rabbit.tls.ca readable
     HttpTls.check(config); // http.tls.cert and http.tls.key both given and readable
+    AdvertisedUrl.check(config.get(Keys.HTTP_ADVERTISED_URL));
     SlotProcessor.Settings.from(config); // history.policy and its companions
     DegradedMode.Settings.from(config); // worker.degraded.* thresholds (exit below enter), worker.backfill.*
     for (int p = 1; p <= 3; p++) {
@@ -108,8 +113,7 @@ public final class Node {
     return ready.compose(v -> {
       Future<String> f = Future.succeededFuture("");
       if (role.runsScheduler()) {
-        scheduler = new SchedulerVerticle(config, metrics, clock,
-            () -> http == null ? "" : HttpTls.scheme(config) + "://" + config.get(Keys.HTTP_HOST) + ":" + http.port());
+        scheduler = new SchedulerVerticle(config, metrics, clock, advertisedUrl());
         checks.put("scheduler.postgres", scheduler::ready);
         f = f.compose(x -> vertx.deployVerticle(scheduler));
       }
@@ -133,6 +137,17 @@ public final class Node {
           scheduler.audit());
       return vertx.deployVerticle(http);
     }).<Void>mapEmpty().onFailure(e -> vertx.close());
+  }
+
+  /**
+   * Where this node is reached, for the leader_url it publishes while it leads: known once the HTTP
+   * server listens (its port may be 0 = any). The host's name is looked up now, not on the event loop.
+   */
+  private Supplier<String> advertisedUrl() {
+    String advertised = config.get(Keys.HTTP_ADVERTISED_URL);
+    String bind = config.get(Keys.HTTP_HOST);
+    String hostName = advertised.isBlank() && AdvertisedUrl.isWildcard(bind.trim()) ? AdvertisedUrl.localHostName() : bind;
+    return () -> http == null ? "" : AdvertisedUrl.choose(advertised, HttpTls.scheme(config), bind, http.port(), () -> hostName);
   }
 
   /** The API's resources: each gets the scheduler parts it reads, and the scheduler's {@link Operations} for what it changes. */

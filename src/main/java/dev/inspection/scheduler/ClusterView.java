@@ -1,5 +1,6 @@
 package dev.inspection.scheduler;
 
+import dev.inspection.common.BuildInfo;
 import dev.inspection.control.Pacing;
 import dev.inspection.messaging.Envelope;
 import dev.inspection.store.Rows;
@@ -98,7 +99,7 @@ public final class ClusterView {
              (SELECT coalesce(sum((v->>'rate')::float8), 0) FROM worker_heartbeat w, jsonb_each(coalesce(w.backlog_metrics->'slots', '{}')) AS e(k, v)
               WHERE w.state IN ('ACTIVE', 'DRAINING', 'SUSPECTED') AND jsonb_typeof(w.backlog_metrics) = 'object'),
              (SELECT count(*) FROM alert_current WHERE state = 'ACTIVE'),
-             (SELECT count(*) FROM dead_letter WHERE state = 'PENDING')""";
+             (SELECT count(*) FROM dead_letter WHERE state = 'PENDING'), (SELECT leader_url FROM scheduler_term WHERE id = 1)""";
   static final String SLOT_HISTORY = """
       SELECT old_owner, new_owner, old_epoch, new_epoch, reason, old_state, new_state, term, at FROM slot_lease_history
       WHERE slot_id = $1 ORDER BY id DESC LIMIT $2""";
@@ -116,7 +117,7 @@ public final class ClusterView {
       Row r = rows.iterator().next();
       return new JsonObject().put("term", r.getLong(0)).put("leader_id", r.getString(1)).put("slots_total", r.getLong(2))
           .put("slots_active", r.getLong(3)).put("workers_active", r.getLong(4)).put("results_per_s", Math.round(r.getDouble(5) * 10) / 10.0)
-          .put("alerts_active", r.getLong(6)).put("dead_letters_pending", r.getLong(7));
+          .put("alerts_active", r.getLong(6)).put("dead_letters_pending", r.getLong(7)).put("leader_url", r.getString(8));
     });
   }
 
@@ -147,9 +148,9 @@ public final class ClusterView {
   public Future<JsonObject> versions() {
     return pool.query(VERSIONS).execute().map(rows -> {
       Row r = rows.iterator().next();
-      String app = ClusterView.class.getPackage().getImplementationVersion();
+      BuildInfo app = BuildInfo.current();
       return new JsonObject().put("resource_version", r.getLong(0)).put("slot_map_version", r.getLong(1) == null ? 1L : r.getLong(1))
-          .put("schema_migrations", r.getString(2)).put("term", r.getLong(3)).put("app_version", app == null ? "dev" : app)
+          .put("schema_migrations", r.getString(2)).put("term", r.getLong(3)).put("app_version", app.version()).put("app_commit", app.commit())
           .put("envelope_schema", Envelope.SCHEMA_VERSION);
     });
   }

@@ -144,6 +144,7 @@ async function headerTick() {
       fill(line,
         o.leader_id ? h('span', { title: 'the scheduler that leads (term ' + o.term + ')' }, 'leader ', h('b', null, o.leader_id), ` · term ${o.term}`)
           : h('span', { class: 'bad-text' }, 'NO LEADER'),
+        followerNote(o),
         ' · ', h('span', null, h('b', null, fmtInt(o.workers_active)), ' workers active'),
         ' · ', h('span', null, h('b', null, fmtRate(o.results_per_s)), ' results/s'));
       setCount('nav-alerts', o.alerts_active);
@@ -159,6 +160,14 @@ async function headerTick() {
   } finally {
     setTimeout(headerTick, POLL_MS);
   }
+}
+
+// On a follower the console reads everything, but changes (drain, ack, replay) are the leader's: link to its console.
+function followerNote(o) {
+  if (o.this_node_leads !== false || !o.leader_id) return null;
+  const url = typeof o.leader_url === 'string' && /^https?:\/\/[^\s]+$/.test(o.leader_url) ? o.leader_url.replace(/\/+$/, '') : null;
+  return h('span', { id: 'follower-note', title: 'this scheduler follows; changes are made on the leader' }, ' · this node follows: ',
+    url ? h('a', { id: 'leader-link', href: url + '/console/', rel: 'noopener' }, "open the leader's console") : h('span', null, 'leader address unknown'));
 }
 
 function setCount(id, n) {

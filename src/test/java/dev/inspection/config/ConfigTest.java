@@ -13,12 +13,27 @@ import org.junit.jupiter.api.io.TempDir;
 class ConfigTest {
 
   @Test
-  void builtInDefaultsAreTheDemo() {
+  void aNodeStartedWithoutFlagsAddsNoSimulatedDevices() {
     Config c = Config.load(new String[0], Map.of());
     assertEquals(Role.ALL, c.role());
     assertEquals(256, c.getInt(Keys.SLOTS_TOTAL));
-    assertEquals(10000, c.getInt(Keys.PROBE_SIM_DEVICES));
+    assertEquals(0, c.getInt(Keys.PROBE_SIM_DEVICES));
     assertEquals(8080, c.getInt(Keys.HTTP_PORT));
+    assertEquals(0, Config.of(Map.of()).getInt(Keys.PROBE_SIM_DEVICES));
+  }
+
+  @Test
+  void demoModeAddsTheDemoFleetUnlessProbeSimDevicesIsGiven(@TempDir Path dir) throws Exception {
+    assertEquals(10000, Config.load(new String[] {"--demo.mode=true"}, Map.of()).getInt(Keys.PROBE_SIM_DEVICES));
+    assertEquals(10000, Config.load(new String[0], Map.of("INSPECT_DEMO_MODE", "true")).getInt(Keys.PROBE_SIM_DEVICES));
+    assertEquals(10000, Config.of(Map.of("demo.mode", "true")).getInt(Keys.PROBE_SIM_DEVICES));
+    // given anywhere, even as 0 or as the documented default in a config file, it wins
+    assertEquals(0, Config.load(new String[] {"--demo.mode=true", "--probe.sim.devices=0"}, Map.of()).getInt(Keys.PROBE_SIM_DEVICES));
+    assertEquals(25, Config.load(new String[] {"--demo.mode=true"}, Map.of("INSPECT_PROBE_SIM_DEVICES", "25")).getInt(Keys.PROBE_SIM_DEVICES));
+    Path f = dir.resolve("node.properties");
+    Files.writeString(f, "demo.mode=true\nprobe.sim.devices=7\n");
+    assertEquals(7, Config.load(new String[] {"--config", f.toString()}, Map.of()).getInt(Keys.PROBE_SIM_DEVICES));
+    assertEquals(5, Config.of(Map.of("demo.mode", "true", "probe.sim.devices", "5")).getInt(Keys.PROBE_SIM_DEVICES));
   }
 
   @Test

@@ -87,6 +87,12 @@ public final class ChildNode implements AutoCloseable {
     return process.exitValue();
   }
 
+  /** Waits for the process to end by itself (e.g. a drained worker) and returns its exit code. */
+  public int awaitExit(Duration within) throws Exception {
+    if (!process.waitFor(within.toMillis(), TimeUnit.MILLISECONDS)) throw new IllegalStateException("did not exit in " + within + " (see " + log + ")");
+    return process.exitValue();
+  }
+
   @Override
   public void close() throws Exception {
     if (process.isAlive()) kill9();

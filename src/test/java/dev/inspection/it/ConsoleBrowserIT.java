@@ -255,6 +255,35 @@ class ConsoleBrowserIT {
     }
   }
 
+  /** Issue 15 item 7: a follower's console says it follows and links to the leader's console, at its advertised URL. */
+  @Test
+  void aFollowersConsoleLinksToTheLeadersConsole() throws Exception {
+    if (!Files.isExecutable(CHROMIUM) || !Files.isExecutable(CHROMEDRIVER)) fail("run scripts/ensure-chromium.sh (./run.sh test runs it first)");
+    try (TestEnv env = new TestEnv(4)) {
+      String advertised = "http://leader.example.net:9443";
+      Node leader = env.start(Map.of("role", "scheduler", "node.id", env.name + "-lead", "http.host", "0.0.0.0", "http.advertised.url", advertised));
+      Node follower = env.start(Map.of("role", "scheduler", "node.id", env.name + "-follow"));
+      ChromeDriver driver = startBrowser();
+      try {
+        driver.get("http://127.0.0.1:" + follower.httpPort() + "/console/");
+        waiting(driver, 15).until(ExpectedConditions.urlContains("/login"));
+        logIn(driver, TestEnv.CONSOLE_USER, TestEnv.CONSOLE_PASSWORD);
+        waiting(driver, 15).until(ExpectedConditions.urlContains("/console/"));
+        WebElement link = waiting(driver, 20).until(ExpectedConditions.presenceOfElementLocated(By.id("leader-link")));
+        assertEquals(advertised + "/console/", link.getAttribute("href"));
+        assertTrue(driver.findElement(By.id("follower-note")).getText().contains("follows"), driver.findElement(By.id("status-line")).getText());
+        // on the leader's own console there is no such note
+        driver.get("http://127.0.0.1:" + leader.httpPort() + "/console/");
+        waiting(driver, 15).until(ExpectedConditions.urlContains("/login"));
+        logIn(driver, TestEnv.CONSOLE_USER, TestEnv.CONSOLE_PASSWORD);
+        waiting(driver, 15).until(d -> d.findElement(By.id("status-line")).getText().contains("leader"));
+        assertTrue(driver.findElements(By.id("follower-note")).isEmpty(), "the leader's console is not a follower's");
+      } finally {
+        driver.quit();
+      }
+    }
+  }
+
   /** An explicit wait that polls every 200 ms and reads again an element the page re-rendered meanwhile (every poll repaints). */
   private static WebDriverWait waiting(WebDriver driver, int seconds) {
     WebDriverWait w = new WebDriverWait(driver, Duration.ofSeconds(seconds), Duration.ofMillis(200));

@@ -1,5 +1,6 @@
 package dev.inspection.node;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -23,5 +24,25 @@ class DockerfileTest {
     String all = String.join("\n", lines);
     assertTrue(all.contains("chown inspection:inspection /app/data"), "the data directory (data.dir, the outbox) must be the user's");
     assertFalse(all.contains("chown -R") || all.contains("chown inspection:inspection /app\n"), "the user must not own the jar or the app directory");
+  }
+
+  /** Issue 15 item 1: what an orchestrator needs from the image besides the user. */
+  @Test
+  void theImageHasAHealthCheckADataVolumeAStopSignalAndAContainerSizedHeap() throws Exception {
+    List<String> lines = Files.readAllLines(Path.of("Dockerfile")).stream().map(String::trim).toList();
+    String code = String.join("\n", lines.stream().filter(l -> !l.startsWith("#")).toList());
+    assertTrue(code.contains("HEALTHCHECK") && code.contains("dev.inspection.node.ReadyCheck"), "HEALTHCHECK through ReadyCheck (no curl in the image)");
+    assertTrue(code.contains("--start-period=120s"), "start-up may wait 120 s for the services");
+    assertTrue(code.contains("VOLUME [\"/app/data\"]"), "the data dir (outbox) is a volume");
+    assertTrue(code.indexOf("chown inspection:inspection /app/data") < code.indexOf("VOLUME"), "VOLUME after the chown, or the volume is root's");
+    assertTrue(code.contains("STOPSIGNAL SIGTERM"));
+    assertTrue(code.contains("MaxRAMPercentage"), "the heap follows the container's memory limit");
+    long grace = Long.parseLong(dev.inspection.config.Keys.SHUTDOWN_GRACE_MS.defaultValue());
+    String note = String.join("\n", lines.stream().filter(l -> l.startsWith("#")).toList());
+    int at = note.indexOf("--stop-timeout ");
+    assertTrue(at >= 0, "the stop timeout to run with is documented");
+    long stop = Long.parseLong(note.substring(at + "--stop-timeout ".length()).split("\\D", 2)[0]);
+    assertTrue(stop * 1000 > grace, "--stop-timeout " + stop + " s must exceed shutdown.grace.ms " + grace);
+    assertEquals(1, lines.stream().filter(l -> l.startsWith("HEALTHCHECK")).count());
   }
 }
