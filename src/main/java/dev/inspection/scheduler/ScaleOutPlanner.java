@@ -31,15 +31,21 @@ import java.util.TreeSet;
  * <p><b>Cold start.</b> FREE slots (a new installation) go out in waves, each worker at most its wave per
  * round. Slots whose owner died (ORPHANED) are not held back: they must be consumed again at once.
  *
- * <p><b>Scale-out and the source cooldown.</b> A worker ACTIVE for less than {@code joinWindowMs} that is
- * below the fair share (the mean load by slot weights) is <i>joining</i>. Scale-out moves go to joining
- * workers only, from workers above the mean, and only a slot that leaves its source at least as heavy as
- * the target ({@code weight <= gap / 2}): a move can never make the pair want the slot back. The slot cooldown
- * holds for them as for every move (no slot moves twice within it). The <i>source</i> cooldown does not:
- * it is there to stop noisy weights from drawing the same worker down again and again, and a worker that just
- * joined with nothing is not noise — honouring it would hold a 256-slot scale-out to a few slots a minute.
- * The no-overshoot rule and the wave size bound what a joining worker takes instead. A joining worker stops
- * receiving when no such move is left: it is then within one slot's weight of the mean.
+ * <p><b>Scale-out and the cooldowns.</b> A worker ACTIVE for less than {@code joinWindowMs} is <i>joining</i>
+ * (not the one ACTIVE longest: a fleet's first worker joined nothing). Scale-out moves go only to joining workers
+ * below the fair share (the mean load by slot weights), and only a slot lighter than twice the target's deficit, so the target always ends closer
+ * to the mean than it was; it stops within one slot's weight of it. Sources are taken heaviest first; a
+ * joining worker below the mean is never one. The <b>slot cooldown</b> holds as for every move: no slot
+ * moves twice within it. The <b>source cooldown</b> does not apply: it is there so that noisy weights cannot
+ * draw the same worker down round after round, and a worker that has just joined with nothing is not noise —
+ * honouring it (with the rebalancer's 5 moves per round) held a 256-slot scale-out to about 5 slots a minute.
+ * Why this cannot ping-pong: a slot that moved is not moved again within the slot cooldown, and the slots a
+ * worker received while joining are all in it for as long as it joins (the join window, 5 min, is no longer
+ * than the slot cooldown), so they cannot flow back; a joining worker below the mean is never a source; and a
+ * worker past its join window is left to the rebalancer, which keeps both cooldowns. When the
+ * only slots out of their cooldown sit on one worker (a third worker joining shortly after a second one),
+ * that worker gives the newcomer its whole share and may end below the mean; the rebalancer evens that out
+ * once the other slots' cooldown is over.
  */
 public final class ScaleOutPlanner {
   private ScaleOutPlanner() {}
@@ -168,18 +174,27 @@ public final class ScaleOutPlanner {
     return List.copyOf(moves);
   }
 
-  /** Workers ACTIVE for less than the join window (their state age), by id. */
+  /**
+   * Workers ACTIVE for less than the join window (their state age), by id — except the one ACTIVE longest
+   * (ties: the smallest id): the first worker of a fleet joined nothing, it is where the others take from.
+   */
   public static Set<String> joining(Map<String, Long> activeForMs, Settings s) {
+    String founder = null;
+    for (Map.Entry<String, Long> e : new TreeMap<>(activeForMs).entrySet()) {
+      if (founder == null || e.getValue() > activeForMs.get(founder)) founder = e.getKey();
+    }
     Set<String> out = new TreeSet<>();
-    for (Map.Entry<String, Long> e : activeForMs.entrySet()) if (e.getValue() < s.joinWindowMs()) out.add(e.getKey());
+    for (Map.Entry<String, Long> e : activeForMs.entrySet()) if (e.getValue() < s.joinWindowMs() && !e.getKey().equals(founder)) out.add(e.getKey());
     return out;
   }
 
   /**
    * Scale-out moves (see the class comment): repeatedly the lightest joining worker below the mean that has
-   * room gets, from the heaviest worker above the mean that has one, the ACTIVE slot not in its slot cooldown
-   * whose weight is at most half their gap and closest to what both need (the target's deficit, the source's
-   * excess, half the gap). A joining worker for which no such slot exists is done. Ties by worker id, then slot id.
+   * room takes one slot: from the heaviest worker that has an ACTIVE slot out of its slot cooldown (never from
+   * a joining worker below the mean), the one whose weight is below twice the target's deficit (so the target
+   * ends closer to the mean than it was) and closest to what is wanted — the deficit, or the source's excess
+   * over the mean when that is smaller. A joining worker for which no such slot exists is done. Ties by worker
+   * id, then slot id.
    */
   public static List<Move> scaleOut(List<String> activeWorkers, Set<String> joining, List<SlotInfo> slots, Map<Integer, Long> lastSlotMoveMs,
       long nowMs, long slotCooldownMs, Map<String, Integer> room) {
@@ -201,7 +216,7 @@ public final class ScaleOutPlanner {
       double mean = per.values().stream().mapToDouble(Double::doubleValue).sum() / per.size();
       String target = lightest(per, w -> left.getOrDefault(w, 0) > 0 && per.get(w) < mean);
       if (target == null) break;
-      Move m = bestMove(per, mean, target, movable, taken);
+      Move m = bestMove(per, mean, target, joining, movable, taken);
       if (m == null) {
         left.remove(target);
         continue;
@@ -214,19 +229,18 @@ public final class ScaleOutPlanner {
     return List.copyOf(moves);
   }
 
-  private static Move bestMove(Map<String, Double> per, double mean, String target, Map<String, List<SlotInfo>> movable, Set<Integer> taken) {
+  private static Move bestMove(Map<String, Double> per, double mean, String target, Set<String> joining, Map<String, List<SlotInfo>> movable,
+      Set<Integer> taken) {
     List<String> sources = new ArrayList<>(per.keySet());
     sources.sort(Comparator.comparingDouble((String w) -> per.get(w)).reversed().thenComparing(w -> w));
-    double t = per.get(target);
+    double deficit = mean - per.get(target);
     for (String source : sources) {
       double s = per.get(source);
-      if (s <= mean) break;
-      if (source.equals(target)) continue;
-      double half = (s - t) / 2;
-      double want = Math.min(Math.min(mean - t, s - mean), half);
+      if (source.equals(target) || (joining.contains(source) && s < mean)) continue;
+      double want = s > mean ? Math.min(deficit, s - mean) : deficit;
       SlotInfo best = null;
       for (SlotInfo si : movable.getOrDefault(source, List.of())) {
-        if (taken.contains(si.slot()) || si.weight() > half) continue;
+        if (taken.contains(si.slot()) || !(si.weight() < 2 * deficit)) continue;
         if (best == null || Math.abs(si.weight() - want) < Math.abs(best.weight() - want)) best = si;
       }
       if (best != null) return new Move(best.slot(), source, target);
