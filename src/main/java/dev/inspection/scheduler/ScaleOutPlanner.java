@@ -25,8 +25,10 @@ import java.util.TreeSet;
  * when every slot of the previous one has arrived (ACTIVE on it, or gone elsewhere). Its size follows what
  * the worker has shown it can load: the first wave is {@code firstWave}; a wave that arrived within
  * {@code fastMs} while the worker's commit p99 and its backlog per slot (from its heartbeat) stay under their
- * limits doubles the next one (up to {@code maxWave}); one that took longer than {@code slowMs}, or a commit
- * p99 over the limit, halves it (down to {@code minWave}); anything between keeps it.
+ * limits doubles the next one (up to {@code maxWave}); one that took longer than {@code slowMs} halves it
+ * (down to {@code minWave}); anything else keeps it. A move costs its old owner a release (cancel, commit and
+ * ack what it holds) of several seconds however many slots it releases at once, so the thresholds are
+ * seconds, not milliseconds, and a wave grows by doubling.
  *
  * <p><b>Cold start.</b> FREE slots (a new installation) go out in waves, each worker at most its wave per
  * round. Slots whose owner died (ORPHANED) are not held back: they must be consumed again at once.
@@ -63,9 +65,9 @@ public final class ScaleOutPlanner {
       if (joinWindowMs < 0) throw new IllegalArgumentException("joinWindowMs must be >= 0, was " + joinWindowMs);
     }
 
-    /** First wave 8, 2..64, fast under 5 s, slow over 15 s, commit p99 1 s, 200 waiting per slot, joining for 5 min. */
+    /** First wave 16, 2..64, fast within 15 s, slow over 30 s, commit p99 1 s, 200 waiting per slot, joining for 5 min. */
     public static Settings defaults() {
-      return new Settings(8, 2, 64, 5_000, 15_000, 1_000, 200, 300_000);
+      return new Settings(16, 2, 64, 15_000, 30_000, 1_000, 200, 300_000);
     }
   }
 
@@ -107,9 +109,8 @@ public final class ScaleOutPlanner {
   public static int nextSize(Wave last, Signals now, Settings s) {
     if (last == null || last.inFlight()) return s.firstWave();
     Signals sig = now == null ? Signals.NONE : now;
-    boolean commitsSlow = sig.commitP99Ms() > s.maxCommitP99Ms();
-    if (last.durationMs() > s.slowMs() || commitsSlow) return Math.max(s.minWave(), last.size() / 2);
-    boolean keepsUp = sig.backlogPerSlot() <= s.maxBacklogPerSlot();
+    if (last.durationMs() > s.slowMs()) return Math.max(s.minWave(), last.size() / 2);
+    boolean keepsUp = sig.commitP99Ms() <= s.maxCommitP99Ms() && sig.backlogPerSlot() <= s.maxBacklogPerSlot();
     if (last.durationMs() <= s.fastMs() && keepsUp) return Math.min(s.maxWave(), last.size() * 2);
     return Math.max(s.minWave(), Math.min(s.maxWave(), last.size()));
   }

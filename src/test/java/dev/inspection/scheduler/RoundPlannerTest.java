@@ -132,7 +132,7 @@ class RoundPlannerTest {
     slots.set(2, new SlotRow(2, "w2", 8, ACTIVE, null, 100, false));
     Bumps next = assertInstanceOf(Bumps.class, decide());
     assertEquals(List.of(new Bump(1, 7, FREE, "w2", LOADING_NEW, "cold start")), next.bumps());
-    assertEquals(Map.of("w2", 8), next.waves(), "a FREE slot goes in a wave (the first one: 8)");
+    assertEquals(Map.of("w2", 16), next.waves(), "a FREE slot goes in a wave (the first one: 16)");
   }
 
   @Test

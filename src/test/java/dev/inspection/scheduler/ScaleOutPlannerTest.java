@@ -36,13 +36,13 @@ class ScaleOutPlannerTest {
   // ---- wave sizing ----
 
   @Test
-  void defaultsAreEightUpToSixtyFourFastUnderFiveSecondsSlowOverFifteen() {
-    assertEquals(new Settings(8, 2, 64, 5_000, 15_000, 1_000, 200, 300_000), Settings.defaults());
+  void defaultsAreSixteenUpToSixtyFourFastWithinFifteenSecondsSlowOverThirty() {
+    assertEquals(new Settings(16, 2, 64, 15_000, 30_000, 1_000, 200, 300_000), Settings.defaults());
   }
 
   @Test
   void aWorkerWithoutAWaveYetGetsTheFirstWave() {
-    assertEquals(8, ScaleOutPlanner.nextSize(null, HEALTHY, S));
+    assertEquals(16, ScaleOutPlanner.nextSize(null, HEALTHY, S));
   }
 
   @Test
@@ -54,18 +54,18 @@ class ScaleOutPlannerTest {
 
   @Test
   void aSlowWaveHalvesTheNextDownToTheMinimum() {
-    assertEquals(16, ScaleOutPlanner.nextSize(done(32, 15_001), HEALTHY, S));
+    assertEquals(16, ScaleOutPlanner.nextSize(done(32, 30_001), HEALTHY, S));
     assertEquals(2, ScaleOutPlanner.nextSize(done(2, 40_000), HEALTHY, S));
   }
 
   @Test
   void aWaveBetweenFastAndSlowKeepsItsSize() {
-    assertEquals(16, ScaleOutPlanner.nextSize(done(16, 9_000), HEALTHY, S));
+    assertEquals(16, ScaleOutPlanner.nextSize(done(16, 20_000), HEALTHY, S));
   }
 
   @Test
-  void slowCommitsHalveEvenAfterAFastWave() {
-    assertEquals(8, ScaleOutPlanner.nextSize(done(16, 800), new Signals(1_500, 0, 16), S));
+  void slowCommitsStopTheWaveFromGrowingEvenAfterAFastWave() {
+    assertEquals(16, ScaleOutPlanner.nextSize(done(16, 800), new Signals(1_500, 0, 16), S));
   }
 
   @Test
@@ -122,7 +122,7 @@ class ScaleOutPlannerTest {
   @Test
   void aWorkerWithAWaveInFlightHasNoRoom() {
     Map<String, Wave> books = Map.of("b", new Wave("b", Set.of(1), 8, NOW, -1), "c", done(8, 1_000));
-    assertEquals(Map.of("a", 8, "b", 0, "c", 16), ScaleOutPlanner.room(List.of("a", "b", "c"), books, Map.of("c", HEALTHY), S));
+    assertEquals(Map.of("a", 16, "b", 0, "c", 16), ScaleOutPlanner.room(List.of("a", "b", "c"), books, Map.of("c", HEALTHY), S));
   }
 
   // ---- cold start ----
