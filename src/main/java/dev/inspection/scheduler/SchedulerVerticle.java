@@ -61,6 +61,8 @@ public final class SchedulerVerticle extends VerticleBase implements Operations.
   private volatile boolean dbOk;
   private AuditLog audit;
   private Notifier fleetChannel;
+  /** The leader announces the cold-start pace here, for probes without probe.inventory.url (issue 14 item 2). */
+  private Notifier pacingChannel;
   private FleetModeKeeper fleetMode;
 
   public SchedulerVerticle(Config config, Metrics metrics, Clock clock, Supplier<String> apiUrl) {
@@ -214,6 +216,11 @@ public final class SchedulerVerticle extends VerticleBase implements Operations.
         .setMaxPoolSize(2).setMaxPoolWaiting(50));
     notifier.start();
     fleetChannel.start();
+    pacingChannel = new Notifier(vertx, config.get(Keys.REDIS_URL), config.get(Keys.REDIS_CHANNEL_PREFIX), "pacing", RetryPolicy.from(config), msg -> { });
+    pacingChannel.start();
+    vertx.setPeriodic(config.getLong(Keys.PROBE_PACING_REFRESH_MS), t -> {
+      if (leading()) view.pacing(minWorkers()).onSuccess(p -> pacingChannel.publish(p.encode()));
+    });
     leadership.start();
     fleetMode.start();
     vertx.setPeriodic(0, 2000, t -> pool.query("SELECT 1").execute().onComplete(ar -> dbOk = ar.succeeded()));
@@ -304,7 +311,7 @@ public final class SchedulerVerticle extends VerticleBase implements Operations.
   @Override
   public Future<?> stop() {
     if (fleetMode != null) fleetMode.stop();
-    return leadership.stop().eventually(() -> notifier.stop()).eventually(() -> fleetChannel.stop()).eventually(() -> connector.stop()).eventually(() -> {
+    return leadership.stop().eventually(() -> notifier.stop()).eventually(() -> fleetChannel.stop()).eventually(() -> pacingChannel.stop()).eventually(() -> connector.stop()).eventually(() -> {
       deadLetters.close();
       shed.close();
       queues.close();
