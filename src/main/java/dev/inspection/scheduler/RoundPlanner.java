@@ -122,7 +122,9 @@ final class RoundPlanner {
   private static Map<String, Integer> room(Snapshot in, List<String> active, ControlLoop.Settings settings) {
     Map<String, Signals> signals = new HashMap<>();
     for (WorkerRow w : in.workers()) signals.put(w.id(), Signals.of(w.metrics()));
-    return ScaleOutPlanner.room(active, in.waves(), signals, settings.waves());
+    Map<String, Integer> activeHeld = new HashMap<>();
+    for (SlotRow s : in.slots()) if (s.owner() != null && s.state() == SlotState.ACTIVE) activeHeld.merge(s.owner(), 1, Integer::sum);
+    return ScaleOutPlanner.room(active, in.waves(), signals, activeHeld, settings.waves());
   }
 
   private static Map<String, Integer> sizes(Map<String, Integer> room, List<String> targets) {

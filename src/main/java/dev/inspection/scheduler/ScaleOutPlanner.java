@@ -28,7 +28,9 @@ import java.util.TreeSet;
  * limits doubles the next one (up to {@code maxWave}); one that took longer than {@code slowMs} halves it
  * (down to {@code minWave}); anything else keeps it. A move costs its old owner a release (cancel, commit and
  * ack what it holds) of several seconds however many slots it releases at once, so the thresholds are
- * seconds, not milliseconds, and a wave grows by doubling.
+ * seconds, not milliseconds, and a wave grows by doubling. A slot turns ACTIVE before the worker has done
+ * much with it, so after a wave arrives the next waits for a heartbeat that reports the worker consuming
+ * all of its slots: its commit p99 and backlog then include the last wave.
  *
  * <p><b>Cold start.</b> FREE slots (a new installation) go out in waves, each worker at most its wave per
  * round. Slots whose owner died (ORPHANED) are not held back: they must be consumed again at once.
@@ -141,12 +143,19 @@ public final class ScaleOutPlanner {
     return (r.state() == SlotState.MOVING || r.state() == SlotState.DRAINING_OLD) && target.equals(r.target());
   }
 
-  /** Per worker that may take slots: 0 while a wave to it is in flight, else the size of its next wave. */
-  public static Map<String, Integer> room(Collection<String> workers, Map<String, Wave> waves, Map<String, Signals> signals, Settings s) {
+  /**
+   * Per worker that may take slots: the size of its next wave; 0 while a wave to it is in flight, and 0 after
+   * one arrived until the worker's heartbeat reports consuming at least the {@code activeHeld} slots it holds
+   * ACTIVE — its commit latency and backlog must show the last wave before they can judge the next one.
+   */
+  public static Map<String, Integer> room(Collection<String> workers, Map<String, Wave> waves, Map<String, Signals> signals,
+      Map<String, Integer> activeHeld, Settings s) {
     Map<String, Integer> out = new TreeMap<>();
     for (String w : workers) {
       Wave last = waves.get(w);
-      out.put(w, last != null && last.inFlight() ? 0 : nextSize(last, signals.get(w), s));
+      Signals sig = signals.getOrDefault(w, Signals.NONE);
+      boolean unseen = last != null && sig.slotsHeld() < activeHeld.getOrDefault(w, 0);
+      out.put(w, last != null && (last.inFlight() || unseen) ? 0 : nextSize(last, sig, s));
     }
     return out;
   }

@@ -64,6 +64,12 @@ class ScaleOutIT {
     return "MOVING -> released avg " + a[0] + " ms (max " + a[1] + "), released -> handed over avg " + a[2] + " ms, handed over -> ACTIVE avg " + a[3] + " ms";
   }
 
+  /** From the first cold-start wave to a worker until its last slot turned ACTIVE, from the lease history (ms). */
+  private static long openingMs(TestEnv env, String worker) throws Exception {
+    return env.queryLong("SELECT round(extract(epoch FROM (SELECT max(at) FROM $S.slot_lease_history WHERE new_owner = '" + worker
+        + "' AND new_state = 'ACTIVE') - (SELECT min(at) FROM $S.slot_lease_history WHERE new_owner = '" + worker + "' AND reason = 'cold start')) * 1000)");
+  }
+
   private static double fenced(Node... workers) {
     double n = 0;
     for (Node w : workers) n += w.metrics().registry().find("worker_fenced_total").counters().stream().mapToDouble(c -> c.count()).sum();
@@ -98,13 +104,13 @@ class ScaleOutIT {
       long t0 = System.nanoTime();
       workers.add(env.start(defaults(Map.of("role", "worker", "node.id", w1))));
       env.awaitSettled(Set.of(w1), Duration.ofSeconds(60));
-      System.out.printf("cold start: all %d slots ACTIVE on w1 %d ms after its start; waves %s%n", SLOTS, (System.nanoTime() - t0) / 1_000_000,
-          waves(env, "cold start"));
+      System.out.printf("cold start: all %d slots ACTIVE on w1 %d ms after the first wave (%d ms after its start, as this test saw it); waves %s%n",
+          SLOTS, openingMs(env, w1), (System.nanoTime() - t0) / 1_000_000, waves(env, "cold start"));
       assertTrue(waves(env, "cold start").size() > 1, "the cold start came in waves, not in one round");
 
       String probeId = env.name + "-probe";
-      Node probe = env.start(defaults(Map.of("role", "probe", "node.id", probeId, "probe.sim.devices", "1500", "probe.interval.ms", "1000")));
-      awaitTrue(Duration.ofSeconds(30), "results flowing", () -> env.queryLong("SELECT count(*) FROM $S.device_status_history") > 3_000);
+      Node probe = env.start(defaults(Map.of("role", "probe", "node.id", probeId, "probe.sim.devices", "600", "probe.interval.ms", "1000")));
+      awaitTrue(Duration.ofSeconds(60), "results flowing", () -> env.queryLong("SELECT count(*) FROM $S.device_status_history") > 1_000);
 
       long second = joinAndTime(env, env.name + "-w2", SLOTS / 2.0, workers);
       long third = joinAndTime(env, env.name + "-w3", SLOTS / 3.0, workers);
@@ -152,13 +158,13 @@ class ScaleOutIT {
       });
       watch.start();
       env.awaitSettled(Set.of(w1), Duration.ofSeconds(120));
-      long opened = (System.nanoTime() - t0) / 1_000_000;
+      long opened = openingMs(env, w1);
       awaitTrue(Duration.ofSeconds(120), "the backlog consumed", () -> env.readyTotal() == 0);
       long drained = (System.nanoTime() - t0) / 1_000_000;
       opening.set(false);
       watch.join();
       List<String> waves = waves(env, "cold start");
-      System.out.printf("cold start under a backlog of %d messages: %d slots ACTIVE after %d ms in %d waves %s; backlog consumed after %d ms;"
+      System.out.printf("cold start under a backlog of %d messages: %d slots ACTIVE %d ms after the first wave, in %d waves %s; backlog consumed %d ms after the worker's start;"
           + " worst commit p99 while opening %d ms%n", backlog, SLOTS, opened, waves.size(), waves, drained, worstP99.get());
       assertTrue(waves.size() > 1, "slots opened in waves");
       assertTrue(worstP99.get() < 1_000, "commit p99 stayed under 1 s while the slots opened: " + worstP99.get() + " ms");

@@ -122,7 +122,17 @@ class ScaleOutPlannerTest {
   @Test
   void aWorkerWithAWaveInFlightHasNoRoom() {
     Map<String, Wave> books = Map.of("b", new Wave("b", Set.of(1), 8, NOW, -1), "c", done(8, 1_000));
-    assertEquals(Map.of("a", 16, "b", 0, "c", 16), ScaleOutPlanner.room(List.of("a", "b", "c"), books, Map.of("c", HEALTHY), S));
+    assertEquals(Map.of("a", 16, "b", 0, "c", 16), ScaleOutPlanner.room(List.of("a", "b", "c"), books, Map.of("c", HEALTHY), Map.of("c", 16), S));
+  }
+
+  @Test
+  void afterAWaveArrivedTheNextWaitsForAHeartbeatThatCoversIt() {
+    Map<String, Wave> books = Map.of("c", done(16, 1_000));
+    assertEquals(Map.of("c", 0), ScaleOutPlanner.room(List.of("c"), books, Map.of("c", new Signals(40, 0, 8)), Map.of("c", 24), S),
+        "the heartbeat still shows 8 slots of 24");
+    assertEquals(Map.of("c", 32), ScaleOutPlanner.room(List.of("c"), books, Map.of("c", new Signals(40, 0, 24)), Map.of("c", 24), S));
+    assertEquals(Map.of("c", 16), ScaleOutPlanner.room(List.of("c"), books, Map.of("c", new Signals(40, 24 * 300, 24)), Map.of("c", 24), S),
+        "a backlog of 300 per slot: no bigger wave");
   }
 
   // ---- cold start ----
