@@ -226,7 +226,7 @@ public final class ControlLoop {
       ScaleOutPlanner.Wave before = waves.get(w.target());
       if (before != null && before.inFlight() && !w.inFlight()) {
         log.info("wave to {} arrived: {} slot(s) in {} ms", w.target(), w.slots().size(), w.durationMs());
-        metrics.registry().timer("scheduler_wave_duration").record(java.time.Duration.ofMillis(w.durationMs()));
+        metrics.waveArrived(w.durationMs());
       }
     }
     waves = new HashMap<>(settled);
