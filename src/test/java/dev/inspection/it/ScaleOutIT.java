@@ -121,7 +121,7 @@ class ScaleOutIT {
       String w1 = env.name + "-w1";
       long t0 = System.nanoTime();
       workers.add(env.start(defaults(Map.of("role", "worker", "node.id", w1))));
-      env.awaitSettled(Set.of(w1), Duration.ofSeconds(120));
+      env.awaitSettled(Set.of(w1), Duration.ofSeconds(240));
       System.out.printf("cold start: all %d slots ACTIVE on w1 %d ms after the first wave (%d ms after its start, as this test saw it); waves %s%n",
           SLOTS, openingMs(env, w1), (System.nanoTime() - t0) / 1_000_000, waves(env, "cold start"));
       assertTrue(waves(env, "cold start").size() > 1, "the cold start came in waves, not in one round");
@@ -132,7 +132,8 @@ class ScaleOutIT {
 
       long second = joinAndTime(env, env.name + "-w2", SLOTS / 2.0, workers);
       long third = joinAndTime(env, env.name + "-w3", SLOTS / 3.0, workers);
-      env.awaitSettled(Set.of(w1, env.name + "-w2", env.name + "-w3"), Duration.ofSeconds(120));
+      // a worker consumes only once it has declared the topology (768 queues): on a loaded broker that alone took over a minute
+      env.awaitSettled(Set.of(w1, env.name + "-w2", env.name + "-w3"), Duration.ofSeconds(240));
       System.out.printf("time to share: w2 %d ms, w3 %d ms; scale-out waves %s; %s%n", second, third, waves(env, "scale-out"), phases(env));
       assertEquals(0, env.queryLong("SELECT count(*) FROM $S.slot_lease_history WHERE reason = 'move timeout'"), "every old owner released in time");
 
