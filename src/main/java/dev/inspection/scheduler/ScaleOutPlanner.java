@@ -24,8 +24,8 @@ import java.util.TreeSet;
  * <p><b>Waves.</b> The slots sent to one worker together form a wave; the next wave to it is planned only
  * when every slot of the previous one has arrived (ACTIVE on it, or gone elsewhere). Its size follows what
  * the worker has shown it can load: the first wave is {@code firstWave}; a wave that arrived within
- * {@code fastMs} while the worker's commit p99 and its backlog per slot (from its heartbeat) stay under their
- * limits doubles the next one (up to {@code maxWave}); one that took longer than {@code slowMs} halves it
+ * {@code fastMs} while the worker's commit p99 (known: it has committed) and its backlog per slot (from its
+ * heartbeat) stay under their limits doubles the next one (up to {@code maxWave}); one that took longer than {@code slowMs} halves it
  * (down to {@code minWave}); anything else keeps it. A move costs its old owner a release (cancel, commit and
  * ack what it holds) of several seconds however many slots it releases at once, so the thresholds are
  * seconds, not milliseconds, and a wave grows by doubling. A slot turns ACTIVE before the worker has done
@@ -112,7 +112,8 @@ public final class ScaleOutPlanner {
     if (last == null || last.inFlight()) return s.firstWave();
     Signals sig = now == null ? Signals.NONE : now;
     if (last.durationMs() > s.slowMs()) return Math.max(s.minWave(), last.size() / 2);
-    boolean keepsUp = sig.commitP99Ms() <= s.maxCommitP99Ms() && sig.backlogPerSlot() <= s.maxBacklogPerSlot();
+    // no commit yet (p99 unknown) is no evidence: a cold start under a backlog could otherwise open everything before its first commit
+    boolean keepsUp = sig.commitP99Ms() >= 0 && sig.commitP99Ms() <= s.maxCommitP99Ms() && sig.backlogPerSlot() <= s.maxBacklogPerSlot();
     if (last.durationMs() <= s.fastMs() && keepsUp) return Math.min(s.maxWave(), last.size() * 2);
     return Math.max(s.minWave(), Math.min(s.maxWave(), last.size()));
   }

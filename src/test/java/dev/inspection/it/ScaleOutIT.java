@@ -152,7 +152,7 @@ class ScaleOutIT {
       Node sched = env.start(defaults(Map.of("role", "scheduler", "node.id", env.name + "-sched")));
       awaitTrue(Duration.ofSeconds(30), "the scheduler leads", () -> sched.scheduler().leading());
       String probeId = env.name + "-probe";
-      Map<String, String> probeFlags = Map.of("role", "probe", "node.id", probeId, "probe.sim.devices", "5000", "probe.interval.ms", "500");
+      Map<String, String> probeFlags = Map.of("role", "probe", "node.id", probeId, "probe.sim.devices", "2500", "probe.interval.ms", "500");
       Node probe = env.start(defaults(probeFlags));
       long target = 50_000;
       awaitTrue(Duration.ofSeconds(150), "a backlog of " + target + " results in the broker", () -> confirmed(env, probeId) >= target);

@@ -69,6 +69,12 @@ class ScaleOutPlannerTest {
   }
 
   @Test
+  void aWorkerThatHasNotCommittedYetGetsNoBiggerWave() {
+    assertEquals(16, ScaleOutPlanner.nextSize(done(16, 800), new Signals(-1, 0, 16), S));
+    assertEquals(16, ScaleOutPlanner.nextSize(done(16, 800), Signals.NONE, S));
+  }
+
+  @Test
   void aBacklogAboveTheLimitPerSlotStopsTheWaveFromGrowing() {
     assertEquals(16, ScaleOutPlanner.nextSize(done(16, 800), new Signals(40, 16 * 201, 16), S));
     assertEquals(32, ScaleOutPlanner.nextSize(done(16, 800), new Signals(40, 16 * 200, 16), S));
