@@ -107,7 +107,8 @@ cmd="${1:-}"
 case "$cmd" in
   demo)
     scripts/ensure-services.sh
-    run_role all --demo.mode=true "$@"
+    # one worker is the whole demo fleet: its probe opens at the cold-start pace and reaches full speed once that worker is ACTIVE
+    run_role all --demo.mode=true --scheduler.min.workers=1 "$@"
     ;;
   test)
     scripts/ensure-services.sh

@@ -62,7 +62,8 @@ public final class Keys {
   public static final ConfigKey PROBE_INVENTORY_FILE = k("probe.inventory.file", "", STRING, "JSON-lines file of devices to inspect (one device object per line); empty for none");
   public static final ConfigKey PROBE_INVENTORY_URL = k("probe.inventory.url", "", STRING, "scheduler base URL to pull this group's inventory from (cached in data.dir); empty for none");
   public static final ConfigKey PROBE_INVENTORY_REFRESH_MS = k("probe.inventory.refresh.ms", "30000", LONG, "how often the inventory is pulled from probe.inventory.url");
-  public static final ConfigKey PROBE_PACING_REFRESH_MS = k("probe.pacing.refresh.ms", "5000", LONG, "how often a probe with probe.inventory.url reads the cold-start pace (scheduler.min.workers)");
+  public static final ConfigKey PROBE_PACING_REFRESH_MS = k("probe.pacing.refresh.ms", "5000", LONG, "how often a probe reads the cold-start pace (scheduler.min.workers) from probe.inventory.url or, in --role=all, from its own scheduler (the leader also announces it on Redis)");
+  public static final ConfigKey PROBE_PACING_START = k("probe.pacing.start", "0.25", DOUBLE, "share of the normal rate non-critical devices are inspected at until a scheduler's pace is heard (the cold-start pace; 1 = start at full speed); 0 < value <= 1");
   public static final ConfigKey PROBE_CHECK_TIMEOUT_MS = k("probe.check.timeout.ms", "2000", LONG, "timeout of one tcp/http check");
 
   public static final ConfigKey OUTBOX_COMMIT_MAX_ROWS = k("outbox.commit.max.rows", "500", INT, "most results written in one SQLite transaction (group commit under synchronous=FULL)");
@@ -136,6 +137,15 @@ public final class Keys {
   public static final ConfigKey SCHEDULER_WEIGHT_BACKLOG = k("scheduler.weight.backlog", "10", DOUBLE, "slot weight per waiting message (γ)");
   public static final ConfigKey SCHEDULER_WEIGHT_PROCESS_MS = k("scheduler.weight.process.ms", "2", DOUBLE, "slot weight per ms of average batch time (δ)");
   public static final ConfigKey SCHEDULER_WEIGHT_CRITICAL = k("scheduler.weight.critical", "3", DOUBLE, "slot weight per critical (priority 1) device (ε)");
+  // issue 14: slots in waves (cold start and scale-out, scheduler/ScaleOutPlanner)
+  public static final ConfigKey SCHEDULER_WAVE_FIRST = k("scheduler.wave.first", "16", INT, "slots in the first wave to a worker (a cold start's FREE slots, a joining worker's scale-out)");
+  public static final ConfigKey SCHEDULER_WAVE_MIN = k("scheduler.wave.min", "2", INT, "smallest wave: a slow worker still gets this many slots per wave");
+  public static final ConfigKey SCHEDULER_WAVE_MAX = k("scheduler.wave.max", "64", INT, "largest wave to one worker");
+  public static final ConfigKey SCHEDULER_WAVE_FAST_MS = k("scheduler.wave.fast.ms", "15000", LONG, "a wave whose slots were all ACTIVE on the worker within this time doubles its next wave (if its commits and backlog allow)");
+  public static final ConfigKey SCHEDULER_WAVE_SLOW_MS = k("scheduler.wave.slow.ms", "30000", LONG, "a wave that took longer than this halves the next one");
+  public static final ConfigKey SCHEDULER_WAVE_COMMIT_P99_MS = k("scheduler.wave.commit.p99.ms", "1000", DOUBLE, "a worker whose commit p99 (heartbeat) is above this gets no bigger wave");
+  public static final ConfigKey SCHEDULER_WAVE_BACKLOG_PER_SLOT = k("scheduler.wave.backlog.per.slot", "200", DOUBLE, "a worker with more deliveries waiting per held slot (heartbeat mailbox) than this gets no bigger wave");
+  public static final ConfigKey SCHEDULER_JOIN_WINDOW_MS = k("scheduler.join.window.ms", "300000", LONG, "a worker ACTIVE for less than this and below its fair share is joining: it gets scale-out waves, without the sources' cooldown");
   public static final ConfigKey SCHEDULER_MIN_WORKERS = k("scheduler.min.workers", "3", INT, "cold start: probes inspect non-critical devices at 25% rate, +25% per ACTIVE worker, until this many are ACTIVE");
   // issue 12 item 3 (D10): the fleet mode the leader decides and the probes follow
   public static final ConfigKey SCHEDULER_QUEUE_SAMPLE_MS = k("scheduler.queue.sample.ms", "5000", LONG, "how often every scheduler counts the messages ready in the slot queues (the API's backlog and the fleet mode's backlog signals)");
@@ -202,7 +212,7 @@ public final class Keys {
       REDIS_URL, REDIS_CHANNEL_PREFIX,
       SLOTS_TOTAL, TOPOLOGY_PREFIX, BROKER_QUEUE_BUDGET_BYTES, BROKER_QUEUE_HIGH_WEIGHT, QUEUE_LOW_MAX_BYTES, QUEUE_LOW_MAX_LENGTH, QUEUE_DELIVERY_LIMIT,
       PROBE_GROUP, PROBE_SIM_DEVICES, PROBE_SIM_FAIL_RATE, PROBE_INTERVAL_MS, PROBE_JITTER_PCT,
-      PROBE_INVENTORY_FILE, PROBE_INVENTORY_URL, PROBE_INVENTORY_REFRESH_MS, PROBE_PACING_REFRESH_MS, PROBE_CHECK_TIMEOUT_MS,
+      PROBE_INVENTORY_FILE, PROBE_INVENTORY_URL, PROBE_INVENTORY_REFRESH_MS, PROBE_PACING_REFRESH_MS, PROBE_PACING_START, PROBE_CHECK_TIMEOUT_MS,
       OUTBOX_COMMIT_MAX_ROWS, OUTBOX_PUBLISH_CHANNELS, OUTBOX_MAX_INFLIGHT, OUTBOX_PUBLISH_BATCH_MAX, OUTBOX_PUBLISH_BATCH_BYTES, OUTBOX_REPLAY_INTERVAL_MS, OUTBOX_REPLAY_MIN_AGE_MS, OUTBOX_MAX_ROWS, OUTBOX_MAX_BYTES, OUTBOX_MIN_FREE_BYTES, OUTBOX_SHED_REPORT_MS, OUTBOX_RETENTION_MS,
       WORKER_PREFETCH_HIGH, WORKER_PREFETCH_NORMAL, WORKER_PREFETCH_LOW, WORKER_LANE_WEIGHT_HIGH, WORKER_LANE_WEIGHT_NORMAL, WORKER_LANE_WEIGHT_LOW,
       WORKER_LANE_FILL_BESIDE_HIGH, WORKER_LANE_STARVATION_MS, WORKER_BATCH_MAX, WORKER_BATCH_LINGER_MS, WORKER_MAX_MESSAGE_BYTES, WORKER_MAX_BATCH_BYTES,
@@ -214,7 +224,9 @@ public final class Keys {
       SCHEDULER_TICK_MS, SCHEDULER_ELECTION_MS, SCHEDULER_LEADER_SESSION_TIMEOUT_MS, SCHEDULER_LEADER_GRACE_MS, SCHEDULER_LEASE_EXPIRY_GRACE_MS,
       SCHEDULER_MOVE_TIMEOUT_MS, SCHEDULER_LOCK_TIMEOUT_MS, SCHEDULER_DRAIN_BATCH, SCHEDULER_REBALANCE_INTERVAL_MS, SCHEDULER_REBALANCE_THRESHOLD,
       SCHEDULER_REBALANCE_MAX_MOVES, SCHEDULER_COOLDOWN_SLOT_MS, SCHEDULER_COOLDOWN_SOURCE_MS, SCHEDULER_WEIGHT_DEVICES, SCHEDULER_WEIGHT_RATE,
-      SCHEDULER_WEIGHT_BACKLOG, SCHEDULER_WEIGHT_PROCESS_MS, SCHEDULER_WEIGHT_CRITICAL, SCHEDULER_MIN_WORKERS,
+      SCHEDULER_WEIGHT_BACKLOG, SCHEDULER_WEIGHT_PROCESS_MS, SCHEDULER_WEIGHT_CRITICAL, SCHEDULER_WAVE_FIRST, SCHEDULER_WAVE_MIN,
+      SCHEDULER_WAVE_MAX, SCHEDULER_WAVE_FAST_MS, SCHEDULER_WAVE_SLOW_MS, SCHEDULER_WAVE_COMMIT_P99_MS, SCHEDULER_WAVE_BACKLOG_PER_SLOT,
+      SCHEDULER_JOIN_WINDOW_MS, SCHEDULER_MIN_WORKERS,
       SCHEDULER_QUEUE_SAMPLE_MS, SCHEDULER_FLEET_BACKLOG_HIGH, SCHEDULER_FLEET_BACKLOG_CRITICAL, SCHEDULER_FLEET_GROWTH_PER_S, SCHEDULER_FLEET_GROWTH_SAMPLES,
       SCHEDULER_FLEET_FAILING_WORKERS_PCT, SCHEDULER_FLEET_FAILING_SAMPLES, SCHEDULER_FLEET_COMMIT_P99_HIGH_MS, SCHEDULER_FLEET_COMMIT_P99_CRITICAL_MS, SCHEDULER_FLEET_LEAVE_RATIO,
       SCHEDULER_FLEET_MIN_DWELL_MS, PROBE_MODE_POLL_MS, PROBE_MODE_UNREACHABLE_MS, PROBE_MODE_BROKER_DOWN_MS, PROBE_MODE_OUTBOX_DEPTH_HIGH, PROBE_MODE_OUTBOX_DEPTH_CRITICAL,

@@ -268,6 +268,10 @@ public final class Metrics {
     time("worker_slot_release", "time for the old owner to stop, commit and ack a moving slot", millis);
   }
 
+  public void waveArrived(long millis) {
+    time("scheduler_wave", "time from sending a wave of slots to a worker (cold start, scale-out) until every one of them was ACTIVE on it", millis);
+  }
+
   /** A duration with p50/p99. */
   private void time(String name, String description, long millis) {
     timers.computeIfAbsent(name, n -> Timer.builder(n).description(description).publishPercentiles(0.5, 0.99)

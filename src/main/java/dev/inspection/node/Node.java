@@ -127,6 +127,10 @@ public final class Node {
       }
       if (role.runsProbe()) {
         probe = new ProbeVerticle(config, metrics, clock, topology);
+        if (scheduler != null) {
+          SchedulerVerticle own = scheduler;
+          probe.pacingFrom(() -> own.view().pacing(own.minWorkers()));
+        }
         checks.put("probe", probe::ready);
         checks.put("probe.outbox", probe.outboxCheck());
         f = f.compose(x -> vertx.deployVerticle(probe));

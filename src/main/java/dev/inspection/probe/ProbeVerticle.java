@@ -41,6 +41,7 @@ import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -83,6 +84,9 @@ public final class ProbeVerticle extends VerticleBase {
   private long checksInFlight;
   /** Backpressure (issue 12): the fleet's mode, this probe's own, and the gate of the schedule. */
   private ProbeModeKeeper mode;
+  /** Cold-start pacing (issue 14 item 2); {@code localPacing}: this process's own scheduler, when it runs one. */
+  private PaceKeeper pacing;
+  private Supplier<Future<JsonObject>> localPacing;
 
   public ProbeVerticle(Config config, Metrics metrics, Clock clock, Topology topology) {
     this.config = config;
@@ -123,6 +127,11 @@ public final class ProbeVerticle extends VerticleBase {
     return mode;
   }
 
+  /** In {@code --role=all}: read the cold-start pace from this process's own scheduler (set before deployment). */
+  public void pacingFrom(Supplier<Future<JsonObject>> scheduler) {
+    this.localPacing = scheduler;
+  }
+
   @Override
   public Future<?> start() {
     schedule = new ProbeSchedule(config.getInt(Keys.PROBE_JITTER_PCT), random);
@@ -130,6 +139,8 @@ public final class ProbeVerticle extends VerticleBase {
     web = WebClient.create(vertx);
     mode = new ProbeModeKeeper(vertx, config, metrics, clock, isNode, outboxDepth::get, outboxOldestAgeMs::get, brokerDownSinceMs::get, web);
     schedule.gate(mode::inspect);
+    pacing = new PaceKeeper(vertx, config, isNode, schedule, web, localPacing);
+    pacing.start();
     Path file = Path.of(config.get(Keys.DATA_DIR), "outbox-" + isNode.replaceAll("[^A-Za-z0-9._-]", "_") + ".db");
     metrics.probeGauges(outboxDepth::get, () -> outboxOldestAgeMs.get() / 1000.0, () -> schedule.size());
     return Outbox.open(vertx, file, isNode, topology, clock)
@@ -166,7 +177,6 @@ public final class ProbeVerticle extends VerticleBase {
           long refresh = config.getLong(Keys.PROBE_INVENTORY_REFRESH_MS);
           if (!config.get(Keys.PROBE_INVENTORY_URL).isBlank()) {
             timers.add(vertx.setPeriodic(refresh, t -> pullInventory()));
-            timers.add(vertx.setPeriodic(0, config.getLong(Keys.PROBE_PACING_REFRESH_MS), t -> pullPacing()));
           }
         });
   }
@@ -220,20 +230,6 @@ public final class ProbeVerticle extends VerticleBase {
       for (Device d : got) sb.append(d.toJson().encode()).append('\n');
       return vertx.fileSystem().writeFile(inventoryCache().toString(), Buffer.buffer(sb.toString()));
     }).onFailure(e -> log.warn("cannot pull the inventory from {} ({}); inspecting from the cached list", base, e.getMessage()));
-  }
-
-  /** Cold-start pacing from the scheduler; unreachable → keep the last factor. */
-  private void pullPacing() {
-    String base = config.get(Keys.PROBE_INVENTORY_URL).replaceAll("/+$", "");
-    web.getAbs(base + "/api/v1/probe/pacing").bearerTokenAuthentication(config.get(Keys.PROBE_API_TOKEN)).timeout(5_000).send().onSuccess(resp -> {
-      if (resp.statusCode() != 200) return;
-      double f = resp.bodyAsJsonObject().getDouble("factor", 1.0);
-      if (f > 0 && f != schedule.pace()) {
-        log.info("probe {}: inspection pace of non-critical devices now {}% ({} ACTIVE worker(s), full speed from {})", isNode,
-            Math.round(f * 100), resp.bodyAsJsonObject().getInteger("active_workers"), resp.bodyAsJsonObject().getInteger("min_workers"));
-        schedule.pace(f);
-      }
-    }).onFailure(e -> log.debug("cannot read the pacing: {}", e.getMessage()));
   }
 
   public double pace() {
@@ -328,6 +324,7 @@ public final class ProbeVerticle extends VerticleBase {
     stopping = true;
     timers.forEach(vertx::cancelTimer); // nothing periodic may reach the outbox while it closes
     if (mode != null) mode.stop();
+    if (pacing != null) pacing.stop();
     if (redis != null) redis.close();
     // each step is bounded: whatever is not confirmed in time stays in the outbox and is replayed next start
     return drainBuffer()

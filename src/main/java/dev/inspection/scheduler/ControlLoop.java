@@ -26,6 +26,7 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -44,7 +45,15 @@ public final class ControlLoop {
   /** Thresholds; all from configuration. */
   public record Settings(long tickMs, long heartbeatMs, long suspectMs, long deadMs, long warmupMs, long quarantineMs, long leaseTtlMs, long expiryGraceMs,
       long moveTimeoutMs, long leaderGraceMs, int drainBatch, long rebalanceIntervalMs, RebalancePlanner.Settings planner,
-      SlotWeight.Coefficients weights, int totalSlots) {}
+      SlotWeight.Coefficients weights, int totalSlots, ScaleOutPlanner.Settings waves) {
+    /** With the default wave settings. */
+    public Settings(long tickMs, long heartbeatMs, long suspectMs, long deadMs, long warmupMs, long quarantineMs, long leaseTtlMs, long expiryGraceMs,
+        long moveTimeoutMs, long leaderGraceMs, int drainBatch, long rebalanceIntervalMs, RebalancePlanner.Settings planner,
+        SlotWeight.Coefficients weights, int totalSlots) {
+      this(tickMs, heartbeatMs, suspectMs, deadMs, warmupMs, quarantineMs, leaseTtlMs, expiryGraceMs, moveTimeoutMs, leaderGraceMs, drainBatch,
+          rebalanceIntervalMs, planner, weights, totalSlots, ScaleOutPlanner.Settings.defaults());
+    }
+  }
 
   private final Vertx vertx;
   /** Every round runs on this context: kicks from the HTTP API or Redis hop here first. */
@@ -57,6 +66,8 @@ public final class ControlLoop {
   private final Settings settings;
   private final Map<Integer, Long> lastSlotMove = new HashMap<>();
   private final Map<String, Long> lastSourceMove = new HashMap<>();
+  /** The last wave sent to each worker (cold start, scale-out), settled every round. */
+  private Map<String, ScaleOutPlanner.Wave> waves = new HashMap<>();
   private Map<Integer, Long> devices = Map.of();
   private Map<Integer, Long> critical = Map.of();
   private long weightsReadAt;
@@ -95,6 +106,7 @@ public final class ControlLoop {
     rebalanceDue = true;
     lastSlotMove.clear();
     lastSourceMove.clear();
+    waves = new HashMap<>();
     weightsReadAt = 0;
     long window = Math.max(settings.planner().slotCooldownMs(), settings.planner().sourceCooldownMs());
     store.cooldowns(window, lastSlotMove, lastSourceMove).onFailure(e -> log.warn("cannot read recent moves for cooldowns: {}", e.getMessage()));
@@ -156,8 +168,10 @@ public final class ControlLoop {
       if (pastGrace()) for (WorkerRow w : workers) if (w.state().live() || w.state() == WorkerState.DEAD) probe.add(w.id());
       return store.crashed(probe).compose(crashed -> {
         long now = clock.millis();
+        settleWaves(slots, now);
         Snapshot snapshot = new Snapshot(workers, slots, crashed, now, pastGrace(), rebalanceDue || now - lastRebalance >= settings.rebalanceIntervalMs(),
-            Collections.unmodifiableMap(lastSlotMove), Collections.unmodifiableMap(lastSourceMove), () -> weights(workers));
+            Collections.unmodifiableMap(lastSlotMove), Collections.unmodifiableMap(lastSourceMove), () -> weights(workers),
+            Collections.unmodifiableMap(waves));
         Decision decision = RoundPlanner.decide(snapshot, settings);
         if (!(decision instanceof WorkerChanges)) activeWorkers = RoundPlanner.placeable(workers, settings).size();
         return apply(decision, now);
@@ -168,17 +182,54 @@ public final class ControlLoop {
   private Future<Boolean> apply(Decision decision, long now) {
     long term = leadership.term();
     if (decision instanceof WorkerChanges w) return changeWorkers(w.changes(), term);
-    if (decision instanceof Bumps b) return bump(b.bumps(), term);
+    if (decision instanceof Bumps b) return bump(b.bumps(), term).map(done -> {
+      if (!b.waves().isEmpty()) {
+        Map<String, List<Integer>> sent = new HashMap<>();
+        for (Bump x : b.bumps()) if (done.contains(x.slot())) sent.computeIfAbsent(x.newOwner(), k -> new ArrayList<>()).add(x.slot());
+        startWaves("cold start", b.waves(), sent, now);
+      }
+      return !done.isEmpty();
+    });
     if (decision instanceof Moves m) {
       if (m.rebalance() != null) {
         rebalanced(m.rebalance(), now);
         log.info("rebalance: {}", m.rebalance().reason());
       }
-      return move(m.moves(), term, m.rebalance() != null);
+      boolean cooled = m.rebalance() != null || !m.waves().isEmpty();
+      return move(m.moves(), term, cooled).map(done -> {
+        if (!m.waves().isEmpty()) {
+          Map<String, List<Integer>> sent = new HashMap<>();
+          for (SlotMove x : m.moves()) if (done.contains(x.row().slot())) sent.computeIfAbsent(x.target(), k -> new ArrayList<>()).add(x.row().slot());
+          startWaves("scale-out", m.waves(), sent, now);
+        }
+        return !done.isEmpty();
+      });
     }
     Plan considered = ((Nothing) decision).rebalance();
     if (considered != null) rebalanced(considered, now);
     return Future.succeededFuture(false);
+  }
+
+  /** Books the waves just sent (only slots whose write succeeded). */
+  private void startWaves(String kind, Map<String, Integer> sizes, Map<String, List<Integer>> sent, long now) {
+    for (Map.Entry<String, List<Integer>> e : sent.entrySet()) {
+      int size = sizes.getOrDefault(e.getKey(), e.getValue().size());
+      waves.put(e.getKey(), new ScaleOutPlanner.Wave(e.getKey(), Set.copyOf(e.getValue()), size, now, -1));
+      log.info("{} wave to {}: {} slot(s) (wave size {})", kind, e.getKey(), e.getValue().size(), size);
+    }
+  }
+
+  /** Marks the waves whose slots have all arrived as finished, and logs how long each took. */
+  private void settleWaves(List<SlotRow> slots, long now) {
+    Map<String, ScaleOutPlanner.Wave> settled = ScaleOutPlanner.settle(waves, slots, now);
+    for (ScaleOutPlanner.Wave w : settled.values()) {
+      ScaleOutPlanner.Wave before = waves.get(w.target());
+      if (before != null && before.inFlight() && !w.inFlight()) {
+        log.info("wave to {} arrived: {} slot(s) in {} ms", w.target(), w.slots().size(), w.durationMs());
+        metrics.waveArrived(w.durationMs());
+      }
+    }
+    waves = new HashMap<>(settled);
   }
 
   private void rebalanced(Plan plan, long now) {
@@ -200,7 +251,7 @@ public final class ControlLoop {
     });
   }
 
-  private Future<Boolean> bump(List<Bump> bumps, long term) {
+  private Future<Set<Integer>> bump(List<Bump> bumps, long term) {
     return leadership.fenced(c -> ControlStore.applyBumps(c, bumps, term, settings.leaseTtlMs())).map(done -> {
       for (Bump b : bumps) {
         if (!done.contains(b.slot())) continue;
@@ -211,24 +262,24 @@ public final class ControlLoop {
         for (Bump b : bumps) if (done.contains(b.slot())) byReason.merge(b.reason() + " -> " + b.newState(), 1, Integer::sum);
         log.info("leases: {}", byReason);
       }
-      return !done.isEmpty();
+      return done;
     });
   }
 
-  private Future<Boolean> move(List<SlotMove> moves, long term, boolean rebalance) {
+  private Future<Set<Integer>> move(List<SlotMove> moves, long term, boolean cooled) {
     return leadership.fenced(c -> ControlStore.applyMoves(c, moves, term)).map(done -> {
       long now = clock.millis();
       for (SlotMove m : moves) {
         SlotRow r = m.row();
         if (!done.contains(r.slot())) continue;
         metrics.slotTransition(m.reason(), SlotState.MOVING.name());
-        if (rebalance) {
+        if (cooled) {
           lastSlotMove.put(r.slot(), now);
           lastSourceMove.put(r.owner(), now);
         }
       }
       if (!done.isEmpty()) log.info("{}: {} slot(s) MOVING", moves.get(0).reason(), done.size());
-      return !done.isEmpty();
+      return done;
     });
   }
 

@@ -75,7 +75,7 @@ public final class ControlStore {
   static final String CRITICAL_DEVICES = "SELECT device_id FROM device_resource WHERE priority = 1 AND enabled";
   static final String COOLDOWNS = """
       SELECT slot_id, old_owner, (extract(epoch FROM at) * 1000)::bigint FROM slot_lease_history
-      WHERE reason = 'rebalance' AND new_state = 'MOVING' AND at > now() - $1::bigint * interval '1 millisecond'""";
+      WHERE reason IN ('rebalance', 'scale-out') AND new_state = 'MOVING' AND at > now() - $1::bigint * interval '1 millisecond'""";
   /** $6: the states DRAINING may be entered from; a worker in any of them may be drained. */
   static final String DRAIN = """
       WITH upd AS (

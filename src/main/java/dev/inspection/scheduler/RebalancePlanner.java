@@ -5,7 +5,6 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
@@ -82,7 +81,7 @@ public final class RebalancePlanner {
       Map<String, Long> lastSourceMoveMs, long nowMs, Settings s) {
     Set<String> workers = workerSet(activeWorkers, null);
     if (workers.isEmpty()) return new Plan(List.of(), "no active worker");
-    Loads loads = new Loads(workers, slots, Set.of());
+    SlotLoads loads = new SlotLoads(workers, slots, Set.of());
     double before = loads.spread();
     if (before <= s.threshold()) {
       return new Plan(List.of(), "balanced: spread " + pct(before) + " <= threshold " + pct(s.threshold()));
@@ -126,7 +125,7 @@ public final class RebalancePlanner {
     List<Integer> order = new ArrayList<>(pending);
     // List.sort is stable: equal weights keep the caller's order
     order.sort(Comparator.comparingDouble((Integer slot) -> weights.getOrDefault(slot, SlotWeight.MIN)).reversed());
-    Loads loads = new Loads(workers, slots, pending);
+    SlotLoads loads = new SlotLoads(workers, slots, pending);
     List<Move> moves = new ArrayList<>();
     for (int slot : order) {
       String to = loads.lightest();
@@ -154,7 +153,7 @@ public final class RebalancePlanner {
     }
     int room = Math.max(0, batch - alreadyMoving);
     active.sort(Comparator.comparingDouble(SlotInfo::weight).reversed().thenComparingInt(SlotInfo::slot));
-    Loads loads = new Loads(to, slots, Set.of());
+    SlotLoads loads = new SlotLoads(to, slots, Set.of());
     List<Move> moves = new ArrayList<>();
     for (SlotInfo si : active.subList(0, Math.min(room, active.size()))) {
       String target = loads.lightest();
@@ -181,7 +180,7 @@ public final class RebalancePlanner {
     if (workers.isEmpty() || released == null || released.isEmpty()) return List.of();
     Map<Integer, Double> weights = new TreeMap<>();
     for (SlotInfo si : distinct(slots)) weights.put(si.slot(), si.weight());
-    Loads loads = new Loads(workers, slots, Set.of());
+    SlotLoads loads = new SlotLoads(workers, slots, Set.of());
     List<Move> moves = new ArrayList<>();
     for (Release r : released) {
       String to = r.target() != null && workers.contains(r.target()) && !r.target().equals(r.owner()) ? r.target() : loads.lightest(r.owner());
@@ -194,92 +193,17 @@ public final class RebalancePlanner {
   }
 
   /** The worker ids, without nulls, duplicates or {@code except}, sorted so that ties go to the smaller id. */
-  private static Set<String> workerSet(Collection<String> ids, String except) {
+  static Set<String> workerSet(Collection<String> ids, String except) {
     Set<String> out = new TreeSet<>();
     if (ids != null) for (String id : ids) if (id != null && !id.equals(except)) out.add(id);
     return out;
   }
 
   /** One entry per slot id (the first one given), in slot order. */
-  private static Collection<SlotInfo> distinct(List<SlotInfo> slots) {
+  static Collection<SlotInfo> distinct(List<SlotInfo> slots) {
     Map<Integer, SlotInfo> bySlot = new TreeMap<>();
     if (slots != null) for (SlotInfo si : slots) bySlot.putIfAbsent(si.slot(), si);
     return bySlot.values();
-  }
-
-  /**
-   * The counted weight of each slot and who it counts for, within one planning call. Loads are summed
-   * afresh from this table each time (in slot order) rather than adjusted by subtraction, so a long plan
-   * does not drift and equal fleets give bit-equal loads.
-   */
-  private static final class Loads {
-    private final Set<String> workers;
-    private final Map<Integer, Double> weight = new TreeMap<>();
-    private final Map<Integer, String> countsFor = new TreeMap<>();
-
-    Loads(Set<String> workers, List<SlotInfo> slots, Set<Integer> skip) {
-      this.workers = workers;
-      for (SlotInfo si : distinct(slots)) {
-        if (skip.contains(si.slot()) || !counts(si) || !workers.contains(si.owner())) continue;
-        add(si.slot(), si.weight(), si.owner());
-      }
-    }
-
-    static boolean counts(SlotInfo si) {
-      return si.owner() != null && si.state().owned() && si.state() != SlotState.MOVING;
-    }
-
-    void add(int slot, double w, String owner) {
-      weight.put(slot, w);
-      countsFor.put(slot, owner);
-    }
-
-    void give(int slot, String owner) {
-      countsFor.put(slot, owner);
-    }
-
-    /** Load per worker, every active worker present (0 when it holds nothing), in id order. */
-    Map<String, Double> perWorker() {
-      Map<String, Double> out = new LinkedHashMap<>();
-      for (String w : workers) out.put(w, 0.0);
-      for (Map.Entry<Integer, String> e : countsFor.entrySet()) {
-        out.merge(e.getValue(), weight.get(e.getKey()), Double::sum);
-      }
-      return out;
-    }
-
-    String lightest() {
-      return lightest(null);
-    }
-
-    /** The least-loaded worker other than {@code except}; null when there is none. */
-    String lightest(String except) {
-      String best = null;
-      double bestLoad = 0;
-      for (Map.Entry<String, Double> e : perWorker().entrySet()) {
-        if (e.getKey().equals(except)) continue;
-        if (best == null || e.getValue() < bestLoad) {
-          best = e.getKey();
-          bestLoad = e.getValue();
-        }
-      }
-      return best;
-    }
-
-    /** {@code (max - min) / mean}; 0 when all loads are equal (including an empty fleet of slots). */
-    double spread() {
-      Map<String, Double> loads = perWorker();
-      double max = Double.NEGATIVE_INFINITY;
-      double min = Double.POSITIVE_INFINITY;
-      double total = 0;
-      for (double l : loads.values()) {
-        max = Math.max(max, l);
-        min = Math.min(min, l);
-        total += l;
-      }
-      double target = total / loads.size();
-      return max > min ? (max - min) / target : 0;
-    }
   }
 
   /** The ACTIVE slots each source may give away in this plan, and the cooldown rules that apply. */
@@ -314,7 +238,7 @@ public final class RebalancePlanner {
      * id); the first one holding a slot that strictly narrows its gap to the lightest gives the slot
      * closest to half that gap (ties by slot id).
      */
-    Move next(Loads loads, boolean withCooldowns) {
+    Move next(SlotLoads loads, boolean withCooldowns) {
       Map<String, Double> perWorker = loads.perWorker();
       String light = loads.lightest();
       double lightLoad = perWorker.get(light);

@@ -11,12 +11,15 @@ import dev.inspection.scheduler.RebalancePlanner.Move;
 import dev.inspection.scheduler.RebalancePlanner.Plan;
 import dev.inspection.scheduler.RebalancePlanner.Release;
 import dev.inspection.scheduler.RebalancePlanner.SlotInfo;
+import dev.inspection.scheduler.ScaleOutPlanner.Signals;
+import dev.inspection.scheduler.ScaleOutPlanner.Wave;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.function.Supplier;
 
 /**
@@ -29,8 +32,12 @@ import java.util.function.Supplier;
  *   <li>slots of dead workers and expired leases → ORPHANED, with an epoch bump;</li>
  *   <li>handovers: a slot its old owner released (DRAINING_OLD), or a MOVING slot whose owner did not
  *       release it in time → LOADING_NEW for the new owner, with an epoch bump;</li>
- *   <li>FREE and ORPHANED slots → LOADING_NEW on the least loaded ACTIVE workers;</li>
+ *   <li>ORPHANED slots → LOADING_NEW on the least loaded ACTIVE workers, all at once; FREE slots (a new
+ *       installation) the same way but in waves ({@link ScaleOutPlanner}: a worker gets its next wave once the
+ *       last one has arrived);</li>
  *   <li>draining workers' slots → MOVING, a batch at a time;</li>
+ *   <li>scale-out: slots → MOVING towards joining workers below their share, a wave each
+ *       ({@link ScaleOutPlanner}, without the source cooldown);</li>
  *   <li>a rebalance when one is due and nothing is moving.</li>
  * </ol>
  * {@link ControlLoop} reads the snapshot, applies the decision with fenced writes and keeps the books.
@@ -43,10 +50,17 @@ final class RoundPlanner {
    * the leader's grace after election is over (before it nothing is declared dead or expired);
    * {@code rebalanceDue}: asked for, or the interval passed; the cooldown maps hold the last rebalance move
    * per slot and per source (ms); {@code weights}: slot → weight, asked for only by a round that places
-   * slots (computing them may start a database read).
+   * slots (computing them may start a database read); {@code waves}: the last wave per worker, settled against
+   * {@code slots} ({@link ScaleOutPlanner#settle}).
    */
   record Snapshot(List<WorkerRow> workers, List<SlotRow> slots, Set<String> crashed, long now, boolean pastGrace, boolean rebalanceDue,
-      Map<Integer, Long> lastSlotMove, Map<String, Long> lastSourceMove, Supplier<Map<Integer, Double>> weights) {}
+      Map<Integer, Long> lastSlotMove, Map<String, Long> lastSourceMove, Supplier<Map<Integer, Double>> weights, Map<String, Wave> waves) {
+    /** No wave sent yet. */
+    Snapshot(List<WorkerRow> workers, List<SlotRow> slots, Set<String> crashed, long now, boolean pastGrace, boolean rebalanceDue,
+        Map<Integer, Long> lastSlotMove, Map<String, Long> lastSourceMove, Supplier<Map<Integer, Double>> weights) {
+      this(workers, slots, crashed, now, pastGrace, rebalanceDue, lastSlotMove, lastSourceMove, weights, Map.of());
+    }
+  }
 
   /** The one kind of change a round makes. */
   sealed interface Decision permits WorkerChanges, Bumps, Moves, Nothing {}
@@ -54,11 +68,22 @@ final class RoundPlanner {
   /** Step 1: worker state changes. */
   record WorkerChanges(List<WorkerChange> changes) implements Decision {}
 
-  /** Steps 2–4: owner/epoch changes (orphans, handovers, assignments). */
-  record Bumps(List<Bump> bumps) implements Decision {}
+  /** Steps 2–4: owner/epoch changes (orphans, handovers, assignments); {@code waves}: worker → planned size of a FREE-slot wave. */
+  record Bumps(List<Bump> bumps, Map<String, Integer> waves) implements Decision {
+    Bumps(List<Bump> bumps) {
+      this(bumps, Map.of());
+    }
+  }
 
-  /** Steps 5–6: slots to mark MOVING; {@code rebalance} is the plan they come from, null for a drain. */
-  record Moves(List<SlotMove> moves, Plan rebalance) implements Decision {}
+  /**
+   * Steps 5–7: slots to mark MOVING; {@code rebalance} is the plan they come from, null for a drain or a
+   * scale-out; {@code waves}: worker → planned size of a scale-out wave.
+   */
+  record Moves(List<SlotMove> moves, Plan rebalance, Map<String, Integer> waves) implements Decision {
+    Moves(List<SlotMove> moves, Plan rebalance) {
+      this(moves, rebalance, Map.of());
+    }
+  }
 
   /** Nothing to write; {@code rebalance} is the plan made this round (it moved nothing), null when none was due. */
   record Nothing(Plan rebalance) implements Decision {}
@@ -82,10 +107,56 @@ final class RoundPlanner {
     if (bumps.isEmpty()) bumps = handovers(in, active, infos, bySlot, settings);
     if (bumps.isEmpty()) bumps = assignments(in, active, infos, bySlot);
     if (!bumps.isEmpty()) return new Bumps(bumps);
+    Map<String, Integer> room = room(in, active, settings);
+    List<Bump> free = freeInWaves(in, active, infos, bySlot, room);
+    if (!free.isEmpty()) return new Bumps(free, sizes(room, free.stream().map(Bump::newOwner).toList()));
 
     List<SlotMove> drains = drains(in, active, infos, bySlot, settings);
     if (!drains.isEmpty()) return new Moves(drains, null);
+    Decision scaleOut = scaleOut(in, active, infos, bySlot, settings, room);
+    if (scaleOut != null) return scaleOut;
     return rebalance(in, active, infos, bySlot, settings);
+  }
+
+  /** Room for a wave per placeable worker, from its last wave and its heartbeat. */
+  private static Map<String, Integer> room(Snapshot in, List<String> active, ControlLoop.Settings settings) {
+    Map<String, Signals> signals = new HashMap<>();
+    for (WorkerRow w : in.workers()) signals.put(w.id(), Signals.of(w.metrics()));
+    Map<String, Integer> activeHeld = new HashMap<>();
+    for (SlotRow s : in.slots()) if (s.owner() != null && s.state() == SlotState.ACTIVE) activeHeld.merge(s.owner(), 1, Integer::sum);
+    return ScaleOutPlanner.room(active, in.waves(), signals, activeHeld, settings.waves());
+  }
+
+  private static Map<String, Integer> sizes(Map<String, Integer> room, List<String> targets) {
+    Map<String, Integer> out = new TreeMap<>();
+    for (String t : targets) out.put(t, room.get(t));
+    return out;
+  }
+
+  /** FREE slots (a new installation): a wave per worker whose last wave has arrived. */
+  private static List<Bump> freeInWaves(Snapshot in, List<String> active, Supplier<List<SlotInfo>> infos, Map<Integer, SlotRow> bySlot,
+      Map<String, Integer> room) {
+    List<Integer> free = in.slots().stream().filter(s -> s.state() == SlotState.FREE).map(SlotRow::slot).toList();
+    if (free.isEmpty() || active.isEmpty()) return List.of();
+    List<Bump> out = new ArrayList<>();
+    for (Move m : ScaleOutPlanner.assignFree(active, infos.get(), free, room)) out.add(bump(bySlot.get(m.slot()), m.to(), SlotState.LOADING_NEW, "cold start"));
+    return out;
+  }
+
+  /** A wave to each joining worker below its share whose last wave has arrived, once no slot is unowned. */
+  private static Decision scaleOut(Snapshot in, List<String> active, Supplier<List<SlotInfo>> infos, Map<Integer, SlotRow> bySlot,
+      ControlLoop.Settings settings, Map<String, Integer> room) {
+    boolean unowned = in.slots().stream().anyMatch(s -> s.state() == SlotState.FREE || s.state() == SlotState.ORPHANED);
+    if (unowned || active.size() < 2) return null;
+    Map<String, Long> activeFor = new HashMap<>();
+    for (WorkerRow w : in.workers()) if (active.contains(w.id())) activeFor.put(w.id(), w.stateAgeMs());
+    Set<String> joining = ScaleOutPlanner.joining(activeFor, settings.waves());
+    if (joining.isEmpty()) return null;
+    List<Move> planned = ScaleOutPlanner.scaleOut(active, joining, infos.get(), in.lastSlotMove(), in.now(), settings.planner().slotCooldownMs(), room);
+    if (planned.isEmpty()) return null;
+    List<SlotMove> moves = new ArrayList<>();
+    for (Move m : planned) moves.add(new SlotMove(bySlot.get(m.slot()), m.to(), "scale-out"));
+    return new Moves(moves, null, sizes(room, planned.stream().map(Move::to).toList()));
   }
 
   /** The workers slots may go to: ACTIVE with a fresh heartbeat (one that stopped renewing would never load them), by id. */
@@ -143,8 +214,9 @@ final class RoundPlanner {
   }
 
 
+  /** ORPHANED slots (their owner died or its lease expired): to the least loaded workers at once, never held back. */
   private static List<Bump> assignments(Snapshot in, List<String> active, Supplier<List<SlotInfo>> infos, Map<Integer, SlotRow> bySlot) {
-    List<Integer> unowned = in.slots().stream().filter(s -> s.state() == SlotState.FREE || s.state() == SlotState.ORPHANED).map(SlotRow::slot).toList();
+    List<Integer> unowned = in.slots().stream().filter(s -> s.state() == SlotState.ORPHANED).map(SlotRow::slot).toList();
     if (unowned.isEmpty() || active.isEmpty()) return List.of();
     List<Bump> assign = new ArrayList<>();
     for (Move m : RebalancePlanner.assign(active, infos.get(), unowned)) assign.add(bump(bySlot.get(m.slot()), m.to(), SlotState.LOADING_NEW, "assign"));

@@ -61,6 +61,8 @@ public final class SchedulerVerticle extends VerticleBase implements Operations.
   private volatile boolean dbOk;
   private AuditLog audit;
   private Notifier fleetChannel;
+  /** The leader announces the cold-start pace here, for probes without probe.inventory.url (issue 14 item 2). */
+  private Notifier pacingChannel;
   private FleetModeKeeper fleetMode;
 
   public SchedulerVerticle(Config config, Metrics metrics, Clock clock, Supplier<String> apiUrl) {
@@ -170,7 +172,7 @@ public final class SchedulerVerticle extends VerticleBase implements Operations.
         config.getLong(Keys.WORKER_DEAD_AFTER_MS), config.getLong(Keys.WORKER_WARMUP_MS), config.getLong(Keys.WORKER_QUARANTINE_MS),
         config.getLong(Keys.WORKER_LEASE_TTL_MS), config.getLong(Keys.SCHEDULER_LEASE_EXPIRY_GRACE_MS), config.getLong(Keys.SCHEDULER_MOVE_TIMEOUT_MS),
         config.getLong(Keys.SCHEDULER_LEADER_GRACE_MS), config.getInt(Keys.SCHEDULER_DRAIN_BATCH), config.getLong(Keys.SCHEDULER_REBALANCE_INTERVAL_MS),
-        planner, weights, config.getInt(Keys.SLOTS_TOTAL));
+        planner, weights, config.getInt(Keys.SLOTS_TOTAL), waves(config));
     notifier = new Notifier(vertx, config.get(Keys.REDIS_URL), config.get(Keys.REDIS_CHANNEL_PREFIX),
         RetryPolicy.from(config), msg -> {
           // a worker released a slot, finished loading, or is draining: decide now rather than at the next tick
@@ -214,10 +216,22 @@ public final class SchedulerVerticle extends VerticleBase implements Operations.
         .setMaxPoolSize(2).setMaxPoolWaiting(50));
     notifier.start();
     fleetChannel.start();
+    pacingChannel = new Notifier(vertx, config.get(Keys.REDIS_URL), config.get(Keys.REDIS_CHANNEL_PREFIX), "pacing", RetryPolicy.from(config), msg -> { });
+    pacingChannel.start();
+    vertx.setPeriodic(config.getLong(Keys.PROBE_PACING_REFRESH_MS), t -> {
+      if (leading()) view.pacing(minWorkers()).onSuccess(p -> pacingChannel.publish(p.encode()));
+    });
     leadership.start();
     fleetMode.start();
     vertx.setPeriodic(0, 2000, t -> pool.query("SELECT 1").execute().onComplete(ar -> dbOk = ar.succeeded()));
     return Future.succeededFuture();
+  }
+
+  /** Wave sizing of cold start and scale-out ({@link ScaleOutPlanner}); a bad combination stops start-up naming the rule. */
+  static ScaleOutPlanner.Settings waves(Config config) {
+    return new ScaleOutPlanner.Settings(config.getInt(Keys.SCHEDULER_WAVE_FIRST), config.getInt(Keys.SCHEDULER_WAVE_MIN), config.getInt(Keys.SCHEDULER_WAVE_MAX),
+        config.getLong(Keys.SCHEDULER_WAVE_FAST_MS), config.getLong(Keys.SCHEDULER_WAVE_SLOW_MS), config.getDouble(Keys.SCHEDULER_WAVE_COMMIT_P99_MS),
+        config.getDouble(Keys.SCHEDULER_WAVE_BACKLOG_PER_SLOT), config.getLong(Keys.SCHEDULER_JOIN_WINDOW_MS));
   }
 
   /** Leader only: day partitions ahead of time, expired ones dropped (INV-20). */
@@ -297,7 +311,7 @@ public final class SchedulerVerticle extends VerticleBase implements Operations.
   @Override
   public Future<?> stop() {
     if (fleetMode != null) fleetMode.stop();
-    return leadership.stop().eventually(() -> notifier.stop()).eventually(() -> fleetChannel.stop()).eventually(() -> connector.stop()).eventually(() -> {
+    return leadership.stop().eventually(() -> notifier.stop()).eventually(() -> fleetChannel.stop()).eventually(() -> pacingChannel.stop()).eventually(() -> connector.stop()).eventually(() -> {
       deadLetters.close();
       shed.close();
       queues.close();

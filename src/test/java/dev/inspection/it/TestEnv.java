@@ -92,6 +92,9 @@ public final class TestEnv implements AutoCloseable {
     base.put("worker.batch.linger.ms", "50");
     base.put("outbox.replay.interval.ms", "500");
     base.put("outbox.replay.min.age.ms", "500");
+    // the tests count results at full speed: no cold-start pacing unless a test asks for it (ControlPlaneIT, ScaleOutIT)
+    base.put("probe.pacing.start", "1");
+    base.put("scheduler.min.workers", "0");
   }
 
   /** The per-test settings (schema, names, short timings) as flags for a child process. */
@@ -324,11 +327,15 @@ public final class TestEnv implements AutoCloseable {
    * exactly one consumer: the state every scenario must end in.
    */
   public void awaitSettled(Collection<String> owners, Duration within) {
+    Topology t = topology();
     awaitTrue(within, "every slot ACTIVE on one of " + owners + " with one consumer per queue", () -> {
       Map<Integer, String> o = activeOwners();
       if (o.size() != slots) return false;
       for (String w : o.values()) if (!owners.contains(w)) return false;
-      for (int s = 0; s < slots; s++) for (Priority p : Priority.values()) if (consumers(s, p) != 1) return false;
+      // one channel for every queue: at 256 slots a channel per queue made one look take longer than the wait
+      try (Channel ch = amqp().createChannel()) {
+        for (int s = 0; s < slots; s++) for (Priority p : Priority.values()) if (ch.queueDeclarePassive(t.queue(s, p)).getConsumerCount() != 1) return false;
+      }
       return true;
     });
   }

@@ -121,15 +121,18 @@ class RoundPlannerTest {
   }
 
   @Test
-  void freeAndOrphanedSlotsAreAssignedBeforeADrainMovesAnything() {
+  void orphanedThenFreeSlotsAreAssignedBeforeADrainMovesAnything() {
     worker("w1", WorkerState.DRAINING);
     worker("w2", WorkerState.ACTIVE);
     slot(0, "w1", ACTIVE);
     slot(1, null, FREE);
     slot(2, null, ORPHANED);
-    assertEquals(List.of(new Bump(1, 7, FREE, "w2", LOADING_NEW, "assign"), new Bump(2, 7, ORPHANED, "w2", LOADING_NEW, "assign")),
-        bumps(decide()));
+    assertEquals(List.of(new Bump(2, 7, ORPHANED, "w2", LOADING_NEW, "assign")), bumps(decide()), "an orphan first: it is never held back");
     assertEquals(1, weightReads.get(), "weights are computed once per round, when slots are placed");
+    slots.set(2, new SlotRow(2, "w2", 8, ACTIVE, null, 100, false));
+    Bumps next = assertInstanceOf(Bumps.class, decide());
+    assertEquals(List.of(new Bump(1, 7, FREE, "w2", LOADING_NEW, "cold start")), next.bumps());
+    assertEquals(Map.of("w2", 16), next.waves(), "a FREE slot goes in a wave (the first one: 16)");
   }
 
   @Test
@@ -256,10 +259,10 @@ class RoundPlannerTest {
     for (Bump b : bumps(decide())) assertTrue(b.from().canMoveTo(b.newState()) && SlotState.bumpsEpoch(b.from(), b.newState()), b.toString());
   }
 
-  /** w1 holds four slots, w2 none. */
+  /** w1 holds four slots, w2 none; both ACTIVE for ten minutes, past the join window: the imbalance is the rebalancer's. */
   private void unbalanced() {
-    worker("w1", WorkerState.ACTIVE);
-    worker("w2", WorkerState.ACTIVE);
+    worker("w1", WorkerState.ACTIVE, 100, 600_000);
+    worker("w2", WorkerState.ACTIVE, 100, 600_000);
     for (int i = 0; i < 4; i++) slot(i, "w1", ACTIVE);
   }
 }
