@@ -91,6 +91,10 @@ public final class TestEnv implements AutoCloseable {
     base.put("scheduler.cooldown.source.ms", "0");
     base.put("worker.batch.linger.ms", "50");
     base.put("outbox.replay.interval.ms", "500");
+    // the DB-degraded mode (issue 12) is DegradedModeIT's: elsewhere a commit stalled 5 s by a loaded machine must not spill
+    // history rows that then wait out a minute's dwell before the back-fill, past a test's delivery deadline
+    base.put("worker.degraded.enter.p99.ms", "30000");
+    base.put("worker.degraded.dwell.ms", "5000");
     base.put("outbox.replay.min.age.ms", "500");
     // the tests count results at full speed: no cold-start pacing unless a test asks for it (ControlPlaneIT, ScaleOutIT)
     base.put("probe.pacing.start", "1");
