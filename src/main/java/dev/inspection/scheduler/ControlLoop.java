@@ -2,6 +2,7 @@ package dev.inspection.scheduler;
 
 import dev.inspection.control.SlotState;
 import dev.inspection.control.WorkerState;
+import dev.inspection.messaging.BrokerFence;
 import dev.inspection.messaging.SlotHash;
 import dev.inspection.metrics.Metrics;
 import dev.inspection.scheduler.ControlStore.Bump;
@@ -40,6 +41,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class ControlLoop {
   private static final Logger log = LoggerFactory.getLogger(ControlLoop.class);
+  /** The reason {@link RoundPlanner} gives a handover whose old owner never released the slot. */
+  private static final String MOVE_TIMEOUT = "move timeout";
 
   /** Thresholds; all from configuration. */
   public record Settings(long tickMs, long heartbeatMs, long suspectMs, long deadMs, long warmupMs, long quarantineMs, long leaseTtlMs, long expiryGraceMs,
@@ -55,6 +58,8 @@ public final class ControlLoop {
   private final Metrics metrics;
   private final Clock clock;
   private final Settings settings;
+  /** Closes a deposed worker's AMQP connections, so single-active-consumer hands its queues on at once. */
+  private final BrokerFence fence;
   private final Map<Integer, Long> lastSlotMove = new HashMap<>();
   private final Map<String, Long> lastSourceMove = new HashMap<>();
   private Map<Integer, Long> devices = Map.of();
@@ -70,7 +75,8 @@ public final class ControlLoop {
   private volatile String lastPlan = "";
 
   public ControlLoop(Vertx vertx, ControlStore store, Leadership leadership, Consumer<String> announce, Metrics metrics, Clock clock,
-      Settings settings) {
+      Settings settings, BrokerFence fence) {
+    this.fence = fence;
     this.vertx = vertx;
     this.context = vertx.getOrCreateContext();
     this.store = store;
@@ -160,15 +166,15 @@ public final class ControlLoop {
             Collections.unmodifiableMap(lastSlotMove), Collections.unmodifiableMap(lastSourceMove), () -> weights(workers));
         Decision decision = RoundPlanner.decide(snapshot, settings);
         if (!(decision instanceof WorkerChanges)) activeWorkers = RoundPlanner.placeable(workers, settings).size();
-        return apply(decision, now);
+        return apply(decision, now, slots);
       });
     }));
   }
 
-  private Future<Boolean> apply(Decision decision, long now) {
+  private Future<Boolean> apply(Decision decision, long now, List<SlotRow> slots) {
     long term = leadership.term();
     if (decision instanceof WorkerChanges w) return changeWorkers(w.changes(), term);
-    if (decision instanceof Bumps b) return bump(b.bumps(), term);
+    if (decision instanceof Bumps b) return bump(b.bumps(), term, slots);
     if (decision instanceof Moves m) {
       if (m.rebalance() != null) {
         rebalanced(m.rebalance(), now);
@@ -194,18 +200,25 @@ public final class ControlLoop {
         if (!done.contains(ch.worker())) continue;
         metrics.workerTransition(ch.from().name(), ch.to().name());
         log.info("worker {}: {} -> {} ({})", ch.worker(), ch.from(), ch.to(), ch.reason());
+        if (ch.to() == WorkerState.DEAD) fence.closeWorker(ch.worker(), "declared DEAD: " + ch.reason());
         if (ch.to() == WorkerState.ACTIVE || ch.to() == WorkerState.DEAD || ch.to() == WorkerState.DRAINING) rebalanceDue = true;
       }
       return !done.isEmpty();
     });
   }
 
-  private Future<Boolean> bump(List<Bump> bumps, long term) {
+  private Future<Boolean> bump(List<Bump> bumps, long term, List<SlotRow> slots) {
     return leadership.fenced(c -> ControlStore.applyBumps(c, bumps, term, settings.leaseTtlMs())).map(done -> {
+      Map<Integer, String> owners = new HashMap<>();
+      for (SlotRow r : slots) if (r.owner() != null) owners.put(r.slot(), r.owner());
+      Map<String, List<Integer>> timedOut = new HashMap<>();
       for (Bump b : bumps) {
         if (!done.contains(b.slot())) continue;
         metrics.slotTransition(b.reason(), b.newState().name());
+        // an old owner that did not release a MOVING slot in time may hang with its consumers active on the broker
+        if (MOVE_TIMEOUT.equals(b.reason()) && owners.get(b.slot()) != null) timedOut.computeIfAbsent(owners.get(b.slot()), k -> new ArrayList<>()).add(b.slot());
       }
+      timedOut.forEach((w, s) -> fence.closeWorker(w, "did not release MOVING slot(s) " + s + " within scheduler.move.timeout.ms"));
       if (!done.isEmpty()) {
         Map<String, Integer> byReason = new HashMap<>();
         for (Bump b : bumps) if (done.contains(b.slot())) byReason.merge(b.reason() + " -> " + b.newState(), 1, Integer::sum);
