@@ -242,6 +242,37 @@ drill_stats() {
     printf "min %d, median %d, max %d (n=%d)\n", v[1], med, v[NR], NR }'
 }
 
+# ------------------------------------------------------------------ takeover to the first commit (issue 14)
+
+# drill_first_commits PAIRS SINCE_MS [TIMEOUT_S]: waits until every slot of PAIRS ("(slot,epoch),...", the
+# deposed owner's leases) has a history row written under a newer epoch (a commit by its new owner), then
+# sets DRILL_FC_TIMES (one "ms" per slot: SINCE_MS -> that first commit, from received_at, the start of the
+# commit transaction), DRILL_FC_LIST ("slot=ms" sorted by time, for a per-slot line) and DRILL_FC_MISSING
+# (slots without a commit when the timeout ran out; empty when all committed). Queries history by slot.
+drill_first_commits() {
+  local pairs=$1 since=$2 timeout=${3:-120} start=$SECONDS rows n total
+  total=$(grep -o '(' <<<"$pairs" | wc -l)
+  while :; do
+    rows=$(drill_sql "select z.slot_id, (extract(epoch from min(h.received_at)) * 1000)::bigint - $since
+        from (values $pairs) z(slot_id, epoch) left join device_status_history h on h.slot_id = z.slot_id and h.writer_epoch > z.epoch
+        group by z.slot_id order by 2 nulls last")
+    n=$(awk -F'|' '$2 != ""' <<<"$rows" | wc -l)
+    [ "$n" = "$total" ] && break
+    [ $((SECONDS - start)) -lt "$timeout" ] || break
+    sleep 0.2
+  done
+  DRILL_FC_TIMES=$(awk -F'|' '$2 != "" { printf "%s ", $2 }' <<<"$rows")
+  DRILL_FC_LIST=$(awk -F'|' '$2 != "" { printf "%s=%s ", $1, $2 }' <<<"$rows")
+  DRILL_FC_MISSING=$(awk -F'|' '$2 == "" { printf "%s ", $1 }' <<<"$rows")
+}
+
+# drill_pct VALUES P: the P-th percentile (nearest rank) of space-separated whole numbers.
+drill_pct() {
+  tr ' ' '\n' <<<"$1" | grep -v '^$' | sort -n | awk -v p="$2" '{ v[NR] = $1 } END {
+    if (NR == 0) { print "n/a"; exit }
+    i = int((p * NR + 99) / 100); if (i < 1) i = 1; print v[i] }'
+}
+
 # ------------------------------------------------------------------ backpressure modes (issue 12)
 
 # drill_fleet_changes SCHEDULER_ID: the fleet mode's changes from GET /api/v1/fleet-mode (the stored

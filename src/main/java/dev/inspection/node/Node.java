@@ -43,6 +43,7 @@ import java.time.Clock;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -100,7 +101,8 @@ public final class Node {
       return Future.failedFuture(new ConfigException("probe.api.token is missing while probe.inventory.url is set: set INSPECT_PROBE_API_TOKEN"
           + " to this probe group's token from the scheduler's api.probe.tokens"));
     }
-    vertx = Vertx.vertx(new VertxOptions().setBlockedThreadCheckInterval(2000));
+    // an event loop blocked past the 2 s limit logs where it is stuck (Vert.x' default prints the stack only after 5 s)
+    vertx = Vertx.vertx(new VertxOptions().setBlockedThreadCheckInterval(1000).setWarningExceptionTime(2).setWarningExceptionTimeUnit(TimeUnit.SECONDS));
     Topology topology = Topology.of(config);
     Future<Void> ready = Future.succeededFuture();
     if (role.runsWorker() || role.runsScheduler()) ready = migrate();
