@@ -30,7 +30,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class BrokerFence {
   private static final Logger log = LoggerFactory.getLogger(BrokerFence.class);
-  private static final long TIMEOUT_MS = 5000;
+  private static final long TIMEOUT_MS = 10_000;
 
   /** Where the management API is and whose connections count (vhost, installation). */
   public record Settings(String url, String user, String password, String vhost, String installation) {
