@@ -10,7 +10,8 @@
 # Globals after drill_setup: name (schema / queue prefix / Redis channel prefix, drill_<epoch>), dir (run
 # directory with the jar copy, logs and the probe's outbox), jar, slots, common (flags every process gets).
 # Per node id: DRILL_PID[id], DRILL_PORT[id], DRILL_ROLE[id], DRILL_FLAGS[id]; logs are $dir/<id>.log.
-# Environment (optional): DRILL_HEAP (JVM -Xmx, default 384m), DRILL_LEDGER_TIMEOUT_S (default 600),
+# Environment (optional): DRILL_HEAP (JVM -Xmx, default 384m), DRILL_LEDGER_TIMEOUT_S (default 600), DRILL_UP_TIMEOUT_S
+# (how long a node may take to become ready, default 120; a loaded machine needs more),
 # DRILL_KEEP=1 (keep the schema and queues for a post-mortem; the end prints how to remove them).
 
 export PATH="$PATH:/usr/local/sbin:/usr/sbin:/sbin"
@@ -149,7 +150,7 @@ drill_alive() { [ -n "${DRILL_PID[$1]:-}" ] && kill -0 "${DRILL_PID[$1]}" 2>/dev
 
 # drill_wait_up ID [TIMEOUT_S]: waits for "is up" (learning the HTTP port) and a 200 from /health/ready.
 drill_wait_up() {
-  local id=$1 timeout=${2:-120} start=$SECONDS line
+  local id=$1 timeout=${2:-${DRILL_UP_TIMEOUT_S:-120}} start=$SECONDS line
   while :; do
     if ! drill_alive "$id"; then
       drill_log_since "$id" | tail -n 15 >&2
