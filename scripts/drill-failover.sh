@@ -116,7 +116,7 @@ for c in $(seq "$cycles"); do
   [ -z "$DRILL_FC_MISSING" ] || drill_fail "cycle $c: no commit on a survivor within 180 s for slot(s) $DRILL_FC_MISSING"
   fc_last=$(drill_pct "$DRILL_FC_TIMES" 100)
   say "cycle $c: kill -9 -> first commit on the new owner per slot: $(drill_stats "$DRILL_FC_TIMES"), p90 $(drill_pct "$DRILL_FC_TIMES" 90) ms"
-  say "cycle $c: per slot (slot=ms after kill -9): $DRILL_FC_LIST"
+  say "cycle $c: per slot (slot=ms after kill -9): $DRILL_FC_LIST(${DRILL_FC_IDLE:-0} slot(s) without any commit before the kill left out)"
   say "cycle $c: detection $detect ms, takeover $takeover ms ($held slots, kill -9 -> all ACTIVE $((detect + takeover)) ms, -> last first commit $fc_last ms)"
   detections+="$detect " takeovers+="$takeover " firsts+="$fc_last " all_firsts+="$DRILL_FC_TIMES "
 

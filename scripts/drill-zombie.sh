@@ -133,7 +133,7 @@ fc_times=$DRILL_FC_TIMES fc_list=$DRILL_FC_LIST
 fc_max=$(drill_pct "$fc_times" 100)
 say "first commit of every slot of w2 on w1: last $fc_max ms after DEAD"
 dead_after=30000   # worker.dead.after.ms: the drill runs with the defaults of conf/node.properties
-fence_line=$(drill_log_since s1 | grep -m1 'broker fence: .* worker w2 ' || true)
+fence_line=$(drill_log_since s1 | grep -m1 'broker fence: .*worker w2 ' || true)
 if [ "$hang" = stop ]; then
   resumed_at=$(db_now)
   kill -CONT "${DRILL_PID[w2]}"
@@ -167,7 +167,7 @@ echo "hang -> DEAD:                 $((dead_ms - freeze_ms)) ms ($reason; worker
 echo "last heartbeat -> DEAD:       $((dead_ms - hb_ms)) ms"
 echo "DEAD -> all ACTIVE on w1:     $((last_ms - dead_ms)) ms ($held slots)"
 echo "DEAD -> first commit on w1:   $(drill_stats "$fc_times"), p90 $(drill_pct "$fc_times" 90) ms"
-echo "  per slot (slot=ms):         $fc_list"
+echo "  per slot (slot=ms):         $fc_list(${DRILL_FC_IDLE:-0} slot(s) without any commit before the hang left out)"
 echo "hang -> last first commit:    $((dead_ms + fc_max - freeze_ms)) ms (goal: worker.dead.after.ms + 2 s = $((dead_after + 2000)) ms)"
 echo "broker fence (s1 log):        ${fence_line:-none logged (rabbit.management.url off or an older jar)}"
 echo "zombie's fenced messages:     $fenced (worker_fenced_total over $fenced_slots slot(s); $rolled batch(es) rolled back)"

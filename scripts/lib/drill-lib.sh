@@ -249,14 +249,17 @@ drill_stats() {
 # deposed owner's leases) has a history row written under a newer epoch (a commit by its new owner), then
 # sets DRILL_FC_TIMES (one "ms" per slot: SINCE_MS -> that first commit, from received_at, the start of the
 # commit transaction), DRILL_FC_LIST ("slot=ms" sorted by time, for a per-slot line) and DRILL_FC_MISSING
-# (slots without a commit when the timeout ran out; empty when all committed). Queries history by slot.
+# (slots without a commit when the timeout ran out; empty when all committed) and DRILL_FC_IDLE (how many
+# slots had no commit under the old owner either: left out). Queries history by slot.
 drill_first_commits() {
   local pairs=$1 since=$2 timeout=${3:-120} start=$SECONDS rows n total
-  total=$(grep -o '(' <<<"$pairs" | wc -l)
   while :; do
+    # a slot its old owner never committed (no devices, or none with results yet) is left out: nothing to wait for
     rows=$(drill_sql "select z.slot_id, (extract(epoch from min(h.received_at)) * 1000)::bigint - $since
         from (values $pairs) z(slot_id, epoch) left join device_status_history h on h.slot_id = z.slot_id and h.writer_epoch > z.epoch
+        where exists (select 1 from device_status_history o where o.slot_id = z.slot_id and o.writer_epoch <= z.epoch)
         group by z.slot_id order by 2 nulls last")
+    total=$(grep -c '|' <<<"$rows" || true)
     n=$(awk -F'|' '$2 != ""' <<<"$rows" | wc -l)
     [ "$n" = "$total" ] && break
     [ $((SECONDS - start)) -lt "$timeout" ] || break
@@ -265,6 +268,7 @@ drill_first_commits() {
   DRILL_FC_TIMES=$(awk -F'|' '$2 != "" { printf "%s ", $2 }' <<<"$rows")
   DRILL_FC_LIST=$(awk -F'|' '$2 != "" { printf "%s=%s ", $1, $2 }' <<<"$rows")
   DRILL_FC_MISSING=$(awk -F'|' '$2 == "" { printf "%s ", $1 }' <<<"$rows")
+  DRILL_FC_IDLE=$(( $(grep -o '(' <<<"$pairs" | wc -l) - total ))
 }
 
 # drill_pct VALUES P: the P-th percentile (nearest rank) of space-separated whole numbers.
