@@ -61,6 +61,30 @@ public final class BrokerFence {
   }
 
   /**
+   * Asks the management API once at start ({@code GET /api/overview}), from the context that fences later:
+   * the HTTP client's first request on an event loop builds its address resolver there, which took seconds on
+   * a loaded machine — at the first DEAD that delayed the leader's next round by as much. It also says at
+   * start-up, not at the first death, whether the fence will work.
+   */
+  public Future<Void> check() {
+    if (web == null) return Future.succeededFuture();
+    return web.requestAbs(HttpMethod.GET, settings.url() + "/api/overview").basicAuthentication(settings.user(), settings.password())
+        .timeout(TIMEOUT_MS).send().<Void>map(resp -> {
+          expect(resp, 200, "GET /api/overview");
+          log.info("broker fence: the RabbitMQ management API at {} answers", settings.url());
+          return null;
+        }).recover(e -> {
+          if (warned.compareAndSet(false, true)) {
+            log.warn("broker fence: the RabbitMQ management API at {} does not work ({}): a dead worker's AMQP connections cannot be closed"
+                + " and its queues reach the new owner only when the broker drops the connection. Enable the plugin (rabbitmq-plugins enable"
+                + " rabbitmq_management; scripts/ensure-services.sh does it here), check rabbit.management.url, rabbit.management.user and"
+                + " rabbit.management.password, or set rabbit.management.url=off. Logged once until it works.", settings.url(), e.getMessage());
+          }
+          return Future.succeededFuture();
+        });
+  }
+
+  /**
    * Closes every AMQP connection of {@code workerId} of this installation; the number closed, or -1 when the
    * management API could not be used (logged). {@code why} goes to the worker as the close reason.
    */

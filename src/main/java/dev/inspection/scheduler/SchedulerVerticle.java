@@ -196,6 +196,7 @@ public final class SchedulerVerticle extends VerticleBase implements Operations.
         });
     fence = new BrokerFence(vertx, BrokerFence.Settings.from(config));
     loop = new ControlLoop(vertx, store, leadership, notifier::publish, metrics, clock, settings, fence);
+    fence.check();
     metrics.schedulerGauges(() -> leading() ? 1 : 0, this::term);
     keeper = new PartitionKeeper(new PartitionKeeper.Settings(config.getInt(Keys.RETENTION_HISTORY_DAYS_HIGH),
         config.getInt(Keys.RETENTION_HISTORY_DAYS_NORMAL), config.getInt(Keys.RETENTION_ALERT_DAYS), config.getInt(Keys.RETENTION_ROLLUP_DAYS),

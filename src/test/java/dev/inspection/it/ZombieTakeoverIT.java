@@ -45,7 +45,7 @@ class ZombieTakeoverIT {
       // the zombie's slots stay where they are until it is DEAD: after the rebalance that fills the second worker, neither a slot
       // nor a source worker is moved again, and only a large imbalance (a worker joining empty) is rebalanced
       Map<String, String> fast = Map.of("worker.suspect.after.ms", "5000", "worker.dead.after.ms", Long.toString(DEAD_MS),
-          "pg.idle.tx.timeout.ms", "2000", "scheduler.cooldown.slot.ms", "600000", "scheduler.cooldown.source.ms", "600000",
+          "pg.idle.tx.timeout.ms", "5000", "scheduler.cooldown.slot.ms", "600000", "scheduler.cooldown.source.ms", "600000",
           "scheduler.rebalance.threshold", "1.5",
           // no DB-degraded mode: its back-fill writes spilled rows into history later under the epoch they were consumed under
           // (by design, without a lease check), which would blur "nothing written under the zombie's old epochs"
