@@ -166,15 +166,15 @@ public final class ControlLoop {
             Collections.unmodifiableMap(lastSlotMove), Collections.unmodifiableMap(lastSourceMove), () -> weights(workers));
         Decision decision = RoundPlanner.decide(snapshot, settings);
         if (!(decision instanceof WorkerChanges)) activeWorkers = RoundPlanner.placeable(workers, settings).size();
-        return apply(decision, now, slots);
+        return apply(decision, now, slots, workers);
       });
     }));
   }
 
-  private Future<Boolean> apply(Decision decision, long now, List<SlotRow> slots) {
+  private Future<Boolean> apply(Decision decision, long now, List<SlotRow> slots, List<WorkerRow> workers) {
     long term = leadership.term();
     if (decision instanceof WorkerChanges w) return changeWorkers(w.changes(), term);
-    if (decision instanceof Bumps b) return bump(b.bumps(), term, slots);
+    if (decision instanceof Bumps b) return bump(b.bumps(), term, slots, workers);
     if (decision instanceof Moves m) {
       if (m.rebalance() != null) {
         rebalanced(m.rebalance(), now);
@@ -207,7 +207,7 @@ public final class ControlLoop {
     });
   }
 
-  private Future<Boolean> bump(List<Bump> bumps, long term, List<SlotRow> slots) {
+  private Future<Boolean> bump(List<Bump> bumps, long term, List<SlotRow> slots, List<WorkerRow> workers) {
     return leadership.fenced(c -> ControlStore.applyBumps(c, bumps, term, settings.leaseTtlMs())).map(done -> {
       Map<Integer, String> owners = new HashMap<>();
       for (SlotRow r : slots) if (r.owner() != null) owners.put(r.slot(), r.owner());
@@ -218,7 +218,15 @@ public final class ControlLoop {
         // an old owner that did not release a MOVING slot in time may hang with its consumers active on the broker
         if (MOVE_TIMEOUT.equals(b.reason()) && owners.get(b.slot()) != null) timedOut.computeIfAbsent(owners.get(b.slot()), k -> new ArrayList<>()).add(b.slot());
       }
-      timedOut.forEach((w, s) -> fence.closeWorker(w, "did not release MOVING slot(s) " + s + " within scheduler.move.timeout.ms"));
+      // only an owner that also stopped heartbeating: closing a live but slow worker's connection restarts all its consumers
+      // (seen in the failover drill on a loaded machine), while its epoch is fenced anyway
+      Map<String, Long> heartbeatAge = new HashMap<>();
+      for (WorkerRow w : workers) heartbeatAge.put(w.id(), w.heartbeatAgeMs());
+      timedOut.forEach((w, s) -> {
+        if (heartbeatAge.getOrDefault(w, Long.MAX_VALUE) > settings.suspectMs()) {
+          fence.closeWorker(w, "did not release MOVING slot(s) " + s + " within scheduler.move.timeout.ms and heartbeats no more");
+        }
+      });
       if (!done.isEmpty()) {
         Map<String, Integer> byReason = new HashMap<>();
         for (Bump b : bumps) if (done.contains(b.slot())) byReason.merge(b.reason() + " -> " + b.newState(), 1, Integer::sum);
