@@ -5,7 +5,9 @@
 #   detection: kill -9 -> the worker is DEAD (its worker_state_history row; the reason says how: a
 #              free liveness lock or a heartbeat timeout),
 #   takeover:  DEAD -> every slot it held is ACTIVE on a survivor,
-# prints both, restarts the killed worker (same node id, --worker.warmup.ms) and waits until it holds
+#   first commit: kill -9 -> each slot's first commit on its new owner (its first history row under a
+#              newer epoch; per slot, min/median/p90/max, and the last slot against the goal of 3 s),
+# prints them, restarts the killed worker (same node id, --worker.warmup.ms) and waits until it holds
 # slots again before the next cycle. Ends with min/median/max of both over the cycles, then the ledger.
 #
 #   scripts/drill-failover.sh [--slots 256] [--workers 3] [--devices 4000] [--cycles 1] [--interval-ms 5000]
@@ -66,7 +68,7 @@ say "settled, results flowing: $(drill_holdings)"
 say "waiting until the leader is past its start-up grace (scheduler.leader.grace.ms 15000: it declares nobody dead before)"
 drill_wait_leader_grace 15000
 
-detections="" takeovers=""
+detections="" takeovers="" firsts="" all_firsts=""
 for c in $(seq "$cycles"); do
   echo
   say "cycle $c of $cycles"
@@ -74,6 +76,8 @@ for c in $(seq "$cycles"); do
   victim=$(drill_most_loaded)
   held_list=$(drill_sql "select string_agg(slot_id::text, ',' order by slot_id) from slot_lease where owner_worker_id = '$victim' and state = 'ACTIVE'")
   held=$(awk -F, '{ print NF }' <<<"$held_list")
+  pairs=$(drill_sql "select string_agg('(' || slot_id || ',' || lease_epoch || ')', ',' order by slot_id) from slot_lease
+      where owner_worker_id = '$victim' and state = 'ACTIVE'")
   say "holdings: $(drill_holdings)"
 
   t0=$(now_ms)
@@ -108,8 +112,13 @@ for c in $(seq "$cycles"); do
   if [ -n "$hist_ms" ]; then takeover=$((hist_ms - dead_ms)) src="LOADING_NEW -> ACTIVE history rows"
   else takeover=$((last_ms - dead_ms)) src="slot_lease.state_since"; fi
   say "every slot of $victim ACTIVE on $(tr -d "'" <<<"$survivors" | sed 's/,/ and /g') $takeover ms after DEAD (from $src)"
-  say "cycle $c: detection $detect ms, takeover $takeover ms ($held slots, kill -9 -> all ACTIVE $((detect + takeover)) ms)"
-  detections+="$detect " takeovers+="$takeover "
+  drill_first_commits "$pairs" "$t0" 180
+  [ -z "$DRILL_FC_MISSING" ] || drill_fail "cycle $c: no commit on a survivor within 180 s for slot(s) $DRILL_FC_MISSING"
+  fc_last=$(drill_pct "$DRILL_FC_TIMES" 100)
+  say "cycle $c: kill -9 -> first commit on the new owner per slot: $(drill_stats "$DRILL_FC_TIMES"), p90 $(drill_pct "$DRILL_FC_TIMES" 90) ms"
+  say "cycle $c: per slot (slot=ms after kill -9): $DRILL_FC_LIST(${DRILL_FC_IDLE:-0} slot(s) without any commit before the kill left out)"
+  say "cycle $c: detection $detect ms, takeover $takeover ms ($held slots, kill -9 -> all ACTIVE $((detect + takeover)) ms, -> last first commit $fc_last ms)"
+  detections+="$detect " takeovers+="$takeover " firsts+="$fc_last " all_firsts+="$DRILL_FC_TIMES "
 
   r0=$(now_ms)
   drill_start "$victim" worker --worker.warmup.ms="$warmup"
@@ -126,6 +135,8 @@ echo
 echo "== failover: $cycles kill -9 cycle(s), $workers workers, $slots slots, $devices devices every $interval ms"
 echo "detection (kill -9 -> DEAD):          $(drill_stats "$detections")   [ms: ${detections% }]"
 echo "takeover (DEAD -> all slots ACTIVE):  $(drill_stats "$takeovers")   [ms: ${takeovers% }]"
+echo "kill -9 -> first commit, every slot:  $(drill_stats "$all_firsts"), p90 $(drill_pct "$all_firsts" 90) ms"
+echo "kill -9 -> last slot's first commit:  $(drill_stats "$firsts")   [ms: ${firsts% }] (goal: <= 3000 ms)"
 echo
 drill_wait_settled 300
 drill_finish p1

@@ -1,20 +1,30 @@
 #!/usr/bin/env bash
 # Zombie drill: a scheduler, two workers and a probe (real processes) against the local services. Worker
-# w2 is started with --worker.fault.freeze.heartbeat.after.ms: after that time it stops heartbeating and
-# reading its leases but keeps consuming (a zombie: alive, holding its liveness lock, deaf). Prints
-#   - the time from the freeze to DEAD (expect about worker.dead.after.ms = 30 s; a hang is found by
+# w2 hangs once the slots have settled:
+#   --hang stop    (default) kill -STOP: the whole process pauses with its sockets open — its AMQP consumers
+#                  stay the active ones of their single-active-consumer queues until the leader's broker
+#                  fence closes its connection (RabbitMQ management API) or the broker's heartbeat does;
+#                  it is resumed (kill -CONT) after its slots committed on w1, and must then write nothing;
+#   --hang freeze  started with --worker.fault.freeze.heartbeat.after.ms: after that time it stops
+#                  heartbeating and reading its leases but keeps consuming (alive, holding its liveness
+#                  lock, deaf).
+# Prints
+#   - the time from the hang to DEAD (expect about worker.dead.after.ms = 30 s; a hang is found by
 #     heartbeat age, not by the liveness lock) and from its last heartbeat to DEAD,
-#   - the time from DEAD until every slot it held is ACTIVE on w1,
+#   - the time from DEAD until every slot it held is ACTIVE on w1, and until each slot's FIRST COMMIT on
+#     w1 (its first history row under a newer epoch: per slot, and min/median/p90/max), and the hang ->
+#     first commit of the last slot against the goal worker.dead.after.ms + 2 s,
+#   - whether the leader's broker fence closed w2's AMQP connection (its log),
 #   - the zombie's worker_fenced_total: messages of its batches rejected after the move (D1),
 #   - the deposed-owner check: device_status_history rows written under one of the zombie's
 #     (slot_id, writer_epoch) pairs (taken from slot_lease before the freeze) with received_at later than
 #     the moment its slots were seen ACTIVE on w1. Must be 0;
 # then the ledger.
 #
-#   scripts/drill-zombie.sh [--slots 64] [--devices 2000] [--freeze-after-ms 20000] [--interval-ms 5000] [--jar PATH]
+#   scripts/drill-zombie.sh [--hang stop|freeze] [--slots 64] [--devices 2000] [--freeze-after-ms 20000] [--interval-ms 5000] [--jar PATH]
 #
-#   --freeze-after-ms N  counted from the zombie's start; the slots must be settled before it (else the
-#                        drill stops and asks for a larger value)
+#   --freeze-after-ms N  (--hang freeze) counted from the zombie's start; the slots must be settled before it
+#                        (else the drill stops and asks for a larger value)
 #   --jar PATH           node jar to run (default target/node.jar, built with mvn only if missing); the drill
 #                        runs a private copy in its run directory (target/drill/drill_<epoch>/, with the logs)
 # Uses its own schema, queue names and Redis channels (drill_<epoch>) and removes them at the end, also on
@@ -26,9 +36,10 @@ cd "$(dirname "$0")/.."
 DRILL=drill-zombie
 source scripts/lib/drill-lib.sh
 
-slots=64 devices=2000 freeze=20000 interval=5000 jarpath=""
+slots=64 devices=2000 freeze=20000 interval=5000 jarpath="" hang=stop
 while [ $# -gt 0 ]; do
   case "$1" in
+    --hang) drill_need "$@"; hang=$2; shift 2 ;;
     --slots) drill_need "$@"; slots=$2; shift 2 ;;
     --devices) drill_need "$@"; devices=$2; shift 2 ;;
     --freeze-after-ms) drill_need "$@"; freeze=$2; shift 2 ;;
@@ -42,13 +53,18 @@ drill_int --slots "$slots" 2
 drill_int --devices "$devices" 1
 drill_int --freeze-after-ms "$freeze" 1
 drill_int --interval-ms "$interval" 100
+[ "$hang" = stop ] || [ "$hang" = freeze ] || drill_usage_error "--hang must be stop or freeze, not '$hang'"
 
 drill_prepare_jar "$jarpath"
 drill_setup "$slots"
-say "plan: scheduler s1, workers w1 and w2 (zombie: heartbeat frozen $freeze ms after its start), probe p1 with $devices devices every $interval ms"
+if [ "$hang" = freeze ]; then
+  say "plan: scheduler s1, workers w1 and w2 (zombie: heartbeat frozen $freeze ms after its start), probe p1 with $devices devices every $interval ms"
+else
+  say "plan: scheduler s1, workers w1 and w2 (zombie: kill -STOP once settled), probe p1 with $devices devices every $interval ms"
+fi
 
 drill_start w1 worker
-drill_start w2 worker --worker.fault.freeze.heartbeat.after.ms="$freeze"
+if [ "$hang" = freeze ]; then drill_start w2 worker --worker.fault.freeze.heartbeat.after.ms="$freeze"; else drill_start w2 worker; fi
 drill_wait_up w1
 drill_wait_up w2
 drill_wait_registered w1 w2
@@ -70,14 +86,20 @@ held=$(awk -F, '{ print NF }' <<<"$held_list")
 [ -z "$(frozen)" ] || drill_die "w2 froze while its leases were being read: run again with a larger --freeze-after-ms"
 say "zombie w2 holds $held slots; (slot, epoch): $(cut -c1-120 <<<"$pairs")$([ ${#pairs} -gt 120 ] && echo ...)"
 
-start=$SECONDS
-while [ -z "$(frozen)" ]; do
-  [ $((SECONDS - start)) -lt $((freeze / 1000 + 60)) ] || drill_die "w2 did not report its freeze"
-  sleep 0.5
-done
-line=$(frozen)
-freeze_ms=$(log_time_ms "${line%% *}")
-say "w2 froze at ${line%% *}: ${line#*- }"
+if [ "$hang" = freeze ]; then
+  start=$SECONDS
+  while [ -z "$(frozen)" ]; do
+    [ $((SECONDS - start)) -lt $((freeze / 1000 + 60)) ] || drill_die "w2 did not report its freeze"
+    sleep 0.5
+  done
+  line=$(frozen)
+  freeze_ms=$(log_time_ms "${line%% *}")
+  say "w2 froze at ${line%% *}: ${line#*- }"
+else
+  freeze_ms=$(now_ms)
+  kill -STOP "${DRILL_PID[w2]}"
+  say "kill -STOP ${DRILL_PID[w2]} (w2): its process and its AMQP consumers hang"
+fi
 
 dead_ms="" start=$SECONDS
 while [ -z "$dead_ms" ]; do
@@ -105,6 +127,18 @@ hist_ms=$(drill_sql "select case when count(a.at) = count(*) then (extract(epoch
       and x.old_state = 'LOADING_NEW' and x.new_state = 'ACTIVE' and x.at >= to_timestamp($dead_ms / 1000.0) order by x.at limit 1) a on true")
 [ -n "$hist_ms" ] && last_ms=$hist_ms
 say "every slot of w2 ACTIVE on w1 (seen at $moved_at)"
+drill_first_commits "$pairs" "$dead_ms" 180
+[ -z "$DRILL_FC_MISSING" ] || drill_fail "no commit on w1 within 180 s of DEAD for slot(s) $DRILL_FC_MISSING"
+fc_times=$DRILL_FC_TIMES fc_list=$DRILL_FC_LIST
+fc_max=$(drill_pct "$fc_times" 100)
+say "first commit of every slot of w2 on w1: last $fc_max ms after DEAD"
+dead_after=30000   # worker.dead.after.ms: the drill runs with the defaults of conf/node.properties
+fence_line=$(drill_log_since s1 | grep -m1 'broker fence: .*worker w2 ' || true)
+if [ "$hang" = stop ]; then
+  resumed_at=$(db_now)
+  kill -CONT "${DRILL_PID[w2]}"
+  say "kill -CONT ${DRILL_PID[w2]} (w2): resumed; it must notice it is DEAD and write nothing"
+fi
 
 # the zombie still consumes until a batch of each slot is fenced; wait for the rejections to stop
 fenced=0 start=$SECONDS
@@ -126,11 +160,16 @@ between=$(drill_sql "select count(*) from device_status_history h join (values $
 [ "$deposed" = 0 ] || drill_fail "$deposed row(s) written under the zombie's old (slot, epoch) after its slots were ACTIVE on w1"
 
 echo
-echo "== zombie w2 ($held of $slots slots, heartbeat frozen $freeze ms after start; $devices devices every $interval ms)"
-echo "freeze -> SUSPECTED:          $([ -n "$suspect_ms" ] && echo "$((suspect_ms - freeze_ms)) ms" || echo "not seen")"
-echo "freeze -> DEAD:               $((dead_ms - freeze_ms)) ms ($reason; worker.dead.after.ms 30000)"
+if [ "$hang" = freeze ]; then how="heartbeat frozen $freeze ms after start"; else how="kill -STOP once settled, kill -CONT after the takeover"; fi
+echo "== zombie w2 ($held of $slots slots, $how; $devices devices every $interval ms)"
+echo "hang -> SUSPECTED:          $([ -n "$suspect_ms" ] && echo "$((suspect_ms - freeze_ms)) ms" || echo "not seen")"
+echo "hang -> DEAD:                 $((dead_ms - freeze_ms)) ms ($reason; worker.dead.after.ms 30000)"
 echo "last heartbeat -> DEAD:       $((dead_ms - hb_ms)) ms"
 echo "DEAD -> all ACTIVE on w1:     $((last_ms - dead_ms)) ms ($held slots)"
+echo "DEAD -> first commit on w1:   $(drill_stats "$fc_times"), p90 $(drill_pct "$fc_times" 90) ms"
+echo "  per slot (slot=ms):         $fc_list(${DRILL_FC_IDLE:-0} slot(s) without any commit before the hang left out)"
+echo "hang -> last first commit:    $((dead_ms + fc_max - freeze_ms)) ms (goal: worker.dead.after.ms + 2 s = $((dead_after + 2000)) ms)"
+echo "broker fence (s1 log):        ${fence_line:-none logged (rabbit.management.url off or an older jar)}"
 echo "zombie's fenced messages:     $fenced (worker_fenced_total over $fenced_slots slot(s); $rolled batch(es) rolled back)"
 echo "zombie commits after freeze:  $between row(s) under its old epochs (before the epoch bump: allowed)"
 echo "deposed-owner writes:         $deposed (rows under the zombie's (slot, epoch) received after $moved_at; must be 0)"

@@ -12,6 +12,12 @@
 # sourced inside that su, so a `ulimit` line there raises the soft limit to the hard limit. This
 # script adds that line if missing and restarts a running broker whose limit is still too low.
 #
+# RabbitMQ's management plugin is enabled when its HTTP API (127.0.0.1:15672) does not answer: the
+# scheduler leader closes a dead worker's AMQP connections through it (rabbit.management.url), so that
+# single-active-consumer hands the worker's queues to their new owner at once. It is bound to 127.0.0.1
+# (rabbitmq.conf line for the next boot, and the application environment of the running broker, so no
+# restart is needed).
+#
 # Behaviour does not depend on CI or any other environment variable except ENSURE_SERVICES_TIMEOUT.
 set -euo pipefail
 
@@ -311,6 +317,41 @@ ensure_rabbitmq() {
   echo "rabbitmq: running (127.0.0.1:5672 answers AMQP) with enough file handles (limit $limit >= $MIN_FILE_HANDLES)"
 }
 
+# ---------------------------------------------------------------- RabbitMQ management API
+
+RABBIT_CONF=/etc/rabbitmq/rabbitmq.conf
+RABBIT_MGMT_MARK='# added by inspection-node scripts/ensure-services.sh: the management API (broker fence of dead workers) on loopback only'
+RABBIT_MGMT_LINE='management.tcp.ip = 127.0.0.1'
+
+# An HTTP answer of any status on 127.0.0.1:15672 (401 without credentials): the management API listens.
+rabbit_mgmt_answers() {
+  local first
+  first="$(timeout 5 bash -c 'exec 3<>/dev/tcp/127.0.0.1/15672 && printf "GET /api/overview HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n" >&3 && head -c 5 <&3' 2>/dev/null)" || true
+  [ "$first" = "HTTP/" ]
+}
+
+ensure_rabbitmq_management() {
+  if rabbit_mgmt_answers; then
+    echo "rabbitmq: management API answers on 127.0.0.1:15672"
+    return 0
+  fi
+  if ! grep -qF "$RABBIT_MGMT_MARK" "$RABBIT_CONF" 2>/dev/null; then
+    if [ -s "$RABBIT_CONF" ] && [ -n "$(tail -c 1 "$RABBIT_CONF")" ]; then echo >>"$RABBIT_CONF"; fi
+    printf '%s\n%s\n' "$RABBIT_MGMT_MARK" "$RABBIT_MGMT_LINE" >>"$RABBIT_CONF"
+  fi
+  echo "rabbitmq: management API not answering on 127.0.0.1:15672, enabling the plugin rabbitmq_management on 127.0.0.1 (the scheduler closes a dead worker's AMQP connections through it)"
+  # the running broker read rabbitmq.conf at boot: give the plugin its loopback address before it starts
+  timeout 20 rabbitmqctl eval 'application:load(rabbitmq_management), application:set_env(rabbitmq_management, tcp_config, [{ip, "127.0.0.1"}, {port, 15672}]).' \
+    >"$WORK/rabbit-mgmt-env.log" 2>&1 || cat "$WORK/rabbit-mgmt-env.log" >&2
+  if ! timeout 60 rabbitmq-plugins enable rabbitmq_management >"$WORK/rabbit-mgmt.log" 2>&1; then
+    cat "$WORK/rabbit-mgmt.log" >&2
+    die "rabbitmq: rabbitmq-plugins enable rabbitmq_management failed; see $(rabbit_log)"
+  fi
+  wait_until rabbitmq-management rabbit_mgmt_answers "$(rabbit_log)"
+  echo "rabbitmq: management plugin enabled (127.0.0.1:15672)"
+}
+
 ensure_postgresql
 ensure_redis
 ensure_rabbitmq
+ensure_rabbitmq_management

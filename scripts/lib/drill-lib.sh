@@ -10,7 +10,8 @@
 # Globals after drill_setup: name (schema / queue prefix / Redis channel prefix, drill_<epoch>), dir (run
 # directory with the jar copy, logs and the probe's outbox), jar, slots, common (flags every process gets).
 # Per node id: DRILL_PID[id], DRILL_PORT[id], DRILL_ROLE[id], DRILL_FLAGS[id]; logs are $dir/<id>.log.
-# Environment (optional): DRILL_HEAP (JVM -Xmx, default 384m), DRILL_LEDGER_TIMEOUT_S (default 600),
+# Environment (optional): DRILL_HEAP (JVM -Xmx, default 384m), DRILL_LEDGER_TIMEOUT_S (default 600), DRILL_UP_TIMEOUT_S
+# (how long a node may take to become ready, default 120; a loaded machine needs more),
 # DRILL_KEEP=1 (keep the schema and queues for a post-mortem; the end prints how to remove them).
 
 export PATH="$PATH:/usr/local/sbin:/usr/sbin:/sbin"
@@ -149,7 +150,7 @@ drill_alive() { [ -n "${DRILL_PID[$1]:-}" ] && kill -0 "${DRILL_PID[$1]}" 2>/dev
 
 # drill_wait_up ID [TIMEOUT_S]: waits for "is up" (learning the HTTP port) and a 200 from /health/ready.
 drill_wait_up() {
-  local id=$1 timeout=${2:-120} start=$SECONDS line
+  local id=$1 timeout=${2:-${DRILL_UP_TIMEOUT_S:-120}} start=$SECONDS line
   while :; do
     if ! drill_alive "$id"; then
       drill_log_since "$id" | tail -n 15 >&2
@@ -240,6 +241,41 @@ drill_stats() {
     if (NR == 0) { print "n/a"; exit }
     med = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
     printf "min %d, median %d, max %d (n=%d)\n", v[1], med, v[NR], NR }'
+}
+
+# ------------------------------------------------------------------ takeover to the first commit (issue 14)
+
+# drill_first_commits PAIRS SINCE_MS [TIMEOUT_S]: waits until every slot of PAIRS ("(slot,epoch),...", the
+# deposed owner's leases) has a history row written under a newer epoch (a commit by its new owner), then
+# sets DRILL_FC_TIMES (one "ms" per slot: SINCE_MS -> that first commit, from received_at, the start of the
+# commit transaction), DRILL_FC_LIST ("slot=ms" sorted by time, for a per-slot line) and DRILL_FC_MISSING
+# (slots without a commit when the timeout ran out; empty when all committed) and DRILL_FC_IDLE (how many
+# slots had no commit under the old owner either: left out). Queries history by slot.
+drill_first_commits() {
+  local pairs=$1 since=$2 timeout=${3:-120} start=$SECONDS rows n total
+  while :; do
+    # a slot its old owner never committed (no devices, or none with results yet) is left out: nothing to wait for
+    rows=$(drill_sql "select z.slot_id, (extract(epoch from min(h.received_at)) * 1000)::bigint - $since
+        from (values $pairs) z(slot_id, epoch) left join device_status_history h on h.slot_id = z.slot_id and h.writer_epoch > z.epoch
+        where exists (select 1 from device_status_history o where o.slot_id = z.slot_id and o.writer_epoch <= z.epoch)
+        group by z.slot_id order by 2 nulls last")
+    total=$(grep -c '|' <<<"$rows" || true)
+    n=$(awk -F'|' '$2 != ""' <<<"$rows" | wc -l)
+    [ "$n" = "$total" ] && break
+    [ $((SECONDS - start)) -lt "$timeout" ] || break
+    sleep 0.2
+  done
+  DRILL_FC_TIMES=$(awk -F'|' '$2 != "" { printf "%s ", $2 }' <<<"$rows")
+  DRILL_FC_LIST=$(awk -F'|' '$2 != "" { printf "%s=%s ", $1, $2 }' <<<"$rows")
+  DRILL_FC_MISSING=$(awk -F'|' '$2 == "" { printf "%s ", $1 }' <<<"$rows")
+  DRILL_FC_IDLE=$(( $(grep -o '(' <<<"$pairs" | wc -l) - total ))
+}
+
+# drill_pct VALUES P: the P-th percentile (nearest rank) of space-separated whole numbers.
+drill_pct() {
+  tr ' ' '\n' <<<"$1" | grep -v '^$' | sort -n | awk -v p="$2" '{ v[NR] = $1 } END {
+    if (NR == 0) { print "n/a"; exit }
+    i = int((p * NR + 99) / 100); if (i < 1) i = 1; print v[i] }'
 }
 
 # ------------------------------------------------------------------ backpressure modes (issue 12)

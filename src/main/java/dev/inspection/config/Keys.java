@@ -42,6 +42,9 @@ public final class Keys {
   public static final ConfigKey RABBIT_VHOST = k("rabbit.vhost", "/", STRING, "RabbitMQ virtual host");
   public static final ConfigKey RABBIT_SSL = k("rabbit.ssl", "false", BOOL, "TLS to RabbitMQ (usually port 5671): the broker's certificate must be signed by rabbit.tls.ca and name rabbit.host");
   public static final ConfigKey RABBIT_TLS_CA = k("rabbit.tls.ca", "", STRING, "PEM file of the CA certificate(s) that sign RabbitMQ's certificate; empty = the JVM's trust store");
+  public static final ConfigKey RABBIT_MANAGEMENT_URL = k("rabbit.management.url", "http://127.0.0.1:15672", STRING, "RabbitMQ management HTTP API (plugin rabbitmq_management) the leader uses to close a deposed worker's AMQP connections when it declares the worker DEAD or fences a move, so single-active-consumer hands its queues to the new owner at once; off = never (a hung worker's queues then wait for the broker's heartbeat timeout)");
+  public static final ConfigKey RABBIT_MANAGEMENT_USER = k("rabbit.management.user", "guest", STRING, "user of rabbit.management.url: tagged administrator (or monitoring, to see and close every user's connections)");
+  public static final ConfigKey RABBIT_MANAGEMENT_PASSWORD = k("rabbit.management.password", "guest", STRING, "SECRET: password of rabbit.management.user (prefer INSPECT_RABBIT_MANAGEMENT_PASSWORD)");
 
   public static final ConfigKey REDIS_URL = k("redis.url", "redis://127.0.0.1:6379", STRING, "Redis, used only for notifications (losing it never changes a result)");
   public static final ConfigKey REDIS_CHANNEL_PREFIX = k("redis.channel.prefix", "inspection", STRING, "prefix of the Redis pub/sub channels");
@@ -208,7 +211,7 @@ public final class Keys {
   public static final List<ConfigKey> ALL = List.of(
       ROLE, NODE_ID, DATA_DIR, HTTP_HOST, HTTP_PORT, HTTP_ADVERTISED_URL, HTTP_TLS_CERT, HTTP_TLS_KEY,
       PG_HOST, PG_PORT, PG_DATABASE, PG_USER, PG_PASSWORD, PG_SCHEMA, PG_POOL_SIZE, PG_IDLE_TX_TIMEOUT_MS, PG_SSL_MODE, PG_TLS_CA,
-      RABBIT_HOST, RABBIT_PORT, RABBIT_USER, RABBIT_PASSWORD, RABBIT_VHOST, RABBIT_SSL, RABBIT_TLS_CA,
+      RABBIT_HOST, RABBIT_PORT, RABBIT_USER, RABBIT_PASSWORD, RABBIT_VHOST, RABBIT_SSL, RABBIT_TLS_CA, RABBIT_MANAGEMENT_URL, RABBIT_MANAGEMENT_USER, RABBIT_MANAGEMENT_PASSWORD,
       REDIS_URL, REDIS_CHANNEL_PREFIX,
       SLOTS_TOTAL, TOPOLOGY_PREFIX, BROKER_QUEUE_BUDGET_BYTES, BROKER_QUEUE_HIGH_WEIGHT, QUEUE_LOW_MAX_BYTES, QUEUE_LOW_MAX_LENGTH, QUEUE_DELIVERY_LIMIT,
       PROBE_GROUP, PROBE_SIM_DEVICES, PROBE_SIM_FAIL_RATE, PROBE_INTERVAL_MS, PROBE_JITTER_PCT,

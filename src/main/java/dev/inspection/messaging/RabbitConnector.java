@@ -11,6 +11,8 @@ import dev.inspection.config.Keys;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -73,6 +75,13 @@ public final class RabbitConnector {
   }
 
   private Runnable afterReady = () -> { };
+  private Map<String, Object> clientProperties = Map.of();
+
+  /** Extra client properties of every connection (e.g. {@link BrokerConnections#workerProperties}); call before {@link #start}. */
+  public RabbitConnector clientProperties(Map<String, Object> extra) {
+    this.clientProperties = Map.copyOf(extra);
+    return this;
+  }
 
   /** Runs on the owner's context each time a (re)connect and its set-up have completed. */
   public RabbitConnector onReady(Runnable r) {
@@ -100,7 +109,13 @@ public final class RabbitConnector {
     long gen = ++generation;
     retry.until(name + ": connect to RabbitMQ at " + options.where(),
         () -> vertx.executeBlocking(() -> {
-          if (factory == null) factory = factory(options);
+          if (factory == null) {
+            ConnectionFactory f = factory(options);
+            Map<String, Object> props = new HashMap<>(f.getClientProperties());
+            props.putAll(clientProperties);
+            f.setClientProperties(props);
+            factory = f;
+          }
           return factory.newConnection(name);
         }, false), e -> false, () -> stopped).onComplete(ar -> {
           if (ar.failed()) return; // stopped

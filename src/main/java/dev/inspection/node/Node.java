@@ -44,6 +44,7 @@ import java.time.Clock;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -105,7 +106,9 @@ public final class Node {
       return Future.failedFuture(new ConfigException("probe.api.token is missing while probe.inventory.url is set: set INSPECT_PROBE_API_TOKEN"
           + " to this probe group's token from the scheduler's api.probe.tokens"));
     }
-    vertx = Vertx.vertx(new VertxOptions().setBlockedThreadCheckInterval(2000));
+    initNettyAllocatorEvents();
+    // an event loop blocked past the 2 s limit logs where it is stuck (Vert.x' default prints the stack only after 5 s)
+    vertx = Vertx.vertx(new VertxOptions().setBlockedThreadCheckInterval(1000).setWarningExceptionTime(2).setWarningExceptionTimeUnit(TimeUnit.SECONDS));
     Topology topology = Topology.of(config);
     Future<Void> ready = Future.succeededFuture();
     if (role.runsWorker() || role.runsScheduler()) ready = migrate();
@@ -152,6 +155,31 @@ public final class Node {
     String bind = config.get(Keys.HTTP_HOST);
     String hostName = advertised.isBlank() && AdvertisedUrl.isWildcard(bind.trim()) ? AdvertisedUrl.localHostName() : bind;
     return () -> http == null ? "" : AdvertisedUrl.choose(advertised, HttpTls.scheme(config), bind, http.port(), () -> hostName);
+  }
+
+  /** Netty's allocator event classes; their static initialisers register JFR event types (issue 14). */
+  private static final List<String> NETTY_JFR_EVENTS = List.of("io.netty.buffer.AllocateChunkEvent", "io.netty.buffer.FreeChunkEvent",
+      "io.netty.buffer.ReturnChunkEvent", "io.netty.buffer.AllocateBufferEvent", "io.netty.buffer.FreeBufferEvent",
+      "io.netty.buffer.ReallocateBufferEvent");
+
+  /**
+   * The start-up stall behind issue 14's double election: Netty 4.2's adaptive allocator initialises these
+   * event classes on its first chunk allocation, and their static initialisers register JFR event types
+   * ({@code jdk.jfr.internal.MetadataRepository.register}), which took 2.5–3.5 s on the loaded test machine —
+   * on an event loop (the first PostgreSQL connection's), and every other event loop allocating its first
+   * chunk meanwhile waits for the same class initialisation. A leader elected in that window could miss
+   * its lock ping and step down. Done here, on the starting thread, before any event loop runs.
+   */
+  private static void initNettyAllocatorEvents() {
+    long start = System.nanoTime();
+    for (String c : NETTY_JFR_EVENTS) {
+      try {
+        Class.forName(c, true, Node.class.getClassLoader());
+      } catch (ClassNotFoundException | LinkageError e) {
+        log.debug("netty allocator event {} not initialised here: {}", c, e.toString()); // another Netty version: nothing to do early
+      }
+    }
+    log.debug("netty allocator event classes initialised in {} ms", (System.nanoTime() - start) / 1_000_000);
   }
 
   /** The API's resources: each gets the scheduler parts it reads, and the scheduler's {@link Operations} for what it changes. */

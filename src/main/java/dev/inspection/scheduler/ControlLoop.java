@@ -2,6 +2,7 @@ package dev.inspection.scheduler;
 
 import dev.inspection.control.SlotState;
 import dev.inspection.control.WorkerState;
+import dev.inspection.messaging.BrokerFence;
 import dev.inspection.messaging.SlotHash;
 import dev.inspection.metrics.Metrics;
 import dev.inspection.scheduler.ControlStore.Bump;
@@ -41,6 +42,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class ControlLoop {
   private static final Logger log = LoggerFactory.getLogger(ControlLoop.class);
+  /** The reason {@link RoundPlanner} gives a handover whose old owner never released the slot. */
+  private static final String MOVE_TIMEOUT = "move timeout";
 
   /** Thresholds; all from configuration. */
   public record Settings(long tickMs, long heartbeatMs, long suspectMs, long deadMs, long warmupMs, long quarantineMs, long leaseTtlMs, long expiryGraceMs,
@@ -64,6 +67,8 @@ public final class ControlLoop {
   private final Metrics metrics;
   private final Clock clock;
   private final Settings settings;
+  /** Closes a deposed worker's AMQP connections, so single-active-consumer hands its queues on at once. */
+  private final BrokerFence fence;
   private final Map<Integer, Long> lastSlotMove = new HashMap<>();
   private final Map<String, Long> lastSourceMove = new HashMap<>();
   /** The last wave sent to each worker (cold start, scale-out), settled every round. */
@@ -81,7 +86,8 @@ public final class ControlLoop {
   private volatile String lastPlan = "";
 
   public ControlLoop(Vertx vertx, ControlStore store, Leadership leadership, Consumer<String> announce, Metrics metrics, Clock clock,
-      Settings settings) {
+      Settings settings, BrokerFence fence) {
+    this.fence = fence;
     this.vertx = vertx;
     this.context = vertx.getOrCreateContext();
     this.store = store;
@@ -174,15 +180,15 @@ public final class ControlLoop {
             Collections.unmodifiableMap(waves));
         Decision decision = RoundPlanner.decide(snapshot, settings);
         if (!(decision instanceof WorkerChanges)) activeWorkers = RoundPlanner.placeable(workers, settings).size();
-        return apply(decision, now);
+        return apply(decision, now, slots, workers);
       });
     }));
   }
 
-  private Future<Boolean> apply(Decision decision, long now) {
+  private Future<Boolean> apply(Decision decision, long now, List<SlotRow> slots, List<WorkerRow> workers) {
     long term = leadership.term();
     if (decision instanceof WorkerChanges w) return changeWorkers(w.changes(), term);
-    if (decision instanceof Bumps b) return bump(b.bumps(), term).map(done -> {
+    if (decision instanceof Bumps b) return bump(b.bumps(), term, slots, workers).map(done -> {
       if (!b.waves().isEmpty()) {
         Map<String, List<Integer>> sent = new HashMap<>();
         for (Bump x : b.bumps()) if (done.contains(x.slot())) sent.computeIfAbsent(x.newOwner(), k -> new ArrayList<>()).add(x.slot());
@@ -245,18 +251,33 @@ public final class ControlLoop {
         if (!done.contains(ch.worker())) continue;
         metrics.workerTransition(ch.from().name(), ch.to().name());
         log.info("worker {}: {} -> {} ({})", ch.worker(), ch.from(), ch.to(), ch.reason());
+        if (ch.to() == WorkerState.DEAD) fence.closeWorker(ch.worker(), "declared DEAD: " + ch.reason());
         if (ch.to() == WorkerState.ACTIVE || ch.to() == WorkerState.DEAD || ch.to() == WorkerState.DRAINING) rebalanceDue = true;
       }
       return !done.isEmpty();
     });
   }
 
-  private Future<Set<Integer>> bump(List<Bump> bumps, long term) {
+  private Future<Set<Integer>> bump(List<Bump> bumps, long term, List<SlotRow> slots, List<WorkerRow> workers) {
     return leadership.fenced(c -> ControlStore.applyBumps(c, bumps, term, settings.leaseTtlMs())).map(done -> {
+      Map<Integer, String> owners = new HashMap<>();
+      for (SlotRow r : slots) if (r.owner() != null) owners.put(r.slot(), r.owner());
+      Map<String, List<Integer>> timedOut = new HashMap<>();
       for (Bump b : bumps) {
         if (!done.contains(b.slot())) continue;
         metrics.slotTransition(b.reason(), b.newState().name());
+        // an old owner that did not release a MOVING slot in time may hang with its consumers active on the broker
+        if (MOVE_TIMEOUT.equals(b.reason()) && owners.get(b.slot()) != null) timedOut.computeIfAbsent(owners.get(b.slot()), k -> new ArrayList<>()).add(b.slot());
       }
+      // only an owner that also stopped heartbeating: closing a live but slow worker's connection restarts all its consumers
+      // (seen in the failover drill on a loaded machine), while its epoch is fenced anyway
+      Map<String, Long> heartbeatAge = new HashMap<>();
+      for (WorkerRow w : workers) heartbeatAge.put(w.id(), w.heartbeatAgeMs());
+      timedOut.forEach((w, s) -> {
+        if (heartbeatAge.getOrDefault(w, Long.MAX_VALUE) > settings.suspectMs()) {
+          fence.closeWorker(w, "did not release MOVING slot(s) " + s + " within scheduler.move.timeout.ms and heartbeats no more");
+        }
+      });
       if (!done.isEmpty()) {
         Map<String, Integer> byReason = new HashMap<>();
         for (Bump b : bumps) if (done.contains(b.slot())) byReason.merge(b.reason() + " -> " + b.newState(), 1, Integer::sum);

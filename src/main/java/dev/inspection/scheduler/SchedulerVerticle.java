@@ -6,6 +6,7 @@ import dev.inspection.config.Config;
 import dev.inspection.config.Keys;
 import dev.inspection.control.WorkerState;
 import dev.inspection.coordination.Notifier;
+import dev.inspection.messaging.BrokerFence;
 import dev.inspection.messaging.RabbitConnector;
 import dev.inspection.messaging.RabbitOptions;
 import dev.inspection.messaging.Topology;
@@ -64,6 +65,7 @@ public final class SchedulerVerticle extends VerticleBase implements Operations.
   /** The leader announces the cold-start pace here, for probes without probe.inventory.url (issue 14 item 2). */
   private Notifier pacingChannel;
   private FleetModeKeeper fleetMode;
+  private BrokerFence fence;
 
   public SchedulerVerticle(Config config, Metrics metrics, Clock clock, Supplier<String> apiUrl) {
     this.config = config;
@@ -194,7 +196,9 @@ public final class SchedulerVerticle extends VerticleBase implements Operations.
             loop.deposed();
           }
         });
-    loop = new ControlLoop(vertx, store, leadership, notifier::publish, metrics, clock, settings);
+    fence = new BrokerFence(vertx, BrokerFence.Settings.from(config));
+    loop = new ControlLoop(vertx, store, leadership, notifier::publish, metrics, clock, settings, fence);
+    fence.check();
     metrics.schedulerGauges(() -> leading() ? 1 : 0, this::term);
     keeper = new PartitionKeeper(new PartitionKeeper.Settings(config.getInt(Keys.RETENTION_HISTORY_DAYS_HIGH),
         config.getInt(Keys.RETENTION_HISTORY_DAYS_NORMAL), config.getInt(Keys.RETENTION_ALERT_DAYS), config.getInt(Keys.RETENTION_ROLLUP_DAYS),
@@ -292,6 +296,7 @@ public final class SchedulerVerticle extends VerticleBase implements Operations.
           WorkerState.DEAD, "quarantined by an operator")), term)).compose(done -> {
             if (done.isEmpty()) return Future.failedFuture(new ApiError(409, "worker '" + workerId + "' changed state meanwhile; read it again and retry"));
             metrics.workerTransition(st.name(), WorkerState.DEAD.name());
+            fence.closeWorker(workerId, "quarantined by an operator");
             loop.kick();
             return view.worker(workerId);
           });
@@ -315,6 +320,7 @@ public final class SchedulerVerticle extends VerticleBase implements Operations.
       deadLetters.close();
       shed.close();
       queues.close();
+      fence.close();
       return redis.close();
     }).eventually(() -> pool.close());
   }

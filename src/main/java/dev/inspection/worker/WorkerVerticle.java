@@ -7,6 +7,7 @@ import dev.inspection.common.RetryPolicy;
 import dev.inspection.config.Config;
 import dev.inspection.config.Keys;
 import dev.inspection.coordination.Notifier;
+import dev.inspection.messaging.BrokerConnections;
 import dev.inspection.messaging.RabbitConnector;
 import dev.inspection.messaging.RabbitOptions;
 import dev.inspection.messaging.Topology;
@@ -176,7 +177,8 @@ public final class WorkerVerticle extends VerticleBase {
     notifier.start();
     services = new SlotServices(workerId, topology, () -> connector.isConnected() ? connector.connection() : null, acks, store,
         deadLetters, gate, directory::lookup, rules::get, metrics, clock, (s, e, f) -> leases.forget(s, e));
-    connector.onReady(this::consumeAll).start();
+    // the leader's broker fence finds this worker's connections by these properties (messaging/BrokerFence)
+    connector.clientProperties(BrokerConnections.workerProperties(workerId, config.get(Keys.TOPOLOGY_PREFIX))).onReady(this::consumeAll).start();
     backFiller.start(() -> connector.isConnected() ? connector.connection() : null);
     // the SQL merge reads the profiles' rules from the database; a failure here is retried by the first batch's error path
     new Retry(vertx, RetryPolicy.from(config), log).until("write the payload profiles", directory::publishProfiles);

@@ -1,0 +1,144 @@
+package dev.inspection.messaging;
+
+import dev.inspection.config.Config;
+import dev.inspection.config.Keys;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.ext.web.client.HttpResponse;
+import io.vertx.ext.web.client.WebClient;
+import io.vertx.ext.web.client.WebClientOptions;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The broker side of a takeover: closes a deposed worker's AMQP connections through RabbitMQ's management
+ * HTTP API ({@code GET /api/connections}, then {@code DELETE /api/connections/{name}} for each one that
+ * {@link BrokerConnections#ofWorker} picks). With single-active-consumer a hung worker's consumers stay the
+ * active ones, holding their prefetch unacked, until the broker drops the connection on heartbeat; closing
+ * it requeues what it held and makes the new owner's waiting consumer active at once. The lease epoch
+ * (D1) still fences anything the old worker tries to write; this only makes the new owner consume sooner.
+ *
+ * <p>Never fails: when the API cannot be reached or refuses, it logs once what to do and the takeover goes
+ * on as before (the broker's heartbeat ends the connection eventually). {@code rabbit.management.url=off}
+ * turns it off. Non-blocking (Vert.x web client); callbacks run on the caller's context.
+ */
+public final class BrokerFence {
+  private static final Logger log = LoggerFactory.getLogger(BrokerFence.class);
+  private static final long TIMEOUT_MS = 10_000;
+
+  /** Where the management API is and whose connections count (vhost, installation). */
+  public record Settings(String url, String user, String password, String vhost, String installation) {
+    public static Settings from(Config c) {
+      String url = c.get(Keys.RABBIT_MANAGEMENT_URL).trim();
+      while (url.endsWith("/")) url = url.substring(0, url.length() - 1);
+      return new Settings(url, c.get(Keys.RABBIT_MANAGEMENT_USER), c.get(Keys.RABBIT_MANAGEMENT_PASSWORD), c.get(Keys.RABBIT_VHOST),
+          c.get(Keys.TOPOLOGY_PREFIX));
+    }
+
+    public boolean off() {
+      return url.isEmpty() || url.equalsIgnoreCase("off");
+    }
+  }
+
+  private final Settings settings;
+  private final WebClient web;
+  /** The "cannot reach the management API" warning is logged once, until a fence works again. */
+  private final AtomicBoolean warned = new AtomicBoolean();
+
+  public BrokerFence(Vertx vertx, Settings settings) {
+    this.settings = settings;
+    this.web = settings.off() ? null : WebClient.create(vertx, new WebClientOptions().setConnectTimeout((int) TIMEOUT_MS).setKeepAlive(false));
+  }
+
+  public boolean enabled() {
+    return web != null;
+  }
+
+  /**
+   * Asks the management API once at start ({@code GET /api/overview}), from the context that fences later:
+   * the HTTP client's first request on an event loop builds its address resolver there, which took seconds on
+   * a loaded machine — at the first DEAD that delayed the leader's next round by as much. It also says at
+   * start-up, not at the first death, whether the fence will work.
+   */
+  public Future<Void> check() {
+    if (web == null) return Future.succeededFuture();
+    return web.requestAbs(HttpMethod.GET, settings.url() + "/api/overview").basicAuthentication(settings.user(), settings.password())
+        .timeout(TIMEOUT_MS).send().<Void>map(resp -> {
+          expect(resp, 200, "GET /api/overview");
+          log.info("broker fence: the RabbitMQ management API at {} answers", settings.url());
+          return null;
+        }).recover(e -> {
+          if (warned.compareAndSet(false, true)) {
+            log.warn("broker fence: the RabbitMQ management API at {} does not work ({}): a dead worker's AMQP connections cannot be closed"
+                + " and its queues reach the new owner only when the broker drops the connection. Enable the plugin (rabbitmq-plugins enable"
+                + " rabbitmq_management; scripts/ensure-services.sh does it here), check rabbit.management.url, rabbit.management.user and"
+                + " rabbit.management.password, or set rabbit.management.url=off. Logged once until it works.", settings.url(), e.getMessage());
+          }
+          return Future.succeededFuture();
+        });
+  }
+
+  /**
+   * Closes every AMQP connection of {@code workerId} of this installation; the number closed, or -1 when the
+   * management API could not be used (logged). {@code why} goes to the worker as the close reason.
+   */
+  public Future<Integer> closeWorker(String workerId, String why) {
+    if (web == null) return Future.succeededFuture(0);
+    long start = System.nanoTime();
+    return web.requestAbs(HttpMethod.GET, settings.url() + "/api/connections?columns=name,vhost,client_properties")
+        .basicAuthentication(settings.user(), settings.password()).timeout(TIMEOUT_MS).send()
+        .compose(resp -> {
+          expect(resp, 200, "GET /api/connections");
+          List<String> names = BrokerConnections.ofWorker(resp.bodyAsJsonArray(), workerId, settings.installation(), settings.vhost());
+          List<Future<Void>> closes = new ArrayList<>();
+          for (String name : names) closes.add(close(name, "worker " + workerId + " fenced by the scheduler leader: " + why));
+          return Future.all(closes).map(v -> names.size());
+        })
+        .map(n -> {
+          if (warned.compareAndSet(true, false)) log.info("broker fence: the RabbitMQ management API at {} works again", settings.url());
+          long ms = (System.nanoTime() - start) / 1_000_000;
+          if (n > 0) log.info("broker fence: closed {} AMQP connection(s) of worker {} in {} ms ({})", n, workerId, ms, why);
+          else log.info("broker fence: worker {} has no AMQP connection open ({}; looked in {} ms)", workerId, why, ms);
+          return n;
+        })
+        .recover(e -> {
+          if (warned.compareAndSet(false, true)) {
+            log.warn("broker fence: cannot close worker {}'s AMQP connections through the RabbitMQ management API at {} ({}). Its queues reach the"
+                + " new owner only when the broker drops the connection (heartbeat timeout) — a hung worker's slots commit nothing until then."
+                + " Enable the plugin (rabbitmq-plugins enable rabbitmq_management; scripts/ensure-services.sh does it here), check"
+                + " rabbit.management.url, rabbit.management.user (tagged administrator) and rabbit.management.password, or set"
+                + " rabbit.management.url=off to stop trying. Logged once until it works.", workerId, settings.url(), e.getMessage());
+          } else {
+            log.debug("broker fence: worker {}: {}", workerId, e.getMessage());
+          }
+          return Future.succeededFuture(-1);
+        });
+  }
+
+  private Future<Void> close(String name, String reason) {
+    String path = settings.url() + "/api/connections/" + URLEncoder.encode(name, StandardCharsets.UTF_8).replace("+", "%20");
+    return web.requestAbs(HttpMethod.DELETE, path).basicAuthentication(settings.user(), settings.password()).putHeader("X-Reason", reason)
+        .timeout(TIMEOUT_MS).send().map(resp -> {
+          // 404: the connection ended meanwhile, which is what was wanted
+          if (resp.statusCode() != 404) expect(resp, 204, "DELETE /api/connections/" + name);
+          return null;
+        });
+  }
+
+  private static void expect(HttpResponse<?> resp, int status, String what) {
+    if (resp.statusCode() == status || (status == 204 && resp.statusCode() == 200)) return;
+    String hint = resp.statusCode() == 401 ? ": wrong user or password" : resp.statusCode() == 403 ? ": the user may not do this (tag it administrator)" : "";
+    throw new IllegalStateException(what + " answered " + resp.statusCode() + hint);
+  }
+
+  public void close() {
+    if (web != null) web.close();
+  }
+
+}

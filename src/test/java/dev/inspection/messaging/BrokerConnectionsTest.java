@@ -1,0 +1,59 @@
+package dev.inspection.messaging;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class BrokerConnectionsTest {
+
+  private static JsonObject conn(String name, String vhost, Map<String, Object> props) {
+    JsonObject p = new JsonObject().put("product", "RabbitMQ").put("connection_name", "worker-x");
+    props.forEach(p::put);
+    return new JsonObject().put("name", name).put("vhost", vhost).put("client_properties", p);
+  }
+
+  @Test
+  void aWorkersConnectionsAreFoundByItsIdAndInstallation() {
+    JsonArray listed = new JsonArray()
+        .add(conn("127.0.0.1:50001 -> 127.0.0.1:5672", "/", BrokerConnections.workerProperties("w1", "inspection")))
+        .add(conn("127.0.0.1:50002 -> 127.0.0.1:5672", "/", BrokerConnections.workerProperties("w2", "inspection")))
+        .add(conn("127.0.0.1:50003 -> 127.0.0.1:5672", "/", BrokerConnections.workerProperties("w1", "inspection")));
+    assertEquals(List.of("127.0.0.1:50001 -> 127.0.0.1:5672", "127.0.0.1:50003 -> 127.0.0.1:5672"),
+        BrokerConnections.ofWorker(listed, "w1", "inspection", "/"));
+  }
+
+  @Test
+  void aWorkerOfTheSameIdInAnotherInstallationIsNeverFenced() {
+    JsonArray listed = new JsonArray()
+        .add(conn("a", "/", BrokerConnections.workerProperties("w1", "drill_1")))
+        .add(conn("b", "/", BrokerConnections.workerProperties("w1", "drill_2")));
+    assertEquals(List.of("b"), BrokerConnections.ofWorker(listed, "w1", "drill_2", "/"));
+  }
+
+  @Test
+  void anotherVirtualHostIsLeftAlone() {
+    JsonArray listed = new JsonArray().add(conn("a", "/other", BrokerConnections.workerProperties("w1", "inspection")));
+    assertEquals(List.of(), BrokerConnections.ofWorker(listed, "w1", "inspection", "/"));
+  }
+
+  @Test
+  void connectionsWithoutTheWorkerPropertiesAreNeverMatchedEvenByName() {
+    JsonArray listed = new JsonArray()
+        .add(new JsonObject().put("name", "a").put("vhost", "/").put("user_provided_name", "worker-w1"))
+        .add(conn("b", "/", Map.of("connection_name", "worker-w1")))
+        .add(conn("c", "/", Map.of(BrokerConnections.WORKER_PROPERTY, "w1")))
+        .add("not an object")
+        .add(new JsonObject().put("vhost", "/").put("client_properties", new JsonObject(Map.copyOf(BrokerConnections.workerProperties("w1", "inspection")))));
+    assertEquals(List.of(), BrokerConnections.ofWorker(listed, "w1", "inspection", "/"));
+  }
+
+  @Test
+  void nothingListedMeansNothingToClose() {
+    assertEquals(List.of(), BrokerConnections.ofWorker(null, "w1", "inspection", "/"));
+    assertEquals(List.of(), BrokerConnections.ofWorker(new JsonArray(), "w1", "inspection", "/"));
+  }
+}
