@@ -476,7 +476,7 @@ start_node() { # tag devices interval_ms heap
   java "-Xmx$heap" "-Xlog:gc:file=$OUT/gc-$tag.log" ${BENCH_JVM_OPTS:-} -jar "$JAR" --role=all --node.id=$PREFIX --pg.schema=$PREFIX \
     --topology.prefix=$PREFIX --redis.channel.prefix=$PREFIX --http.port=$PORT --data.dir="$DATA" \
     --probe.sim.devices="$n" --probe.interval.ms="$i" --slots.total=$SLOTS --security.allow.insecure.credentials=true \
-    ${BENCH_NODE_FLAGS:-} >"$NODE_LOG" 2>&1 &
+    --scheduler.min.workers=1 ${BENCH_NODE_FLAGS:-} >"$NODE_LOG" 2>&1 &
   NODE_PID=$!
   local waited=0
   until grep -q 'is up: http' "$NODE_LOG" 2>/dev/null; do

@@ -77,7 +77,8 @@ drill_setup() {
   jar="$dir/node.jar"
   common=(--pg.schema="$name" --topology.prefix="$name" --redis.channel.prefix="$name" --slots.total="$slots"
           --data.dir="$dir" --backoff.max.ms=5000
-          --security.allow.insecure.credentials=true)   # local services: postgres superuser and guest (not demo mode)
+          --security.allow.insecure.credentials=true    # local services: postgres superuser and guest (not demo mode)
+          --scheduler.min.workers=1)   # a drill's fleet is 1-3 workers: the cold-start pace (3 by default) would halve its probes
   # the API needs real secrets: fresh ones per run, passed through the environment (not visible in ps)
   INSPECT_API_TOKEN=$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')
   INSPECT_CONSOLE_PASSWORD=$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')
