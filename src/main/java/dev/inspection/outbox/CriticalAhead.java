@@ -1,9 +1,6 @@
 package dev.inspection.outbox;
 
 import io.vertx.core.Future;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -42,20 +39,7 @@ final class CriticalAhead {
   Future<List<OutboxRow>> next(long cursor, int limit, Set<Long> inFlight) {
     if (limit <= 0) return Future.succeededFuture(List.of());
     long from = Math.max(cursor, aheadCursor);
-    return outbox.run(() -> {
-      Connection db = outbox.connection();
-      List<OutboxRow> out = new ArrayList<>();
-      try (PreparedStatement ps = db.prepareStatement(READ)) {
-        ps.setLong(1, from);
-        ps.setInt(2, limit);
-        try (ResultSet rs = ps.executeQuery()) {
-          while (rs.next()) out.add(new OutboxRow(rs.getLong(1), rs.getString(2), rs.getString(3), rs.getBytes(4), rs.getLong(5)));
-        }
-      } finally {
-        db.commit();
-      }
-      return out;
-    }).map(rows -> {
+    return outbox.run(() -> OutboxRow.read(outbox.connection(), READ, from, limit)).map(rows -> {
       if (!rows.isEmpty()) aheadCursor = Math.max(aheadCursor, rows.get(rows.size() - 1).id());
       List<OutboxRow> todo = new ArrayList<>(rows.size());
       for (OutboxRow r : rows) if (!inFlight.contains(r.id())) todo.add(r);

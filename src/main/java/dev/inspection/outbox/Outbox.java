@@ -284,22 +284,9 @@ public final class Outbox implements AutoCloseable {
 
   /** Unconfirmed rows with {@code afterId < id <= upToId}, created at or before {@code createdBeforeMs}, in id order. */
   public Future<List<OutboxRow>> pending(long afterId, long upToId, long createdBeforeMs, int limit) {
-    return run(() -> {
-      List<OutboxRow> out = new ArrayList<>();
-      try (PreparedStatement ps = db.prepareStatement(PENDING)) {
-        ps.setLong(1, afterId);
-        ps.setLong(2, upToId);
-        ps.setLong(3, createdBeforeMs);
-        ps.setInt(4, limit);
-        try (ResultSet rs = ps.executeQuery()) {
-          while (rs.next()) out.add(new OutboxRow(rs.getLong(1), rs.getString(2), rs.getString(3), rs.getBytes(4), rs.getLong(5)));
-        }
-      } finally {
-        db.commit();
-      }
-      return out;
-    });
+    return run(() -> OutboxRow.read(db, PENDING, afterId, upToId, createdBeforeMs, limit));
   }
+
 
   public Future<Stats> stats() {
     return run(() -> {
