@@ -10,7 +10,6 @@ import io.vertx.sqlclient.SqlConnection;
 import io.vertx.sqlclient.Tuple;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -72,6 +71,9 @@ public final class Leadership {
   private boolean stopped;
   private long timer = -1;
   private String writtenUrl;
+  private final SessionPing ping;
+  /** Election ticks a ping may stay unanswered (ticks of this process that came on time: see {@link SessionPing}). */
+  static final int PING_PATIENCE = 3;
 
   public Leadership(Vertx vertx, PgConnectOptions base, long sessionTimeoutMs, Pool pool, String nodeId, String schema,
       Supplier<String> apiUrl, long intervalMs, long lockTimeoutMs, Listener listener) {
@@ -88,6 +90,7 @@ public final class Leadership {
     this.apiUrl = apiUrl;
     this.intervalMs = intervalMs;
     this.listener = listener;
+    this.ping = new SessionPing(intervalMs, PING_PATIENCE);
   }
 
   public boolean leading() {
@@ -107,9 +110,17 @@ public final class Leadership {
     if (conn == null) {
       connect();
     } else if (term > 0) {
-      // the ping keeps the session from idling out and finds a dead connection within one interval
-      conn.query("SELECT 1").execute().timeout(intervalMs * 3, TimeUnit.MILLISECONDS)
-          .onFailure(e -> lost("the lock connection does not answer (" + e.getMessage() + ")"));
+      // the ping keeps the session from idling out and finds a dead connection within a few intervals
+      PgConnection lock = conn;
+      switch (ping.tick(System.nanoTime() / 1_000_000)) {
+        case SEND -> lock.query("SELECT 1").execute().onComplete(ar -> {
+          if (conn != lock) return;
+          if (ar.succeeded()) ping.answered();
+          else lost("the lock connection failed a ping (" + ar.cause().getMessage() + ")");
+        });
+        case LOST -> lost("the lock connection has not answered a ping for " + PING_PATIENCE * intervalMs + " ms");
+        case WAIT -> { }
+      }
       String url = apiUrl.get();
       if (!url.equals(writtenUrl)) {
         // elected before the HTTP server listened: publish where followers should send mutations
@@ -136,6 +147,7 @@ public final class Leadership {
       }
       PgConnection c = ar.result();
       conn = c;
+      ping.reset();
       c.closeHandler(v -> {
         if (conn == c) lost("the lock connection closed");
       });
