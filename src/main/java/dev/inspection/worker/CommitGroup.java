@@ -8,6 +8,7 @@ import dev.inspection.worker.DbErrors.DbError;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
+import java.time.Clock;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
@@ -50,6 +51,7 @@ public final class CommitGroup {
   private final int maxRows;
   private final ArrayDeque<Waiting> waiting = new ArrayDeque<>();
   private int inFlight;
+  private Clock clock = Clock.systemUTC();
 
   /** Settings of the retries and the split: {@link PoisonSplitter.Settings#from}. */
   public CommitGroup(Vertx vertx, BatchStore store, int maxConcurrent, int maxRows, Config config, Metrics metrics) {
@@ -64,7 +66,9 @@ public final class CommitGroup {
    * applies. {@code writeThrough} ({@link BackFiller#store}) writes held-back rows straight into history and rollups
    * when their spill cannot be published.
    */
-  public CommitGroup degradedMode(DegradedMonitor monitor, SpillPublisher publisher, Function<List<Spill.Batch>, Future<Integer>> writeThrough) {
+  public CommitGroup degradedMode(DegradedMonitor monitor, SpillPublisher publisher, Function<List<Spill.Batch>, Future<Integer>> writeThrough,
+      Clock clock) {
+    this.clock = clock;
     this.degraded = monitor;
     this.spill = publisher;
     this.writeThrough = writeThrough;
@@ -107,7 +111,7 @@ public final class CommitGroup {
       splitter.commit(held == null ? parts : held.parts()).onComplete(ar -> {
         if (degraded != null) degraded.finished(token, ar.succeeded());
         // degraded: the deliveries may be acked only once the held-back rows are confirmed on the back-fill queue too
-        List<Spill.Batch> out = held == null || ar.failed() ? List.of() : Spill.toPublish(held, ar.result());
+        List<Spill.Batch> out = held == null || ar.failed() ? List.of() : Spill.toPublish(held, ar.result(), clock.millis());
         Future<Void> spilled = out.isEmpty() ? Future.succeededFuture() : spill.publish(out).onSuccess(v -> out.forEach(b -> metrics.spilled(b.rows().size())))
             .recover(e -> writeThrough(out, e));
         spilled.onComplete(sp -> {

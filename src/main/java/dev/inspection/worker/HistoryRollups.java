@@ -38,8 +38,9 @@ final class HistoryRollups {
                              $8::text[]::jsonb[], $9::smallint[], $10::bool[])
           WITH ORDINALITY AS t(sl, ep, d, s, cy, ca, m, p, rc, keep, i)),
       ins AS (
-        INSERT INTO device_status_history (device_id, cycle_id, seq, retention_class, slot_id, collected_at, writer_epoch, message_id, status_payload)
-        SELECT d, cy, s, rc, sl, ca, ep, m, p FROM t WHERE keep
+        INSERT INTO device_status_history (device_id, cycle_id, seq, retention_class, slot_id, collected_at, writer_epoch, message_id, status_payload,
+                                           received_at)
+        SELECT d, cy, s, rc, sl, ca, ep, m, p, coalesce($23::timestamptz, now()) FROM t WHERE keep
         ON CONFLICT DO NOTHING
         RETURNING 1),
       a AS (
@@ -101,6 +102,11 @@ final class HistoryRollups {
    * into its JSON text (shared with the other statements). The future holds the history rows really inserted.
    */
   static Future<Integer> write(SqlConnection conn, List<Item> items, Function<JsonObject, String> encode) {
+    return write(conn, items, encode, null);
+  }
+
+  /** As above; {@code receivedAt} is the history rows' received_at (the back-fill: when their batch committed), null = now(). */
+  static Future<Integer> write(SqlConnection conn, List<Item> items, Function<JsonObject, String> encode, OffsetDateTime receivedAt) {
     if (items.isEmpty()) return Future.succeededFuture(0);
     List<RollupFold.Sample> samples = new ArrayList<>(items.size());
     List<BatchStore.ResultRow> rows = new ArrayList<>(items.size());
@@ -119,6 +125,7 @@ final class HistoryRollups {
     List<RollupFold.Row> figures = RollupFold.fold(Map.of(), samples);
     Tuple args = BatchStore.resultColumns(rows, encode).addArrayOfShort(rc).addArrayOfBoolean(keep);
     figures(args, figures, (t, rs) -> t.addArrayOfLong(rs.stream().map(x -> index.get(x.lastPayload())).toArray(Long[]::new)));
+    args.addOffsetDateTime(receivedAt);
     return conn.preparedQuery(WRITE).execute(args).compose(rs -> {
       Row r = rs.iterator().next();
       int history = r.getLong(0).intValue();

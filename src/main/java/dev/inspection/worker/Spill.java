@@ -30,8 +30,16 @@ public final class Spill {
   /** A group split for a degraded commit: the parts to write now and, per slot, the history rows held back. */
   record Degraded(List<Part> parts, Map<Integer, Batch> spill) {}
 
-  /** One slot batch's held-back history rows. */
-  public record Batch(int slot, long epoch, List<HistoryRow> rows) {}
+  /**
+   * One slot batch's held-back history rows; {@code committedAtMs} is when its slot batch committed (epoch ms of the
+   * worker's clock; 0 = not known, from a body written before it was carried): the back-fill writes it as the rows'
+   * {@code received_at}, so a back-filled row tells when its result was really taken in, not when the back-fill ran.
+   */
+  public record Batch(int slot, long epoch, List<HistoryRow> rows, long committedAtMs) {
+    public Batch(int slot, long epoch, List<HistoryRow> rows) {
+      this(slot, epoch, rows, 0);
+    }
+  }
 
   private Spill() {}
 
@@ -55,13 +63,13 @@ public final class Spill {
    * devices PostgreSQL refused (their results are dead-lettered). A fenced slot spills nothing: its messages go
    * back to the queue for the new owner.
    */
-  static List<Batch> toPublish(Degraded d, Map<Integer, SlotCommit> outcomes) {
+  static List<Batch> toPublish(Degraded d, Map<Integer, SlotCommit> outcomes, long committedAtMs) {
     List<Batch> out = new ArrayList<>();
     d.spill().forEach((slot, b) -> {
       SlotCommit c = outcomes.get(slot);
       if (c == null || !(c.outcome() instanceof Committed)) return;
       List<HistoryRow> rows = b.rows().stream().filter(h -> !c.refused().containsKey(h.envelope().deviceId())).toList();
-      if (!rows.isEmpty()) out.add(new Batch(slot, b.epoch(), rows));
+      if (!rows.isEmpty()) out.add(new Batch(slot, b.epoch(), rows, committedAtMs));
     });
     return out;
   }
@@ -76,7 +84,9 @@ public final class Spill {
           e.cycleId(), e.seq(), e.collectedAt(), e.priority(), h.payload());
       rows.add(new JsonObject().put("result", stored.toJson()).put("rc", h.retentionClass()).put("keep", h.keep()));
     }
-    return new JsonObject().put("spill", FORMAT).put("slot", b.slot()).put("epoch", b.epoch()).put("rows", rows).encode()
+    JsonObject o = new JsonObject().put("spill", FORMAT).put("slot", b.slot()).put("epoch", b.epoch());
+    if (b.committedAtMs() > 0) o.put("committed_at_ms", b.committedAtMs());
+    return o.put("rows", rows).encode()
         .getBytes(StandardCharsets.UTF_8);
   }
 
@@ -91,7 +101,7 @@ public final class Spill {
         Envelope e = Envelope.fromJson(row.getJsonObject("result"));
         rows.add(new HistoryRow(e, e.payload(), row.getInteger("rc"), row.getBoolean("keep")));
       }
-      return new Batch(o.getInteger("slot"), o.getLong("epoch"), rows);
+      return new Batch(o.getInteger("slot"), o.getLong("epoch"), rows, o.getLong("committed_at_ms", 0L));
     } catch (RuntimeException e) {
       throw new InvalidMessage("malformed_json", "spilled batch unreadable: " + e.getMessage());
     }

@@ -216,7 +216,8 @@ class DegradedModeIT {
         Envelope e = result(devices.get(i), Priority.NORMAL, base + i, "UP");
         rows.add(new StatePlanner.HistoryRow(e, e.payload(), 2, i != 4)); // the last one: rollups only
       }
-      byte[] body = Spill.encode(new Spill.Batch(0, 1, rows));
+      long committedAt = base + 30_000; // when the live batch committed: the back-fill runs later, received_at keeps this
+      byte[] body = Spill.encode(new Spill.Batch(0, 1, rows, committedAt));
       ch.confirmSelect();
       AMQP.BasicProperties persistent = new AMQP.BasicProperties.Builder().deliveryMode(2).build();
       ch.basicPublish("", t.backfillQueue(), persistent, body);
@@ -232,6 +233,8 @@ class DegradedModeIT {
       assertEquals(5, env.queryLong("SELECT coalesce(sum(sample_count), 0) FROM $S.device_status_rollup_1m"), "rollups: every row, once");
       assertEquals(4, env.queryLong("SELECT count(*) FROM $S.device_status_history WHERE writer_epoch = 1 AND slot_id = 0"),
           "history keeps the slot and epoch the rows were consumed under");
+      assertEquals(4, env.queryLong("SELECT count(*) FROM $S.device_status_history WHERE abs(extract(epoch FROM received_at) * 1000 - " + committedAt + ") < 1"),
+          "history keeps the time the rows' batch committed as received_at, not the time of the back-fill");
       assertEquals(0, env.queryLong("SELECT count(*) FROM $S.device_status_current"), "the back-fill never writes current status");
     }
   }

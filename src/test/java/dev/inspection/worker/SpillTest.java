@@ -62,8 +62,9 @@ class SpillTest {
     Spill.Degraded d = Spill.split(List.of(new Part(0, 1, p0), new Part(1, 1, p1)));
     Map<Integer, SlotCommit> out = Map.of(0, new SlotCommit(new Committed(1, 0), Map.of("b", new DbErrors.DbError(DbErrors.Kind.POISON, "23514", "x"))),
         1, new SlotCommit(new Fenced("other", 2), Map.of()));
-    List<Spill.Batch> pub = Spill.toPublish(d, out);
+    List<Spill.Batch> pub = Spill.toPublish(d, out, 1_700_000_000_123L);
     assertEquals(1, pub.size());
+    assertEquals(1_700_000_000_123L, pub.get(0).committedAtMs());
     assertEquals(List.of("a", "a"), pub.get(0).rows().stream().map(h -> h.envelope().deviceId()).toList());
   }
 
@@ -76,6 +77,10 @@ class SpillTest {
     assertEquals(3, back.slot());
     assertEquals(42, back.epoch());
     assertEquals(rows, back.rows());
+    assertEquals(0, back.committedAtMs()); // not known: the back-fill writes now()
+    Spill.Batch stamped = Spill.decode(Spill.encode(new Spill.Batch(3, 42, rows, 1_700_000_000_123L)));
+    assertEquals(1_700_000_000_123L, stamped.committedAtMs());
+    assertEquals(rows, stamped.rows());
   }
 
   @Test
