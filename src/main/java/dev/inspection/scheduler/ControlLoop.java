@@ -76,6 +76,7 @@ public final class ControlLoop {
   private Map<Integer, Long> devices = Map.of();
   private Map<Integer, Long> critical = Map.of();
   private long weightsReadAt;
+  private Map<Integer, SlotFigures.Figures> figures = Map.of();
   private long electedAt;
   private long lastRebalance;
   private boolean rebalanceDue;
@@ -175,9 +176,10 @@ public final class ControlLoop {
       return store.crashed(probe).compose(crashed -> {
         long now = clock.millis();
         settleWaves(slots, now);
+        figures = SlotFigures.fold(figures, slots, workers);
         Snapshot snapshot = new Snapshot(workers, slots, crashed, now, pastGrace(), rebalanceDue || now - lastRebalance >= settings.rebalanceIntervalMs(),
-            Collections.unmodifiableMap(lastSlotMove), Collections.unmodifiableMap(lastSourceMove), () -> weights(workers),
-            Collections.unmodifiableMap(waves));
+            Collections.unmodifiableMap(lastSlotMove), Collections.unmodifiableMap(lastSourceMove), () -> weights(true),
+            Collections.unmodifiableMap(waves), () -> weights(false));
         Decision decision = RoundPlanner.decide(snapshot, settings);
         if (!(decision instanceof WorkerChanges)) activeWorkers = RoundPlanner.placeable(workers, settings).size();
         return apply(decision, now, slots, workers);
@@ -307,9 +309,12 @@ public final class ControlLoop {
   /**
    * Slot weights (seed 000 §4.3): device and critical-device counts from the database (read again every
    * rebalance interval), message rate, backlog and batch time from what workers report with their
-   * heartbeats ({@code backlog_metrics.slots}).
+   * heartbeats ({@code backlog_metrics.slots}, kept across moves by {@link SlotFigures}). Without the batch
+   * time ({@code withBatchTime} false) for the scale-out: a batch's time is mostly the owner's own load (its
+   * commit latency), not the slot's work, so a planner evening it out chases its own moves — the slots a loaded
+   * worker gives away get faster, and it looks heavier still.
    */
-  private Map<Integer, Double> weights(List<WorkerRow> workers) {
+  private Map<Integer, Double> weights(boolean withBatchTime) {
     long now = clock.millis();
     if (now - weightsReadAt >= settings.rebalanceIntervalMs()) {
       weightsReadAt = now;
@@ -320,23 +325,11 @@ public final class ControlLoop {
         critical = c;
       });
     }
-    Map<Integer, JsonObject> reported = new HashMap<>();
-    for (WorkerRow w : workers) {
-      JsonObject perSlot = w.metrics().getJsonObject("slots");
-      if (perSlot == null) continue;
-      for (String k : perSlot.fieldNames()) {
-        try {
-          reported.put(Integer.parseInt(k), perSlot.getJsonObject(k));
-        } catch (RuntimeException ignored) {
-          // a malformed entry only loses its weight terms
-        }
-      }
-    }
     Map<Integer, Double> out = new HashMap<>();
     for (int s = 0; s < settings.totalSlots(); s++) {
-      JsonObject r = reported.getOrDefault(s, new JsonObject());
-      out.put(s, SlotWeight.weight(settings.weights(), devices.getOrDefault(s, 0L), r.getDouble("rate", 0.0), r.getLong("backlog", 0L),
-          r.getDouble("ms", 0.0), critical.getOrDefault(s, 0L)));
+      SlotFigures.Figures f = figures.getOrDefault(s, SlotFigures.Figures.NONE);
+      out.put(s, SlotWeight.weight(settings.weights(), devices.getOrDefault(s, 0L), f.rateOrZero(), f.backlog(),
+          withBatchTime ? f.msOrZero() : 0, critical.getOrDefault(s, 0L)));
     }
     return out;
   }

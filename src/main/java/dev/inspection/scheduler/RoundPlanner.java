@@ -51,10 +51,18 @@ final class RoundPlanner {
    * {@code rebalanceDue}: asked for, or the interval passed; the cooldown maps hold the last rebalance move
    * per slot and per source (ms); {@code weights}: slot → weight, asked for only by a round that places
    * slots (computing them may start a database read); {@code waves}: the last wave per worker, settled against
-   * {@code slots} ({@link ScaleOutPlanner#settle}).
+   * {@code slots} ({@link ScaleOutPlanner#settle}); {@code scaleOutWeights}: the weights the scale-out balances
+   * by (without the owner-dependent batch time: see {@link ControlLoop}).
    */
   record Snapshot(List<WorkerRow> workers, List<SlotRow> slots, Set<String> crashed, long now, boolean pastGrace, boolean rebalanceDue,
-      Map<Integer, Long> lastSlotMove, Map<String, Long> lastSourceMove, Supplier<Map<Integer, Double>> weights, Map<String, Wave> waves) {
+      Map<Integer, Long> lastSlotMove, Map<String, Long> lastSourceMove, Supplier<Map<Integer, Double>> weights, Map<String, Wave> waves,
+      Supplier<Map<Integer, Double>> scaleOutWeights) {
+    /** The scale-out balances by the same weights as the rebalancer. */
+    Snapshot(List<WorkerRow> workers, List<SlotRow> slots, Set<String> crashed, long now, boolean pastGrace, boolean rebalanceDue,
+        Map<Integer, Long> lastSlotMove, Map<String, Long> lastSourceMove, Supplier<Map<Integer, Double>> weights, Map<String, Wave> waves) {
+      this(workers, slots, crashed, now, pastGrace, rebalanceDue, lastSlotMove, lastSourceMove, weights, waves, weights);
+    }
+
     /** No wave sent yet. */
     Snapshot(List<WorkerRow> workers, List<SlotRow> slots, Set<String> crashed, long now, boolean pastGrace, boolean rebalanceDue,
         Map<Integer, Long> lastSlotMove, Map<String, Long> lastSourceMove, Supplier<Map<Integer, Double>> weights) {
@@ -96,12 +104,7 @@ final class RoundPlanner {
     List<String> active = placeable(in.workers(), settings);
     Map<Integer, SlotRow> bySlot = new HashMap<>();
     for (SlotRow s : in.slots()) bySlot.put(s.slot(), s);
-    Supplier<List<SlotInfo>> infos = memo(() -> {
-      Map<Integer, Double> weights = in.weights().get();
-      List<SlotInfo> out = new ArrayList<>();
-      for (SlotRow s : in.slots()) out.add(new SlotInfo(s.slot(), s.owner(), s.state(), weights.getOrDefault(s.slot(), SlotWeight.MIN)));
-      return out;
-    });
+    Supplier<List<SlotInfo>> infos = memo(() -> infos(in.slots(), in.weights().get()));
 
     List<Bump> bumps = orphans(in);
     if (bumps.isEmpty()) bumps = handovers(in, active, infos, bySlot, settings);
@@ -113,9 +116,15 @@ final class RoundPlanner {
 
     List<SlotMove> drains = drains(in, active, infos, bySlot, settings);
     if (!drains.isEmpty()) return new Moves(drains, null);
-    Decision scaleOut = scaleOut(in, active, infos, bySlot, settings, room);
+    Decision scaleOut = scaleOut(in, active, memo(() -> infos(in.slots(), in.scaleOutWeights().get())), bySlot, settings, room);
     if (scaleOut != null) return scaleOut;
     return rebalance(in, active, infos, bySlot, settings);
+  }
+
+  private static List<SlotInfo> infos(List<SlotRow> slots, Map<Integer, Double> weights) {
+    List<SlotInfo> out = new ArrayList<>();
+    for (SlotRow s : slots) out.add(new SlotInfo(s.slot(), s.owner(), s.state(), weights.getOrDefault(s.slot(), SlotWeight.MIN)));
+    return out;
   }
 
   /** Room for a wave per placeable worker, from its last wave and its heartbeat. */

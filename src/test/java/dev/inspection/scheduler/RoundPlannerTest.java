@@ -265,4 +265,29 @@ class RoundPlannerTest {
     worker("w2", WorkerState.ACTIVE, 100, 600_000);
     for (int i = 0; i < 4; i++) slot(i, "w1", ACTIVE);
   }
+
+  /**
+   * The scale-out balances by its own weights (without the owner's batch time): the slots on the old worker
+   * look 100 times heavier to the rebalancer's weights (its batches are slow: it is loaded), which would give
+   * the joining worker 18 of 28 slots; by the scale-out's weights it takes just what evens the count out.
+   */
+  @Test
+  void theScaleOutBalancesByItsOwnWeightsNotTheOwnersBatchTime() {
+    worker("w1", WorkerState.ACTIVE, 100, 600_000);
+    worker("w2", WorkerState.ACTIVE, 100, 60_000); // joining
+    for (int i = 0; i < 20; i++) slot(i, "w1", ACTIVE);
+    for (int i = 20; i < 28; i++) slot(i, "w2", ACTIVE);
+    Map<Integer, Double> slow = new HashMap<>();
+    Map<Integer, Double> even = new HashMap<>();
+    for (SlotRow r : slots) {
+      slow.put(r.slot(), "w1".equals(r.owner()) ? 100.0 : 1.0);
+      even.put(r.slot(), 1.0);
+    }
+    Decision withBatchTime = RoundPlanner.decide(new Snapshot(workers, slots, crashed, NOW, true, false, Map.of(), Map.of(), () -> slow, Map.of()), S);
+    assertEquals(10, assertInstanceOf(Moves.class, withBatchTime).moves().size(), "the rebalancer's weights: half of w1's slots, 18 on w2");
+    Decision own = RoundPlanner.decide(new Snapshot(workers, slots, crashed, NOW, true, false, Map.of(), Map.of(), () -> slow, Map.of(), () -> even), S);
+    List<SlotMove> moves = assertInstanceOf(Moves.class, own).moves();
+    assertEquals(6, moves.size(), "20 + 8 slots of equal weight: 6 move, 14 each");
+    assertTrue(moves.stream().allMatch(m -> "w2".equals(m.target())));
+  }
 }
