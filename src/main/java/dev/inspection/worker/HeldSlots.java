@@ -2,7 +2,6 @@ package dev.inspection.worker;
 
 import dev.inspection.control.WorkerState;
 import dev.inspection.worker.LeaseReconciler.Action;
-import dev.inspection.worker.LeaseReconciler.Consume;
 import dev.inspection.worker.LeaseReconciler.Drop;
 import dev.inspection.worker.LeaseReconciler.HandBack;
 import dev.inspection.worker.LeaseReconciler.Holding;
@@ -17,6 +16,8 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -31,8 +32,8 @@ final class HeldSlots {
 
   /** What the worker does when its holdings change. */
   interface Listener {
-    /** INV-10: load the derived state of the slot's devices; completes when the slot may consume. */
-    Future<Void> load(int slot, long epoch);
+    /** INV-10: load the derived state of the slots' devices (slot → epoch); completes when they may consume. */
+    Future<Void> load(Map<Integer, Long> slots);
 
     void consume(int slot, long epoch);
 
@@ -42,6 +43,9 @@ final class HeldSlots {
     /** Immediate: the lease is gone; everything unacked goes back to the queue. */
     void lost(int slot, long epoch);
   }
+
+  /** Slots loaded and activated together, at most. */
+  static final int LOAD_CHUNK = 32;
 
   private final Vertx vertx;
   private final Clock clock;
@@ -129,6 +133,7 @@ final class HeldSlots {
     held.clear();
     held.putAll(r.holdings());
     List<Future<Void>> pending = new ArrayList<>();
+    Map<Integer, Holding> loads = new TreeMap<>();
     for (Action a : r.actions()) {
       int slot = a.slot();
       if (a instanceof HandBack) {
@@ -139,13 +144,21 @@ final class HeldSlots {
       if (a instanceof Drop) {
         listener.lost(slot, a.epoch());
       } else if (a instanceof Load) {
-        load(slot, held.get(slot));
-      } else if (a instanceof Consume) {
-        listener.consume(slot, a.epoch());
+        loads.put(slot, held.get(slot));
       } else if (a instanceof Release) {
         pending.add(release(slot, held.get(slot)));
       }
     }
+    // the slots of one read load together, a chunk per query: a failover hands a survivor a hundred slots at once
+    Map<Integer, Holding> chunk = new TreeMap<>();
+    for (Map.Entry<Integer, Holding> e : loads.entrySet()) {
+      chunk.put(e.getKey(), e.getValue());
+      if (chunk.size() == LOAD_CHUNK) {
+        load(chunk);
+        chunk = new TreeMap<>();
+      }
+    }
+    if (!chunk.isEmpty()) load(chunk);
     return pending;
   }
 
@@ -153,24 +166,40 @@ final class HeldSlots {
     touched.put(slot, ++seq);
   }
 
-  private void load(int slot, Holding h) {
+  /**
+   * INV-10 for a chunk of slots taken in one read: their derived state in one load, ACTIVE in one statement, then
+   * each one still held at the same holding consumes. A slot the lease moved away from meanwhile, or a chunk whose
+   * load or activation failed, is dropped: the next read decides again.
+   */
+  private void load(Map<Integer, Holding> chunk) {
     long start = System.nanoTime();
-    listener.load(slot, h.epoch())
-        .compose(v -> held.get(slot) == h ? store.activate(slot, h.epoch(), "loaded in " + (System.nanoTime() - start) / 1_000_000 + " ms")
-            : Future.succeededFuture(false))
-        .onComplete(ar -> {
-          if (held.get(slot) != h) return; // lost meanwhile (the same instance: a slot dropped and taken again is another holding)
-          if (ar.succeeded() && ar.result()) {
-            held.put(slot, h.consuming());
-            touch(slot);
-            listener.consume(slot, h.epoch());
-            announce.run();
-          } else {
-            // the lease moved while loading, or the database failed: forget it; the next read decides again
-            drop(slot, h);
-            if (ar.failed()) log.warn("slot {}: cannot load its derived state ({}); will retry", slot, ar.cause().getMessage());
-          }
-        });
+    Map<Integer, Long> epochs = new TreeMap<>();
+    chunk.forEach((slot, h) -> epochs.put(slot, h.epoch()));
+    listener.load(epochs).compose(v -> {
+      Map<Integer, Long> still = new TreeMap<>();
+      chunk.forEach((slot, h) -> {
+        if (held.get(slot) == h) still.put(slot, h.epoch());
+      });
+      return still.isEmpty() ? Future.succeededFuture(Set.<Integer>of())
+          : store.activate(still, "loaded in " + (System.nanoTime() - start) / 1_000_000 + " ms (" + chunk.size() + " slot(s) together)");
+    }).onComplete(ar -> {
+      boolean any = false;
+      for (Map.Entry<Integer, Holding> e : chunk.entrySet()) {
+        int slot = e.getKey();
+        Holding h = e.getValue();
+        if (held.get(slot) != h) continue; // lost meanwhile (the same instance: a slot dropped and taken again is another holding)
+        if (ar.succeeded() && ar.result().contains(slot)) {
+          held.put(slot, h.consuming());
+          touch(slot);
+          listener.consume(slot, h.epoch());
+          any = true;
+        } else {
+          drop(slot, h); // the lease moved while loading, or the database failed
+        }
+      }
+      if (ar.failed()) log.warn("{} slot(s): cannot load their derived state ({}); will retry", chunk.size(), ar.cause().getMessage());
+      if (any) announce.run();
+    });
   }
 
   /** Graceful: the slot stops, commits and acks what it holds, then is marked DRAINING_OLD. */

@@ -4,6 +4,7 @@ import dev.inspection.common.Retry;
 import dev.inspection.common.RetryPolicy;
 import dev.inspection.control.WorkerState;
 import dev.inspection.worker.LeaseReconciler.Lease;
+import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
@@ -38,6 +39,7 @@ public final class LeaseKeeper {
   public record Settings(long leaseTtlMs, long heartbeatMs, long pollMs, long freezeHeartbeatAfterMs, RetryPolicy retry) {}
 
   private final Vertx vertx;
+  private final Context context;
   private final Clock clock;
   private final LeaseStore store;
   private final LivenessSession liveness;
@@ -63,6 +65,7 @@ public final class LeaseKeeper {
   LeaseKeeper(Vertx vertx, Clock clock, LeaseStore store, LivenessSession liveness, Settings settings, HeldSlots.Listener listener,
       Supplier<JsonObject> backlog, Runnable drained) {
     this.vertx = vertx;
+    this.context = vertx.getOrCreateContext();
     this.clock = clock;
     this.store = store;
     this.liveness = liveness;
@@ -213,8 +216,12 @@ public final class LeaseKeeper {
     slots.reconcile(leases, issued, state, stopping);
   }
 
-  /** A batch found the lease gone: forget the slot now, without waiting for the next read. */
+  /** A batch found the lease gone: forget the slot now, without waiting for the next read (from any thread: it hops to this worker's context). */
   public void forget(int slot, long epoch) {
+    if (Vertx.currentContext() != context) {
+      context.runOnContext(v -> forget(slot, epoch));
+      return;
+    }
     slots.forget(slot, epoch);
   }
 

@@ -19,7 +19,9 @@ import java.util.TreeMap;
  * just released.
  *
  * <p>The worker itself never changes an owner or an epoch (only the leader does): it follows.
- * LOADING_NEW → load the slot's derived state (INV-10), then consume; ACTIVE → consume; MOVING → stop,
+ * LOADING_NEW → load the slot's derived state (INV-10), then consume; ACTIVE but not held here (this worker dropped it
+ * after its lease reads failed, and the leader left it here) → load it again too, then consume: its derived state in
+ * memory went with the drop, and a slot consumed without it would start every device's counters again; MOVING → stop,
  * commit and ack what is held, hand the slot back (seed 000 §4.3); gone, at another epoch, or
  * DRAINING_OLD while not being released → stop at once.
  */
@@ -56,11 +58,8 @@ final class LeaseReconciler {
     long epoch();
   }
 
-  /** INV-10: load the slot's derived state, mark it ACTIVE, then consume. */
+  /** INV-10: load the slot's derived state, mark it ACTIVE (if it is not yet), then consume. */
   record Load(int slot, long epoch) implements Action {}
-
-  /** Consume the slot's queues now. */
-  record Consume(int slot, long epoch) implements Action {}
 
   /** Graceful: stop consuming, commit and ack what is held, then hand the slot back. */
   record Release(int slot, long epoch) implements Action {}
@@ -112,9 +111,12 @@ final class LeaseReconciler {
         }
       }
       case ACTIVE -> {
-        if (h == null) {
-          held.put(slot, new Holding(epoch, Phase.CONSUMING));
-          actions.add(new Consume(slot, epoch));
+        if (h != null) return;
+        if (stopping) {
+          actions.add(new HandBack(slot, epoch)); // as for LOADING_NEW: a stopping worker takes nothing up again
+        } else {
+          held.put(slot, new Holding(epoch, Phase.LOADING));
+          actions.add(new Load(slot, epoch));
         }
       }
       case MOVING -> {

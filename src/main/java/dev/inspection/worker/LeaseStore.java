@@ -15,7 +15,9 @@ import io.vertx.sqlclient.SqlConnection;
 import io.vertx.sqlclient.Tuple;
 import java.util.ArrayList;
 import java.util.EnumSet;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -62,12 +64,23 @@ final class LeaseStore {
       SELECT w.state, s.slot_id, s.lease_epoch, s.state FROM worker_heartbeat w
       LEFT JOIN slot_lease s ON s.owner_worker_id = w.worker_id WHERE w.worker_id = $1""";
   /** History rows make per-slot handover times measurable. */
-  static final String ACTIVATE = """
-      WITH upd AS (
-        UPDATE slot_lease SET state = 'ACTIVE', state_since = now(), updated_at = now()
-        WHERE slot_id = $1 AND owner_worker_id = $2 AND lease_epoch = $3 AND state = $5::varchar RETURNING slot_id)
-      INSERT INTO slot_lease_history (slot_id, old_owner, new_owner, old_epoch, new_epoch, reason, old_state, new_state)
-      SELECT slot_id, $2, $2, $3, $3, $4, $5::varchar, 'ACTIVE' FROM upd""";
+  /**
+   * LOADING_NEW → ACTIVE once the derived state is loaded (INV-10), for several slots at once, each at its own
+   * epoch: one statement, one commit. A slot already ACTIVE at its epoch (loaded again after a drop) is left as it is.
+   */
+  static final String ACTIVATE_ALL = """
+      WITH k AS (SELECT * FROM unnest($1::smallint[], $2::bigint[]) AS k(s, e)),
+      upd AS (
+        UPDATE slot_lease l SET state = 'ACTIVE', state_since = now(), updated_at = now()
+        FROM k WHERE l.slot_id = k.s AND l.owner_worker_id = $3 AND l.lease_epoch = k.e AND l.state = $5::varchar
+        RETURNING l.slot_id, l.lease_epoch),
+      hist AS (
+        INSERT INTO slot_lease_history (slot_id, old_owner, new_owner, old_epoch, new_epoch, reason, old_state, new_state)
+        SELECT slot_id, $3, $3, lease_epoch, lease_epoch, $4, $5::varchar, 'ACTIVE' FROM upd)
+      SELECT slot_id FROM upd
+      UNION ALL  -- already ACTIVE at that epoch (a slot loaded again after a drop); this snapshot precedes upd
+      SELECT l.slot_id FROM slot_lease l JOIN k ON l.slot_id = k.s AND l.lease_epoch = k.e
+      WHERE l.owner_worker_id = $3 AND l.state = 'ACTIVE'""";
   static final String RELEASED = """
       WITH old AS (SELECT slot_id, state FROM slot_lease
                    WHERE slot_id = $1 AND owner_worker_id = $2 AND lease_epoch = $3 AND state = ANY($4::varchar[])),
@@ -154,9 +167,20 @@ final class LeaseStore {
     });
   }
 
-  /** LOADING_NEW → ACTIVE at this epoch; false when the lease moved meanwhile. */
-  Future<Boolean> activate(int slot, long epoch, String reason) {
-    return pool.preparedQuery(ACTIVATE).execute(Tuple.of(slot, workerId, epoch, reason, ACTIVATE_FROM.name())).map(r -> r.rowCount() == 1);
+  /** INV-10 done for several slots (slot → epoch): ACTIVE where the lease is still this worker's at that epoch; the slots that are ACTIVE now. */
+  Future<Set<Integer>> activate(Map<Integer, Long> epochs, String reason) {
+    Short[] slots = new Short[epochs.size()];
+    Long[] at = new Long[epochs.size()];
+    int i = 0;
+    for (Map.Entry<Integer, Long> e : epochs.entrySet()) {
+      slots[i] = e.getKey().shortValue();
+      at[i++] = e.getValue();
+    }
+    return pool.preparedQuery(ACTIVATE_ALL).execute(Tuple.of(slots, at, workerId, reason, ACTIVATE_FROM.name())).map(rows -> {
+      Set<Integer> out = new HashSet<>();
+      for (Row r : rows) out.add((int) r.getShort(0));
+      return out;
+    });
   }
 
   /** The old owner's half of a move: DRAINING_OLD at this epoch; false when the lease is no longer this worker's to hand back. */

@@ -6,17 +6,21 @@ import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.Row;
 import io.vertx.sqlclient.Tuple;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
  * INV-10: a worker taking over a slot loads the derived state of every device of that slot before it
- * consumes, in pages in device order (seed 000 §3.2: 1,000 rows per page). No derived value lives only
+ * consumes, in pages in (slot, device) order (seed 000 §3.2: 1,000 rows per page). The slots a worker takes in one
+ * lease read are loaded together (a failover hands a survivor a hundred slots at once: one query per page for all
+ * of them, not a hundred queries queued on the control pool ahead of its heartbeat). No derived value lives only
  * in memory (D7): what is loaded here is exactly what the previous owner committed.
  */
 public final class SnapshotLoader {
   static final String PAGE = """
-      SELECT device_id, seq, cycle_id, derived_snapshot FROM device_status_current
-      WHERE current_slot = $1 AND device_id > $2 ORDER BY device_id LIMIT $3""";
+      SELECT current_slot, device_id, seq, cycle_id, derived_snapshot FROM device_status_current
+      WHERE current_slot = ANY($1::smallint[]) AND (current_slot, device_id) > ($2::smallint, $3::varchar)
+      ORDER BY current_slot, device_id LIMIT $4""";
 
   /** One device's committed position and derived state. */
   public record DeviceMemory(long seq, long cycleId, JsonObject derived) {}
@@ -33,20 +37,34 @@ public final class SnapshotLoader {
   }
 
   public Future<Snapshot> load(int slot) {
-    long start = System.nanoTime();
-    Map<String, DeviceMemory> out = new HashMap<>();
-    return next(slot, "", out).map(v -> new Snapshot(slot, out, (System.nanoTime() - start) / 1_000_000));
+    return load(List.of(slot)).map(all -> all.get(slot));
   }
 
-  private Future<Void> next(int slot, String after, Map<String, DeviceMemory> out) {
-    return pool.preparedQuery(PAGE).execute(Tuple.of(slot, after, page)).compose(rows -> {
-      String last = null;
+  /** The snapshots of {@code slots} (every one of them, empty when the slot has no device yet); millis: the load of all. */
+  public Future<Map<Integer, Snapshot>> load(List<Integer> slots) {
+    long start = System.nanoTime();
+    Map<Integer, Map<String, DeviceMemory>> out = new HashMap<>();
+    for (int s : slots) out.put(s, new HashMap<>());
+    Short[] keys = slots.stream().map(Integer::shortValue).toArray(Short[]::new);
+    return next(keys, (short) -1, "", out).map(v -> {
+      long ms = (System.nanoTime() - start) / 1_000_000;
+      Map<Integer, Snapshot> done = new HashMap<>();
+      out.forEach((s, devices) -> done.put(s, new Snapshot(s, devices, ms)));
+      return done;
+    });
+  }
+
+  private Future<Void> next(Short[] slots, short afterSlot, String afterDevice, Map<Integer, Map<String, DeviceMemory>> out) {
+    return pool.preparedQuery(PAGE).execute(Tuple.of(slots, afterSlot, afterDevice, page)).compose(rows -> {
+      short lastSlot = afterSlot;
+      String last = afterDevice;
       for (Row r : rows) {
-        last = r.getString(0);
-        Object d = r.getValue(3);
-        out.put(last, new DeviceMemory(r.getLong(1), r.getLong(2), d instanceof JsonObject j ? j : null));
+        lastSlot = r.getShort(0);
+        last = r.getString(1);
+        Object d = r.getValue(4);
+        out.get((int) lastSlot).put(last, new DeviceMemory(r.getLong(2), r.getLong(3), d instanceof JsonObject j ? j : null));
       }
-      return rows.size() < page ? Future.succeededFuture() : next(slot, last, out);
+      return rows.size() < page ? Future.succeededFuture() : next(slots, lastSlot, last, out);
     });
   }
 }

@@ -23,6 +23,7 @@ import io.vertx.sqlclient.Pool;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -111,7 +112,7 @@ public final class WorkerVerticle extends VerticleBase {
     spill = new SpillPublisher(vertx, topology, workerId);
     backFiller = new BackFiller(vertx, pool, topology, degraded, gate, metrics, config.getInt(Keys.WORKER_BACKFILL_BATCH),
         config.getLong(Keys.WORKER_BACKFILL_INTERVAL_MS), workerId);
-    store.degradedMode(degraded, spill, backFiller::store);
+    store.degradedMode(degraded, spill, backFiller::store, clock);
     controlPool = Db.pool(vertx, PgOptions.from(config), 3);
     snapshots = new SnapshotLoader(controlPool, config.getInt(Keys.WORKER_SNAPSHOT_PAGE));
     directory = new DeviceDirectory(pool, 600_000, 1_000_000);
@@ -129,11 +130,13 @@ public final class WorkerVerticle extends VerticleBase {
             config.getLong(Keys.WORKER_LEASE_POLL_MS), config.getLong(Keys.WORKER_FAULT_FREEZE_HEARTBEAT_AFTER_MS), RetryPolicy.from(config)),
         new HeldSlots.Listener() {
           @Override
-          public Future<Void> load(int slot, long epoch) {
-            return snapshots.load(slot).map(snap -> {
-              loaded.put(slot, snap);
-              metrics.snapshotLoaded(snap.millis());
-              log.debug("slot {}: loaded {} device(s) in {} ms", slot, snap.devices().size(), snap.millis());
+          public Future<Void> load(Map<Integer, Long> slots) {
+            return snapshots.load(List.copyOf(slots.keySet())).map(snaps -> {
+              snaps.forEach((slot, snap) -> {
+                loaded.put(slot, snap);
+                metrics.snapshotLoaded(snap.millis());
+              });
+              log.debug("slots {}: loaded in {} ms", slots.keySet(), snaps.values().stream().mapToLong(SnapshotLoader.Snapshot::millis).max().orElse(0));
               return null;
             });
           }
@@ -194,11 +197,15 @@ public final class WorkerVerticle extends VerticleBase {
       mailbox += p.mailboxSize();
       SlotStats st = p.stats();
       long[] mark = rateMarks.get(p.slot());
-      double rate = 0;
-      if (mark != null && now > mark[1]) rate = (st.committedTotal() - mark[0]) * 1e9 / (now - mark[1]);
-      rateMarks.put(p.slot(), new long[] {st.committedTotal(), now});
-      perSlot.put(Integer.toString(p.slot()), new JsonObject().put("rate", Math.max(0, Math.round(rate * 10) / 10.0))
-          .put("backlog", p.mailboxSize()).put("ms", Math.round(st.averageBatchMs() * 10) / 10.0).put("lag_ms", st.lastLagMs()));
+      JsonObject slot = new JsonObject();
+      // a slot just taken has no rate and no batch time yet: left out, the leader keeps its previous owner's (SlotFigures)
+      if (mark != null && mark[2] == p.epoch() && now > mark[1]) {
+        slot.put("rate", Math.max(0, Math.round((st.committedTotal() - mark[0]) * 1e10 / (now - mark[1])) / 10.0));
+      }
+      rateMarks.put(p.slot(), new long[] {st.committedTotal(), now, p.epoch()});
+      slot.put("backlog", p.mailboxSize());
+      if (st.averageBatchMs() > 0) slot.put("ms", Math.round(st.averageBatchMs() * 10) / 10.0);
+      perSlot.put(Integer.toString(p.slot()), slot.put("lag_ms", st.lastLagMs()));
     }
     rateMarks.keySet().retainAll(processors.keySet());
     // db_errors and commit_p99_ms feed the leader's fleet mode (issue 12: workers failing commits, commit latency)

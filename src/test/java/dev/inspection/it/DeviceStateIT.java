@@ -12,6 +12,7 @@ import dev.inspection.messaging.Envelope;
 import dev.inspection.messaging.Priority;
 import dev.inspection.messaging.SlotHash;
 import dev.inspection.messaging.Topology;
+import dev.inspection.metrics.Metrics;
 import dev.inspection.node.Node;
 import dev.inspection.state.HotelRoomPayload;
 import dev.inspection.state.PayloadProfiles;
@@ -107,6 +108,41 @@ class DeviceStateIT {
       assertEquals("FIRING", fired.get(0)[1]);
       assertEquals(6L, ((Number) fired.get(0)[2]).longValue(), "fired on the 5th failure, as the old owner would have");
       assertEquals("ACTIVE", env.query("SELECT state FROM $S.alert_current WHERE device_id = '" + dev + "'").get(0)[0]);
+    }
+  }
+
+  /**
+   * A worker that drops a slot it still owns (its lease reads failed for a lease's time, or a batch found the lease
+   * gone) and takes it up again when the next read shows it ACTIVE loads the slot's derived state again (INV-10): the
+   * debounce goes on where it stood. Consuming it straight away started every device's counters again.
+   */
+  @Test
+  void aSlotDroppedAndTakenUpAgainByItsOwnerLoadsItsDebounceStateAgain() throws Exception {
+    try (TestEnv env = new TestEnv(2); Channel ch = env.channel()) {
+      Topology t = env.topology();
+      Node w = oneWorker(env, ch);
+      String dev = "debounce-2";
+      int slot = SlotHash.slotOf(dev, 2);
+      long base = System.currentTimeMillis() - 60_000;
+      List<Envelope> first = new ArrayList<>();
+      first.add(status(dev, 2, base, 1, Priority.NORMAL, "UP"));
+      for (int s = 2; s <= 5; s++) first.add(status(dev, 2, base + s * 1000, s, Priority.NORMAL, "DOWN"));
+      publishAll(ch, t, first);
+      awaitTrue(Duration.ofSeconds(20), "4 failures committed", () -> history(env, dev) == 5);
+
+      Metrics m = w.metrics();
+      double gained = m.count("worker_lease_changes_total", "kind", "gained");
+      long epoch = w.worker().heldSlots().get(slot);
+      w.worker().leases().forget(slot, epoch);
+      awaitTrue(Duration.ofSeconds(20), "slot " + slot + " dropped and taken up again",
+          () -> m.count("worker_lease_changes_total", "kind", "lost") >= 1 && m.count("worker_lease_changes_total", "kind", "gained") > gained);
+      assertEquals(epoch, w.worker().heldSlots().get(slot), "the same lease: nothing moved");
+
+      publishAll(ch, t, List.of(status(dev, 2, base + 6000, 6, Priority.NORMAL, "DOWN")));
+      awaitTrue(Duration.ofSeconds(20), "5th failure committed", () -> history(env, dev) == 6);
+      List<Object[]> fired = env.query("SELECT event_type, seq FROM $S.alert_event WHERE device_id = '" + dev + "' AND alert_key = 'device.offline'");
+      assertEquals(1, fired.size(), "device.offline fired: the counter went on from 4, it did not start again");
+      assertEquals(6L, ((Number) fired.get(0)[1]).longValue());
     }
   }
 

@@ -13,7 +13,6 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import dev.inspection.control.SlotState;
 import dev.inspection.control.WorkerState;
 import dev.inspection.worker.LeaseReconciler.Action;
-import dev.inspection.worker.LeaseReconciler.Consume;
 import dev.inspection.worker.LeaseReconciler.Drop;
 import dev.inspection.worker.LeaseReconciler.HandBack;
 import dev.inspection.worker.LeaseReconciler.Holding;
@@ -92,9 +91,10 @@ class LeaseReconcilerTest {
   }
 
   @Test
-  void activeLeaseNotHeldIsConsumedAtOnce() {
+  void activeLeaseNotHeldIsLoadedAgainBeforeItIsConsumed() {
+    // dropped here after failed lease reads while the leader left it: its derived state must be loaded again (INV-10)
     Result r = new Worker().reads(row(5, 2, ACTIVE));
-    assertOutcome(r, List.of(new Consume(5, 2)), Map.of(5, new Holding(2, CONSUMING)));
+    assertOutcome(r, List.of(new Load(5, 2)), Map.of(5, new Holding(2, LOADING)));
   }
 
   @Test
@@ -140,7 +140,7 @@ class LeaseReconcilerTest {
     // slot 1 was just taken for loading after the read was sent; slot 2 was just released: the read knows neither
     Worker w = new Worker().holds(1, 4, LOADING).touchedAt(1, READ + 1).touchedAt(2, READ + 2);
     Result r = w.reads(row(2, 8, MOVING), row(3, 1, ACTIVE));
-    assertOutcome(r, List.of(new Consume(3, 1)), Map.of(1, new Holding(4, LOADING), 3, new Holding(1, CONSUMING)),
+    assertOutcome(r, List.of(new Load(3, 1)), Map.of(1, new Holding(4, LOADING), 3, new Holding(1, LOADING)),
         "no drop of slot 1, no second hand-back of slot 2");
   }
 
@@ -161,6 +161,12 @@ class LeaseReconcilerTest {
   void warmingWorkerTakesNothing() {
     Result r = new Worker().in(WorkerState.WARMING).reads(row(1, 1, LOADING_NEW), row(2, 1, ACTIVE));
     assertEquals(List.of(), r.actions());
+  }
+
+  @Test
+  void stoppingWorkerHandsAnActiveSlotItDoesNotHoldStraightBack() {
+    Result r = new Worker().in(WorkerState.DRAINING).stopping().reads(row(6, 2, ACTIVE));
+    assertOutcome(r, List.of(new HandBack(6, 2)), Map.of());
   }
 
   @Test
