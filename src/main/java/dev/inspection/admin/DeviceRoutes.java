@@ -7,6 +7,7 @@ import static dev.inspection.admin.Http.param;
 
 import dev.inspection.common.ApiError;
 import dev.inspection.inventory.Device;
+import dev.inspection.inventory.TargetPolicy;
 import dev.inspection.scheduler.DeviceStore;
 import dev.inspection.scheduler.Operations;
 import dev.inspection.scheduler.StateView;
@@ -27,7 +28,8 @@ import java.util.List;
  *
  * @param defaultIntervalMs the check interval of an imported device that names none
  */
-public record DeviceRoutes(DeviceStore devices, StateView state, Operations operations, long defaultIntervalMs, Clock clock) implements Routes {
+public record DeviceRoutes(DeviceStore devices, StateView state, Operations operations, long defaultIntervalMs, Clock clock, TargetPolicy targets)
+    implements Routes {
   @Override
   public void mount(Router r) {
     r.post("/api/v1/devices/import").handler(ctx -> operations.requireLeader().onFailure(ctx::fail).onSuccess(v -> importOnLeader(ctx)));
@@ -47,7 +49,7 @@ public record DeviceRoutes(DeviceStore devices, StateView state, Operations oper
     }
     JsonArray rejected = new JsonArray();
     // up to http.import.max.bytes of JSON: parsed on a worker thread, never on the event loop
-    ctx.vertx().executeBlocking(() -> DeviceStore.parseImport(body, "default", defaultIntervalMs, rejected), false)
+    ctx.vertx().executeBlocking(() -> DeviceStore.parseImport(body, "default", defaultIntervalMs, rejected, targets), false)
         .onFailure(e -> {
           if (e instanceof DecodeException) error(ctx, 400, "the body is not a JSON array of devices nor one device object per line");
           else ctx.fail(e);
@@ -87,6 +89,9 @@ public record DeviceRoutes(DeviceStore devices, StateView state, Operations oper
   private void update(RoutingContext ctx) {
     String id = ctx.pathParam("id");
     JsonObject patch = Http.bodyObject(ctx);
+    // a target written as an address: refused here like on import (a host name is judged by the probe when resolved)
+    String refused = patch.getValue("check_spec") instanceof JsonObject spec ? targets.refusalOfSpec(spec) : null;
+    if (refused != null) throw new ApiError(400, refused);
     operations.updateDevice(id, patch)
         // a field the inventory refuses (DeviceStore#update) is the caller's to fix
         .recover(e -> Future.failedFuture(e instanceof IllegalArgumentException ? new ApiError(400, e.getMessage()) : e))

@@ -68,6 +68,10 @@ public final class Keys {
   public static final ConfigKey PROBE_PACING_REFRESH_MS = k("probe.pacing.refresh.ms", "5000", LONG, "how often a probe reads the cold-start pace (scheduler.min.workers) from probe.inventory.url or, in --role=all, from its own scheduler (the leader also announces it on Redis)");
   public static final ConfigKey PROBE_PACING_START = k("probe.pacing.start", "0.25", DOUBLE, "share of the normal rate non-critical devices are inspected at until a scheduler's pace is heard (the cold-start pace; 1 = start at full speed); 0 < value <= 1");
   public static final ConfigKey PROBE_CHECK_TIMEOUT_MS = k("probe.check.timeout.ms", "2000", LONG, "timeout of one tcp/http check");
+  public static final ConfigKey PROBE_CHECKS_MAX_INFLIGHT = k("probe.checks.max.inflight", "2000", INT, "checks one probe runs at the same time, at most; devices due beyond it wait for the next tick (a fleet of slow or silent targets cannot pile up sockets)");
+  public static final ConfigKey PROBE_HTTP_MAX_BODY_BYTES = k("probe.http.max.body.bytes", "65536", INT, "an http check reads at most this much of a response body, then closes the connection (the status is what counts)");
+  public static final ConfigKey PROBE_TARGET_ALLOW = k("probe.target.allow", "", STRING, "comma-separated CIDR ranges checks may connect to (e.g. 10.20.0.0/16,192.168.5.0/24); empty = any address not denied. Judged on the address a host name resolves to, before connecting; import and PATCH refuse targets written as a denied address (set the same value on schedulers)");
+  public static final ConfigKey PROBE_TARGET_DENY = k("probe.target.deny", "169.254.0.0/16,fe80::/10,100.100.100.200/32,fd00:ec2::254/128", STRING, "comma-separated CIDR ranges checks never connect to, even when allowed: by default link-local (holding the cloud metadata address 169.254.169.254) and other clouds' metadata addresses");
 
   public static final ConfigKey OUTBOX_COMMIT_MAX_ROWS = k("outbox.commit.max.rows", "500", INT, "most results written in one SQLite transaction (group commit under synchronous=FULL)");
   public static final ConfigKey OUTBOX_PUBLISH_CHANNELS = k("outbox.publish.channels", "4", INT, "AMQP channels the probe publishes on; a device always uses the same one, so its results stay in order");
@@ -216,6 +220,7 @@ public final class Keys {
       SLOTS_TOTAL, TOPOLOGY_PREFIX, BROKER_QUEUE_BUDGET_BYTES, BROKER_QUEUE_HIGH_WEIGHT, QUEUE_LOW_MAX_BYTES, QUEUE_LOW_MAX_LENGTH, QUEUE_DELIVERY_LIMIT,
       PROBE_GROUP, PROBE_SIM_DEVICES, PROBE_SIM_FAIL_RATE, PROBE_INTERVAL_MS, PROBE_JITTER_PCT,
       PROBE_INVENTORY_FILE, PROBE_INVENTORY_URL, PROBE_INVENTORY_REFRESH_MS, PROBE_PACING_REFRESH_MS, PROBE_PACING_START, PROBE_CHECK_TIMEOUT_MS,
+      PROBE_CHECKS_MAX_INFLIGHT, PROBE_HTTP_MAX_BODY_BYTES, PROBE_TARGET_ALLOW, PROBE_TARGET_DENY,
       OUTBOX_COMMIT_MAX_ROWS, OUTBOX_PUBLISH_CHANNELS, OUTBOX_MAX_INFLIGHT, OUTBOX_PUBLISH_BATCH_MAX, OUTBOX_PUBLISH_BATCH_BYTES, OUTBOX_REPLAY_INTERVAL_MS, OUTBOX_REPLAY_MIN_AGE_MS, OUTBOX_MAX_ROWS, OUTBOX_MAX_BYTES, OUTBOX_MIN_FREE_BYTES, OUTBOX_SHED_REPORT_MS, OUTBOX_RETENTION_MS,
       WORKER_PREFETCH_HIGH, WORKER_PREFETCH_NORMAL, WORKER_PREFETCH_LOW, WORKER_LANE_WEIGHT_HIGH, WORKER_LANE_WEIGHT_NORMAL, WORKER_LANE_WEIGHT_LOW,
       WORKER_LANE_FILL_BESIDE_HIGH, WORKER_LANE_STARVATION_MS, WORKER_BATCH_MAX, WORKER_BATCH_LINGER_MS, WORKER_MAX_MESSAGE_BYTES, WORKER_MAX_BATCH_BYTES,

@@ -28,12 +28,7 @@ public record Device(String deviceId, int priority, String probeGroup, String ch
     }
     Object spec = j.getValue("check_spec", new JsonObject());
     if (!(spec instanceof JsonObject specObj)) throw new IllegalArgumentException("check_spec must be a JSON object");
-    if (type.equals("tcp") && (specObj.getString("host") == null || specObj.getInteger("port") == null)) {
-      throw new IllegalArgumentException("a tcp check needs check_spec.host and check_spec.port");
-    }
-    if (type.equals("http") && specObj.getString("url") == null) {
-      throw new IllegalArgumentException("an http check needs check_spec.url");
-    }
+    CheckSpec.validate(type, specObj);
     Object iv = j.getValue("interval_ms", defaultIntervalMs);
     if (!(iv instanceof Number ivn) || ivn.longValue() < 100) throw new IllegalArgumentException("interval_ms must be a number >= 100");
     Object group = j.getValue("probe_group", defaultGroup);

@@ -22,6 +22,7 @@ import dev.inspection.config.Config;
 import dev.inspection.config.ConfigException;
 import dev.inspection.config.Keys;
 import dev.inspection.config.Role;
+import dev.inspection.inventory.TargetPolicy;
 import dev.inspection.messaging.RabbitOptions;
 import dev.inspection.messaging.Topology;
 import dev.inspection.metrics.Metrics;
@@ -190,7 +191,7 @@ public final class Node {
         new FleetModeRoutes(s.fleetMode()),
         new WorkerRoutes(s.view(), ops),
         new SlotRoutes(s.devices(), s.view(), s.queues(), config.getInt(Keys.SLOTS_TOTAL)),
-        new DeviceRoutes(s.devices(), s.state(), ops, config.getLong(Keys.PROBE_INTERVAL_MS), clock),
+        new DeviceRoutes(s.devices(), s.state(), ops, config.getLong(Keys.PROBE_INTERVAL_MS), clock, TargetPolicy.from(config)),
         new AlertRoutes(s.state(), ops),
         new DeadLetterRoutes(s.deadLetters(), ops),
         new JobRoutes(s.jobs()),

@@ -6,6 +6,7 @@ import dev.inspection.config.Config;
 import dev.inspection.config.Keys;
 import dev.inspection.inventory.Device;
 import dev.inspection.inventory.Inventory;
+import dev.inspection.inventory.TargetPolicy;
 import dev.inspection.messaging.Priority;
 import dev.inspection.messaging.RabbitConnector;
 import dev.inspection.messaging.RabbitOptions;
@@ -135,7 +136,8 @@ public final class ProbeVerticle extends VerticleBase {
   @Override
   public Future<?> start() {
     schedule = new ProbeSchedule(config.getInt(Keys.PROBE_JITTER_PCT), random);
-    checker = new Checker(vertx, config.getLong(Keys.PROBE_CHECK_TIMEOUT_MS), config.getDouble(Keys.PROBE_SIM_FAIL_RATE), random);
+    checker = new Checker(vertx, config.getLong(Keys.PROBE_CHECK_TIMEOUT_MS), config.getDouble(Keys.PROBE_SIM_FAIL_RATE), random,
+        TargetPolicy.from(config), config.getInt(Keys.PROBE_HTTP_MAX_BODY_BYTES));
     web = WebClient.create(vertx);
     mode = new ProbeModeKeeper(vertx, config, metrics, clock, isNode, outboxDepth::get, outboxOldestAgeMs::get, brokerDownSinceMs::get, web);
     schedule.gate(mode::inspect);
@@ -244,7 +246,15 @@ public final class ProbeVerticle extends VerticleBase {
           JsonObject body = resp.bodyAsJsonObject();
           JsonArray devs = body.getJsonArray("devices", new JsonArray());
           long interval = config.getLong(Keys.PROBE_INTERVAL_MS);
-          for (int i = 0; i < devs.size(); i++) got.add(Device.fromJson(devs.getJsonObject(i), group, interval));
+          for (int i = 0; i < devs.size(); i++) {
+            try {
+              got.add(Device.fromJson(devs.getJsonObject(i), group, interval));
+            } catch (RuntimeException bad) {
+              // one device the probe cannot run never stops the group's pull: it is left out, the rest inspected
+              metrics.registry().counter("probe_inventory_refused_total").increment();
+              log.warn("inventory: device {} left out: {}", devs.getValue(i) instanceof JsonObject o ? o.getValue("device_id") : i, bad.getMessage());
+            }
+          }
           String next = body.getString("next_after");
           return next == null ? Future.succeededFuture() : pullPage(base, group, next, got);
         });
@@ -257,7 +267,10 @@ public final class ProbeVerticle extends VerticleBase {
       metrics.registry().counter("probe_checks_skipped_total").increment();
       return;
     }
-    List<Device> due = schedule.pollDue(clock.millis(), MAX_BUFFERED - buffer.size());
+    // bounded concurrency: devices due beyond probe.checks.max.inflight stay due and go at a later tick
+    int room = (int) Math.min(MAX_BUFFERED - buffer.size(), config.getInt(Keys.PROBE_CHECKS_MAX_INFLIGHT) - checksInFlight);
+    if (room <= 0) return;
+    List<Device> due = schedule.pollDue(clock.millis(), room);
     int slots = topology.totalSlots();
     for (Device d : due) {
       checksInFlight++;

@@ -1,6 +1,8 @@
 package dev.inspection.scheduler;
 
+import dev.inspection.inventory.CheckSpec;
 import dev.inspection.inventory.Device;
+import dev.inspection.inventory.TargetPolicy;
 import dev.inspection.state.PayloadProfiles;
 import dev.inspection.store.Rows;
 import io.vertx.core.Future;
@@ -195,15 +197,28 @@ public final class DeviceStore {
             + " payload_profile, enabled, check_spec can; import the device again to change its check type)"));
       }
     }
-    JsonObject spec = patch.getJsonObject("check_spec");
-    return pool.preparedQuery(UPDATE).execute(Tuple.tuple().addString(id).addValue(prio == null ? null : prio.shortValue())
+    Object rawSpec = patch.getValue("check_spec");
+    if (rawSpec != null && !(rawSpec instanceof JsonObject)) return Future.failedFuture(new IllegalArgumentException("check_spec must be a JSON object"));
+    JsonObject spec = (JsonObject) rawSpec;
+    // a new spec must suit the device's check type: read it first (an unknown device is the update's 404)
+    Future<Void> valid = spec == null ? Future.succeededFuture()
+        : pool.preparedQuery("SELECT check_type FROM device_resource WHERE device_id = $1").execute(Tuple.of(id)).compose(rows -> {
+          if (rows.size() > 0) CheckSpec.validate(rows.iterator().next().getString(0), spec);
+          return Future.<Void>succeededFuture();
+        });
+    return valid.compose(v -> pool.preparedQuery(UPDATE).execute(Tuple.tuple().addString(id).addValue(prio == null ? null : prio.shortValue())
             .addString(patch.getString("probe_group")).addValue(interval == null ? null : interval.intValue()).addString(profile)
-            .addValue(patch.getBoolean("enabled")).addString(spec == null ? null : spec.encode()))
+            .addValue(patch.getBoolean("enabled")).addString(spec == null ? null : spec.encode())))
         .map(rows -> rows.size() == 0 ? null : rows.iterator().next().getLong(0));
   }
 
   /** Parses an import body: a JSON array or JSON lines. Invalid entries are reported, valid ones kept. */
   public static List<Device> parseImport(String body, String defaultGroup, long defaultInterval, JsonArray rejected) {
+    return parseImport(body, defaultGroup, defaultInterval, rejected, TargetPolicy.open());
+  }
+
+  /** As above; a target written as an address that {@code policy} refuses is rejected too (naming the range). */
+  public static List<Device> parseImport(String body, String defaultGroup, long defaultInterval, JsonArray rejected, TargetPolicy policy) {
     List<Device> out = new ArrayList<>();
     String trimmed = body.trim();
     List<Object> items = new ArrayList<>();
@@ -225,6 +240,8 @@ public final class DeviceStore {
         if (!(item instanceof JsonObject j)) throw new IllegalArgumentException("entry is not a JSON object");
         Device d = Device.fromJson(j, defaultGroup, defaultInterval);
         PayloadProfiles.byName(d.payloadProfile()); // an unknown profile is refused here, naming the known ones
+        String refused = policy.refusalOfSpec(d.checkSpec());
+        if (refused != null) throw new IllegalArgumentException(refused);
         out.add(d);
       } catch (IllegalArgumentException | ClassCastException e) {
         rejected.add(new JsonObject().put("index", i).put("error", e.getMessage()));
