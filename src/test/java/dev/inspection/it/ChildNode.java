@@ -44,8 +44,14 @@ public final class ChildNode implements AutoCloseable {
     ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
     pb.environment().putAll(environment);
     ChildNode c = new ChildNode(pb.start(), log);
-    TestEnv.awaitTrue(Duration.ofSeconds(60), label + " is up (see " + log + ")",
-        () -> Files.exists(log) && Files.readString(log).contains(") is up:"));
+    try {
+      // a liveness bound: a JVM on a loaded 2-core machine has taken over a minute to start
+      TestEnv.awaitTrue(Duration.ofSeconds(150), label + " is up (see " + log + ")",
+          () -> Files.exists(log) && Files.readString(log).contains(") is up:"));
+    } catch (Throwable notUp) {
+      c.close(); // never left running once its test gave up on it (it would outlive the test's schema, and load the machine)
+      throw notUp;
+    }
     return c;
   }
 

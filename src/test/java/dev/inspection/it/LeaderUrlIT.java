@@ -32,7 +32,7 @@ class LeaderUrlIT {
       Node leader = env.start(Map.of("role", "scheduler", "node.id", env.name + "-s1", "http.host", "0.0.0.0"));
       Node follower = env.start(Map.of("role", "scheduler", "node.id", env.name + "-s2"));
       String expected = "http://" + InetAddress.getLocalHost().getHostName() + ":" + leader.httpPort();
-      awaitTrue(Duration.ofSeconds(15), "the leader published its URL", () -> expected.equals(leaderUrlSeenBy(follower)));
+      awaitTrue(Duration.ofSeconds(60), "the leader published its URL", () -> expected.equals(leaderUrlSeenBy(follower)));
       // a mutation sent to the follower is refused with the same address
       Map.Entry<Integer, String> refused = TestEnv.http(follower.httpPort(), "POST", "/api/v1/workers/nobody/drain");
       assertEquals(409, refused.getKey(), refused.getValue());
@@ -55,7 +55,7 @@ class LeaderUrlIT {
       String advertised = "https://sched-a.example.net:9443";
       env.start(Map.of("role", "scheduler", "node.id", env.name + "-s1", "http.host", "0.0.0.0", "http.advertised.url", advertised + "/"));
       Node follower = env.start(Map.of("role", "scheduler", "node.id", env.name + "-s2"));
-      awaitTrue(Duration.ofSeconds(15), "the leader published its advertised URL", () -> advertised.equals(leaderUrlSeenBy(follower)));
+      awaitTrue(Duration.ofSeconds(60), "the leader published its advertised URL", () -> advertised.equals(leaderUrlSeenBy(follower)));
     }
   }
 }
