@@ -145,7 +145,9 @@ public final class ProbeVerticle extends VerticleBase {
     pacing.start();
     Path file = Path.of(config.get(Keys.DATA_DIR), "outbox-" + isNode.replaceAll("[^A-Za-z0-9._-]", "_") + ".db");
     metrics.probeGauges(outboxDepth::get, () -> outboxOldestAgeMs.get() / 1000.0, () -> schedule.size());
-    return Outbox.open(vertx, file, isNode, topology, clock)
+    // D11: a probe with another slots.total than the map in force would route every result to the wrong slot
+    return SlotMapCheck.check(web, config.get(Keys.PROBE_INVENTORY_URL), config.get(Keys.PROBE_API_TOKEN), topology.totalSlots())
+        .compose(v -> Outbox.open(vertx, file, isNode, topology, clock))
         .compose(o -> {
           outbox = o;
           shed = new OutboxShed(o, file);

@@ -57,6 +57,15 @@ class SlotMapIT {
       assertEquals(List.of(List.of(1L, 4L)), rows(env.query("SELECT version, total_slots FROM $S.slot_map_version")), "the map is unchanged");
       assertEquals(4, env.queryLong("SELECT count(*) FROM $S.slot_lease"), "no slot rows for the refused count");
 
+      // a probe reads the map from the scheduler (it never reaches PostgreSQL) and refuses the same way
+      int port = env.scheduler().httpPort();
+      ExecutionException p = assertThrows(ExecutionException.class, () -> new Node(env.config(Map.of("role", "probe", "slots.total", "8",
+          "node.id", env.name + "-p8", "probe.inventory.url", "http://127.0.0.1:" + port)), Clock.systemUTC())
+          .start().toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS));
+      assertInstanceOf(ConfigException.class, p.getCause());
+      assertTrue(p.getCause().getMessage().contains("slots.total is 8") && p.getCause().getMessage().contains("has 4 slots"), p.getCause().getMessage());
+      env.start(Map.of("role", "probe", "node.id", env.name + "-p4", "probe.inventory.url", "http://127.0.0.1:" + port));
+
       // the agreeing node starts
       Node worker = env.start(Map.of("role", "worker", "node.id", env.name + "-w4"));
       assertTrue(worker.httpPort() > 0);
