@@ -210,6 +210,10 @@ public final class Config {
     if (c.getInt(Keys.SLOTS_TOTAL) < 1 || c.getInt(Keys.SLOTS_TOTAL) > 4096) {
       throw new ConfigException("slots.total must be between 1 and 4096 (got " + c.get(Keys.SLOTS_TOTAL) + ")");
     }
+    if (c.getLong(Keys.RESHARD_EFFECTIVE_AFTER_MS) < 0 || c.getLong(Keys.RESHARD_WINDOW_END_MS) <= c.getLong(Keys.RESHARD_EFFECTIVE_AFTER_MS)) {
+      throw new ConfigException("reshard.window.end.ms (" + c.get(Keys.RESHARD_WINDOW_END_MS) + ") must be more than reshard.effective.after.ms ("
+          + c.get(Keys.RESHARD_EFFECTIVE_AFTER_MS) + "), which must not be negative: the grace window ends after the new map takes effect");
+    }
     if (c.getInt(Keys.WORKER_BATCH_MAX) < 1) throw new ConfigException("worker.batch.max must be at least 1");
     for (ConfigKey k : List.of(Keys.WORKER_PREFETCH_HIGH, Keys.WORKER_PREFETCH_NORMAL, Keys.WORKER_PREFETCH_LOW, Keys.WORKER_LANE_WEIGHT_HIGH,
         Keys.QUEUE_LOW_MAX_LENGTH)) {

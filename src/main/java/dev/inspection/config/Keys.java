@@ -49,7 +49,9 @@ public final class Keys {
   public static final ConfigKey REDIS_URL = k("redis.url", "redis://127.0.0.1:6379", STRING, "Redis, used only for notifications (losing it never changes a result)");
   public static final ConfigKey REDIS_CHANNEL_PREFIX = k("redis.channel.prefix", "inspection", STRING, "prefix of the Redis pub/sub channels");
 
-  public static final ConfigKey SLOTS_TOTAL = k("slots.total", "256", INT, "number of slots; slot = CRC32(device_id) mod slots.total. Three queues per slot: high, normal, low");
+  public static final ConfigKey SLOTS_TOTAL = k("slots.total", "256", INT, "number of slots; slot = CRC32(device_id) mod slots.total. Three queues per slot: high, normal, low. Seeds the slot map of a new installation; after that the map in the database is the truth and a node whose slots.total differs refuses to start (exit code 2): change the count with a reshard (POST /api/v1/slot-map, README Resharding)");
+  public static final ConfigKey RESHARD_EFFECTIVE_AFTER_MS = k("reshard.effective.after.ms", "300000", LONG, "a reshard (POST /api/v1/slot-map) takes effect this long after it is scheduled (T0): probes switch to the new map then, and its queues are declared before");
+  public static final ConfigKey RESHARD_WINDOW_END_MS = k("reshard.window.end.ms", "600000", LONG, "the grace window of a reshard ends this long after T0 (more than reshard.effective.after.ms): until then workers accept results of the previous map version; after it they are dead-lettered as stale_slot_map");
   public static final ConfigKey TOPOLOGY_PREFIX = k("topology.prefix", "inspection", STRING, "prefix of every exchange and queue name: {prefix}.status, {prefix}.status.s{nnn}.{high|normal|low}, {prefix}.dlx, {prefix}.dead");
   public static final ConfigKey BROKER_QUEUE_BUDGET_BYTES = k("broker.queue.budget.bytes", "8589934592", LONG, "total bytes the high and normal slot queues together may hold (the low queues have queue.low.max.bytes), split over them (x-max-length-bytes per queue; see broker.queue.high.weight); beyond a queue's share publishes are refused (reject-publish) and stay in the probe's outbox. Existing queues keep the limit they were declared with: a change needs them deleted and declared again (README, Bounded storage)");
   public static final ConfigKey BROKER_QUEUE_HIGH_WEIGHT = k("broker.queue.high.weight", "4", INT, "shares of the budget a high (critical) queue gets against a normal queue's 1: 256 slots, 8 GiB and 4 give 25.6 MiB per high queue and 6.4 MiB per normal queue");
@@ -217,7 +219,7 @@ public final class Keys {
       PG_HOST, PG_PORT, PG_DATABASE, PG_USER, PG_PASSWORD, PG_SCHEMA, PG_POOL_SIZE, PG_IDLE_TX_TIMEOUT_MS, PG_SSL_MODE, PG_TLS_CA,
       RABBIT_HOST, RABBIT_PORT, RABBIT_USER, RABBIT_PASSWORD, RABBIT_VHOST, RABBIT_SSL, RABBIT_TLS_CA, RABBIT_MANAGEMENT_URL, RABBIT_MANAGEMENT_USER, RABBIT_MANAGEMENT_PASSWORD,
       REDIS_URL, REDIS_CHANNEL_PREFIX,
-      SLOTS_TOTAL, TOPOLOGY_PREFIX, BROKER_QUEUE_BUDGET_BYTES, BROKER_QUEUE_HIGH_WEIGHT, QUEUE_LOW_MAX_BYTES, QUEUE_LOW_MAX_LENGTH, QUEUE_DELIVERY_LIMIT,
+      SLOTS_TOTAL, RESHARD_EFFECTIVE_AFTER_MS, RESHARD_WINDOW_END_MS, TOPOLOGY_PREFIX, BROKER_QUEUE_BUDGET_BYTES, BROKER_QUEUE_HIGH_WEIGHT, QUEUE_LOW_MAX_BYTES, QUEUE_LOW_MAX_LENGTH, QUEUE_DELIVERY_LIMIT,
       PROBE_GROUP, PROBE_SIM_DEVICES, PROBE_SIM_FAIL_RATE, PROBE_INTERVAL_MS, PROBE_JITTER_PCT,
       PROBE_INVENTORY_FILE, PROBE_INVENTORY_URL, PROBE_INVENTORY_REFRESH_MS, PROBE_PACING_REFRESH_MS, PROBE_PACING_START, PROBE_CHECK_TIMEOUT_MS,
       PROBE_CHECKS_MAX_INFLIGHT, PROBE_HTTP_MAX_BODY_BYTES, PROBE_TARGET_ALLOW, PROBE_TARGET_DENY,

@@ -13,6 +13,7 @@ import dev.inspection.admin.OverviewRoutes;
 import dev.inspection.admin.ProbeRoutes;
 import dev.inspection.admin.ShedRoutes;
 import dev.inspection.admin.Routes;
+import dev.inspection.admin.SlotMapRoutes;
 import dev.inspection.admin.SlotRoutes;
 import dev.inspection.admin.WorkerRoutes;
 import dev.inspection.common.BuildInfo;
@@ -191,6 +192,7 @@ public final class Node {
         new FleetModeRoutes(s.fleetMode()),
         new WorkerRoutes(s.view(), ops),
         new SlotRoutes(s.devices(), s.view(), s.queues(), config.getInt(Keys.SLOTS_TOTAL)),
+        new SlotMapRoutes(s.slotMaps(), ops),
         new DeviceRoutes(s.devices(), s.state(), ops, config.getLong(Keys.PROBE_INTERVAL_MS), clock, TargetPolicy.from(config)),
         new AlertRoutes(s.state(), ops),
         new DeadLetterRoutes(s.deadLetters(), ops),

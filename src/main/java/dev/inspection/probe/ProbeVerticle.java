@@ -88,6 +88,8 @@ public final class ProbeVerticle extends VerticleBase {
   /** Cold-start pacing (issue 14 item 2); {@code localPacing}: this process's own scheduler, when it runs one. */
   private PaceKeeper pacing;
   private Supplier<Future<JsonObject>> localPacing;
+  /** This group's plan version as the scheduler last served it (INV-2), stamped on every result; 1 until then. */
+  private volatile long planVersion = 1;
 
   public ProbeVerticle(Config config, Metrics metrics, Clock clock, Topology topology) {
     this.config = config;
@@ -145,7 +147,9 @@ public final class ProbeVerticle extends VerticleBase {
     pacing.start();
     Path file = Path.of(config.get(Keys.DATA_DIR), "outbox-" + isNode.replaceAll("[^A-Za-z0-9._-]", "_") + ".db");
     metrics.probeGauges(outboxDepth::get, () -> outboxOldestAgeMs.get() / 1000.0, () -> schedule.size());
-    return Outbox.open(vertx, file, isNode, topology, clock)
+    // D11: a probe with another slots.total than the map in force would route every result to the wrong slot
+    return SlotMapCheck.check(web, config.get(Keys.PROBE_INVENTORY_URL), config.get(Keys.PROBE_API_TOKEN), topology.totalSlots())
+        .compose(v -> Outbox.open(vertx, file, isNode, topology, clock))
         .compose(o -> {
           outbox = o;
           shed = new OutboxShed(o, file);
@@ -197,6 +201,8 @@ public final class ProbeVerticle extends VerticleBase {
         cached.forEach(d -> fromApi.add(d.deviceId()));
         all.addAll(cached);
         log.info("loaded the cached inventory {} until the scheduler answers", cache);
+        Path plan = planCache();
+        if (Files.exists(plan)) planVersion = Long.parseLong(Files.readString(plan).trim());
       }
       return all;
     }, false).map(list -> {
@@ -211,12 +217,22 @@ public final class ProbeVerticle extends VerticleBase {
     return Path.of(config.get(Keys.DATA_DIR), "inventory-" + config.get(Keys.PROBE_GROUP).replaceAll("[^A-Za-z0-9._-]", "_") + ".jsonl");
   }
 
+  /** The plan version of the cached inventory, beside it. */
+  private Path planCache() {
+    return Path.of(config.get(Keys.DATA_DIR), "inventory-" + config.get(Keys.PROBE_GROUP).replaceAll("[^A-Za-z0-9._-]", "_") + ".plan");
+  }
+
+  public long planVersion() {
+    return planVersion;
+  }
+
   /** Pulls this group's devices page by page from the scheduler; keeps inspecting from the cache if it fails. */
   private void pullInventory() {
     String base = config.get(Keys.PROBE_INVENTORY_URL).replaceAll("/+$", "");
     String group = config.get(Keys.PROBE_GROUP);
     List<Device> got = new ArrayList<>();
-    pullPage(base, group, "", got).compose(v -> {
+    AtomicLong plan = new AtomicLong(-1);
+    pullPage(base, group, "", got, plan).compose(v -> {
       long now = clock.millis();
       Set<String> seen = new HashSet<>();
       for (Device d : got) {
@@ -230,7 +246,9 @@ public final class ProbeVerticle extends VerticleBase {
       fromApi.addAll(seen);
       StringBuilder sb = new StringBuilder();
       for (Device d : got) sb.append(d.toJson().encode()).append('\n');
-      return vertx.fileSystem().writeFile(inventoryCache().toString(), Buffer.buffer(sb.toString()));
+      if (plan.get() > 0) planVersion = plan.get();
+      return vertx.fileSystem().writeFile(inventoryCache().toString(), Buffer.buffer(sb.toString()))
+          .compose(w -> vertx.fileSystem().writeFile(planCache().toString(), Buffer.buffer(Long.toString(planVersion))));
     }).onFailure(e -> log.warn("cannot pull the inventory from {} ({}); inspecting from the cached list", base, e.getMessage()));
   }
 
@@ -238,13 +256,15 @@ public final class ProbeVerticle extends VerticleBase {
     return schedule.pace();
   }
 
-  private Future<Void> pullPage(String base, String group, String after, List<Device> got) {
+  /** {@code plan}: the plan version the first page names (read before its devices: they are at least that new). */
+  private Future<Void> pullPage(String base, String group, String after, List<Device> got, AtomicLong plan) {
     return web.getAbs(base + "/api/v1/probe/inventory").bearerTokenAuthentication(config.get(Keys.PROBE_API_TOKEN))
         .addQueryParam("group", group).addQueryParam("after", after).addQueryParam("limit", "5000").timeout(10_000).send()
         .compose(resp -> {
           if (resp.statusCode() != 200) return Future.failedFuture("HTTP " + resp.statusCode() + ": " + resp.bodyAsString());
           JsonObject body = resp.bodyAsJsonObject();
           JsonArray devs = body.getJsonArray("devices", new JsonArray());
+          if (after.isEmpty()) plan.set(body.getLong("plan_version", 1L));
           long interval = config.getLong(Keys.PROBE_INTERVAL_MS);
           for (int i = 0; i < devs.size(); i++) {
             try {
@@ -256,7 +276,7 @@ public final class ProbeVerticle extends VerticleBase {
             }
           }
           String next = body.getString("next_after");
-          return next == null ? Future.succeededFuture() : pullPage(base, group, next, got);
+          return next == null ? Future.succeededFuture() : pullPage(base, group, next, got, plan);
         });
   }
 
@@ -279,7 +299,7 @@ public final class ProbeVerticle extends VerticleBase {
         metrics.probeChecked(d.priority());
         JsonObject payload = ar.succeeded() ? ar.result() : new JsonObject().put("status", "DOWN").put("error", String.valueOf(ar.cause()));
         buffer.add(new CheckResult(d.deviceId(), SlotHash.slotOf(d.deviceId(), slots), Priority.ofDevicePriority(d.priority()),
-            Instant.ofEpochMilli(clock.millis()), d.resourceVersion(), 1, 1, payload, d.priority()));
+            Instant.ofEpochMilli(clock.millis()), d.resourceVersion(), planVersion, 1, payload, d.priority()));
         if (buffer.size() >= config.getInt(Keys.OUTBOX_COMMIT_MAX_ROWS)) flush();
       });
     }

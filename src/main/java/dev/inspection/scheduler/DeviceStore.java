@@ -12,6 +12,7 @@ import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.Row;
 import io.vertx.sqlclient.Tuple;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 
@@ -34,6 +35,8 @@ public final class DeviceStore {
   static final String HISTORY = """
       SELECT cycle_id, seq, collected_at, status_payload FROM device_status_history WHERE device_id = $1
       ORDER BY cycle_id DESC, seq DESC LIMIT $2""";
+  /** The groups devices are in before an import moves them: those plans change too. */
+  static final String GROUPS_OF = "SELECT DISTINCT probe_group FROM device_resource WHERE device_id = ANY($1::varchar[])";
   static final String RESOURCE = """
       SELECT device_id, priority, probe_group, check_type, check_spec, interval_ms, payload_profile, resource_version
       FROM device_resource WHERE device_id = $1""";
@@ -44,16 +47,25 @@ public final class DeviceStore {
     this.pool = pool;
   }
 
-  /** Upserts the devices in chunks of 1000 inside one transaction; returns the new resource version. */
+  /**
+   * Upserts the devices in chunks of 1000 inside one transaction and bumps the plan version of every group
+   * they are in or leave ({@link PlanVersions}); returns the new resource version.
+   */
   public Future<Long> importDevices(List<Device> devices) {
     return pool.withTransaction(conn -> conn.query(NEXT_VERSION).execute().compose(rs -> {
       long version = rs.iterator().next().getLong(0);
+      Set<String> groups = new HashSet<>();
       Future<Void> chain = Future.succeededFuture();
       for (int from = 0; from < devices.size(); from += 1000) {
         List<Device> chunk = devices.subList(from, Math.min(devices.size(), from + 1000));
-        chain = chain.compose(v -> conn.preparedQuery(UPSERT).execute(tuple(chunk, version)).mapEmpty());
+        chunk.forEach(d -> groups.add(d.probeGroup()));
+        chain = chain.compose(v -> conn.preparedQuery(GROUPS_OF).execute(Tuple.tuple().addArrayOfString(chunk.stream().map(Device::deviceId).toArray(String[]::new))))
+            .compose(rows -> {
+              rows.forEach(r -> groups.add(r.getString(0)));
+              return conn.preparedQuery(UPSERT).execute(tuple(chunk, version)).<Void>mapEmpty();
+            });
       }
-      return chain.map(version);
+      return chain.compose(v -> PlanVersions.bump(conn, groups)).map(version);
     }));
   }
 
@@ -80,8 +92,12 @@ public final class DeviceStore {
         .addArrayOfString(spec).addArrayOfInteger(interval).addArrayOfString(profile).addLong(version);
   }
 
+  /**
+   * One page of a group's devices with the group's plan version, read first: the devices are at least as
+   * new as the plan version a probe stamps for them.
+   */
   public Future<JsonObject> page(String group, String after, int limit) {
-    return pool.preparedQuery(PAGE).execute(Tuple.of(group, after, limit + 1)).map(rows -> {
+    return PlanVersions.read(pool, group).compose(plan -> pool.preparedQuery(PAGE).execute(Tuple.of(group, after, limit + 1)).map(rows -> {
       JsonArray out = new JsonArray();
       String last = null;
       long maxVersion = 0;
@@ -97,8 +113,9 @@ public final class DeviceStore {
         last = d.getString("device_id");
         out.add(d);
       }
-      return new JsonObject().put("devices", out).put("next_after", more ? last : null).put("resource_version", maxVersion);
-    });
+      return new JsonObject().put("devices", out).put("next_after", more ? last : null).put("resource_version", maxVersion)
+          .put("plan_version", plan);
+    }));
   }
 
   private static JsonObject device(Row r) {
@@ -153,11 +170,13 @@ public final class DeviceStore {
       SELECT device_id, priority, probe_group, check_type, payload_profile FROM device_resource
       WHERE device_id LIKE $1 AND device_id NOT IN (SELECT device_id FROM device_status_current WHERE device_id LIKE $1)
       ORDER BY device_id LIMIT $2""";
+  /** The device's group before a change (locked until the change commits): that plan changes too. */
+  static final String GROUP_FOR_UPDATE = "SELECT probe_group, check_type FROM device_resource WHERE device_id = $1 FOR UPDATE";
   static final String UPDATE = """
       UPDATE device_resource SET priority = coalesce($2, priority), probe_group = coalesce($3, probe_group), interval_ms = coalesce($4, interval_ms),
         payload_profile = coalesce($5, payload_profile), enabled = coalesce($6, enabled), check_spec = coalesce($7::jsonb, check_spec),
         resource_version = nextval('resource_version_seq'), updated_at = now()
-      WHERE device_id = $1 RETURNING resource_version""";
+      WHERE device_id = $1 RETURNING resource_version, probe_group""";
 
   /** Devices whose id starts with {@code prefix}: those with results first, then inventory entries without any yet. */
   public Future<JsonArray> search(String prefix, int limit) {
@@ -200,16 +219,19 @@ public final class DeviceStore {
     Object rawSpec = patch.getValue("check_spec");
     if (rawSpec != null && !(rawSpec instanceof JsonObject)) return Future.failedFuture(new IllegalArgumentException("check_spec must be a JSON object"));
     JsonObject spec = (JsonObject) rawSpec;
-    // a new spec must suit the device's check type: read it first (an unknown device is the update's 404)
-    Future<Void> valid = spec == null ? Future.succeededFuture()
-        : pool.preparedQuery("SELECT check_type FROM device_resource WHERE device_id = $1").execute(Tuple.of(id)).compose(rows -> {
-          if (rows.size() > 0) CheckSpec.validate(rows.iterator().next().getString(0), spec);
-          return Future.<Void>succeededFuture();
-        });
-    return valid.compose(v -> pool.preparedQuery(UPDATE).execute(Tuple.tuple().addString(id).addValue(prio == null ? null : prio.shortValue())
-            .addString(patch.getString("probe_group")).addValue(interval == null ? null : interval.intValue()).addString(profile)
-            .addValue(patch.getBoolean("enabled")).addString(spec == null ? null : spec.encode())))
-        .map(rows -> rows.size() == 0 ? null : rows.iterator().next().getLong(0));
+    Tuple args = Tuple.tuple().addString(id).addValue(prio == null ? null : prio.shortValue())
+        .addString(patch.getString("probe_group")).addValue(interval == null ? null : interval.intValue()).addString(profile)
+        .addValue(patch.getBoolean("enabled")).addValue(spec); // a JsonObject: the client sends it as jsonb (a String would become a JSON string)
+    return pool.withTransaction(conn -> conn.preparedQuery(GROUP_FOR_UPDATE).execute(Tuple.of(id)).compose(before -> {
+      if (before.size() == 0) return Future.succeededFuture(null);
+      Row b = before.iterator().next();
+      if (spec != null) CheckSpec.validate(b.getString(1), spec); // a new spec must suit the device's check type (naming the field)
+      String oldGroup = b.getString(0);
+      return conn.preparedQuery(UPDATE).execute(args).compose(rows -> {
+        Row r = rows.iterator().next();
+        return PlanVersions.bump(conn, new HashSet<>(List.of(oldGroup, r.getString(1)))).map(r.getLong(0));
+      });
+    }));
   }
 
   /** Parses an import body: a JSON array or JSON lines. Invalid entries are reported, valid ones kept. */

@@ -36,14 +36,16 @@ public final class Operations {
   private final StateView state;
   private final DeadLetterDesk deadLetters;
   private final Jobs jobs;
+  private final SlotMaps slotMaps;
 
-  Operations(Context context, Leader leader, DeviceStore devices, StateView state, DeadLetterDesk deadLetters, Jobs jobs) {
+  Operations(Context context, Leader leader, DeviceStore devices, StateView state, DeadLetterDesk deadLetters, Jobs jobs, SlotMaps slotMaps) {
     this.context = context;
     this.leader = leader;
     this.devices = devices;
     this.state = state;
     this.deadLetters = deadLetters;
     this.jobs = jobs;
+    this.slotMaps = slotMaps;
   }
 
   public Future<Void> requireLeader() {
@@ -106,6 +108,11 @@ public final class Operations {
 
   public Future<Integer> discardDeadLetters(Long[] ids, String by) {
     return onLeader(() -> deadLetters.discard(ids, by));
+  }
+
+  /** Schedules a reshard to {@code slots} (D11): the new map version with its effective time and grace window. */
+  public Future<JsonObject> reshard(int slots) {
+    return onLeader(() -> slotMaps.schedule(slots));
   }
 
   private <T> Future<T> onLeader(Supplier<Future<T>> work) {

@@ -24,6 +24,7 @@ import io.vertx.redis.client.Request;
 import io.vertx.redis.client.ResponseType;
 import io.vertx.sqlclient.Pool;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.LocalDate;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
@@ -46,6 +47,7 @@ public final class SchedulerVerticle extends VerticleBase implements Operations.
   private final Supplier<String> apiUrl;
   private Pool pool;
   private DeviceStore devices;
+  private SlotMaps slotMaps;
   private ClusterView view;
   private StateView state;
   private Leadership leadership;
@@ -140,6 +142,10 @@ public final class SchedulerVerticle extends VerticleBase implements Operations.
         });
   }
 
+  public SlotMaps slotMaps() {
+    return slotMaps;
+  }
+
   public boolean ready() {
     return dbOk;
   }
@@ -207,7 +213,9 @@ public final class SchedulerVerticle extends VerticleBase implements Operations.
     Topology topology = Topology.of(config);
     deadLetters = new DeadLetterDesk(vertx, pool, topology, jobs, config.nodeId());
     shed = new ShedDesk(vertx, pool, topology, config.nodeId());
-    operations = new Operations(context, this, devices, state, deadLetters, jobs);
+    slotMaps = new SlotMaps(pool, leadership, new ReshardPlan.Settings(Duration.ofMillis(config.getLong(Keys.RESHARD_EFFECTIVE_AFTER_MS)),
+        Duration.ofMillis(config.getLong(Keys.RESHARD_WINDOW_END_MS))));
+    operations = new Operations(context, this, devices, state, deadLetters, jobs, slotMaps);
     connector = new RabbitConnector(vertx, RabbitOptions.from(config), RetryPolicy.from(config), "scheduler-" + config.nodeId(),
         c -> deadLetters.connected(c).compose(v -> shed.connected(c)),
         deadLetters::connectionLost);

@@ -19,14 +19,16 @@ import org.slf4j.LoggerFactory;
 /**
  * Applies the versioned migrations in {@code db/migration} once per schema. Several nodes may start
  * at once: the whole run holds a transaction-scoped advisory lock keyed by the schema, so the second
- * node waits and then finds everything applied. A changed, already-applied file stops start-up.
+ * node waits and then finds everything applied. A changed, already-applied file stops start-up. Then the
+ * slot map is seeded or checked against {@code slots.total} ({@link SlotMapStart}, D11).
  */
 public final class Migrations {
   private static final Logger log = LoggerFactory.getLogger(Migrations.class);
 
   /** In order. A new migration is a new file added here; an applied one is never edited. */
   public static final List<String> FILES = List.of("V001__base.sql", "V002__control_plane.sql", "V003__merge_payload.sql", "V004__partitions_and_state.sql", "V005__operations.sql",
-      "V006__state_checks.sql", "V007__audit_log.sql", "V008__rollup_seen.sql", "V009__fleet_mode.sql", "V010__shed.sql");
+      "V006__state_checks.sql", "V007__audit_log.sql", "V008__rollup_seen.sql", "V009__fleet_mode.sql", "V010__shed.sql",
+      "V011__slot_map.sql");
 
   private Migrations() {}
 
@@ -58,6 +60,7 @@ public final class Migrations {
           }
           return chain;
         })
+        .compose(n -> SlotMapStart.seedOrCheck(conn, totalSlots, schema).map(n))
         .compose(n -> conn.preparedQuery("INSERT INTO slot_lease (slot_id) SELECT g FROM generate_series(0, $1 - 1) g ON CONFLICT DO NOTHING")
             .execute(Tuple.of(totalSlots)).map(n))
         .onSuccess(n -> {

@@ -62,12 +62,13 @@ export default {
 
   async refresh(ctx) {
     let probeError = null;
-    const [o, s, w, p, shed] = await Promise.all([
+    const [o, s, w, p, shed, map] = await Promise.all([
       ctx.load('/overview'),
       ctx.load('/slots'),
       ctx.load('/workers'),
       ctx.load('/probes', { quiet: true, onError: e => { probeError = e; } }),
       ctx.load('/shed', { quiet: true }),
+      ctx.load('/slot-map', { quiet: true }),
     ]);
     if (!ctx.alive) return;
     const slots = s ? s.slots || [] : null;
@@ -79,7 +80,7 @@ export default {
       paintGrid(ctx, slots);
       paintHotSlots(ctx, slots);
     }
-    paintCards(ctx, o, slots, workers, shed);
+    paintCards(ctx, o, slots, workers, shed, map);
     if (o) addTrend(o);
     ctx.state.trend.setData([trend.t, trend.rps, trend.backlog]);
     if (workers) fill(ctx.root.querySelector('#workers'), workersTable(workers, { compact: true }));
@@ -115,7 +116,7 @@ function card(key, label, value, { tone, href, title, sub, text } = {}) {
     : h('div', { class: 'card' + (tone ? ' ' + tone : ''), dataset: { card: key }, title }, body);
 }
 
-function paintCards(ctx, o, slots, workers, shed) {
+function paintCards(ctx, o, slots, workers, shed, map) {
   const el = ctx.root.querySelector('#cards');
   if (!o && !slots && !workers) return; // keep the last figures; the banner says why
   const notActive = slots ? slots.filter(x => x.state !== 'ACTIVE').length : null;
@@ -133,7 +134,20 @@ function paintCards(ctx, o, slots, workers, shed) {
     card('backlog', 'Backlog', backlog === null || backlog === undefined ? '—' : fmtInt(backlog), { title: 'messages waiting in the slot queues and mailboxes' }),
     card('alerts', 'Alerts active', o ? fmtInt(o.alerts_active) : '—', { tone: o && o.alerts_active > 0 ? 'warn' : null, href: '#/alerts' }),
     card('dead', 'Dead letters pending', o ? fmtInt(o.dead_letters_pending) : '—', { tone: o && o.dead_letters_pending > 0 ? 'warn' : null, href: '#/dead-letters' }),
-    shedCard(shed));
+    shedCard(shed),
+    slotMapCard(map));
+}
+
+// The slot map (D11): the version in force and a reshard with its countdown, to the switch and then to the end of its grace window.
+function slotMapCard(m) {
+  const cur = m ? m.current : null;
+  const c = m ? m.change : null;
+  const sub = !c ? null : c.state === 'PENDING'
+    ? `→ ${fmtInt(c.slots)} slots (v${c.version}) in ${fmtMs(c.effective_in_ms)}`
+    : `v${c.version}: window for v${c.version - 1} ends in ${fmtMs(c.window_ends_in_ms)}`;
+  const title = m ? (m.versions || []).map(v => `v${v.version}: ${v.slots} slots, ${v.state}, effective ${v.effective_at}`
+    + (v.window_until ? `, window until ${v.window_until}` : '')).join('\n') : null;
+  return card('slot-map', 'Slot map', cur ? `v${cur.version} · ${fmtInt(cur.slots)}` : '—', { tone: c ? 'warn' : null, sub, title, text: true });
 }
 
 // The fleet mode (issue 12): what the leader told the probes, with its reason; amber in HIGH, red in CRITICAL.

@@ -96,7 +96,7 @@ class ApiIT {
       assertEquals(4, overview.getLong("slots_total"));
       assertEquals(2, overview.getLong("workers_active"));
       JsonObject versions = get(port, "/api/v1/versions").json();
-      assertEquals("V001,V002,V003,V004,V005,V006,V007,V008,V009,V010", versions.getString("schema_migrations"));
+      assertEquals("V001,V002,V003,V004,V005,V006,V007,V008,V009,V010,V011", versions.getString("schema_migrations"));
       assertEquals(2, versions.getInteger("envelope_schema"));
       assertEquals(2, get(port, "/api/v1/workers").json().getJsonArray("workers").stream()
           .filter(o -> ((JsonObject) o).getString("state").equals("ACTIVE")).count());

@@ -68,7 +68,7 @@ class OperationsTest {
   @Test
   void drainAndQuarantineRunOnTheSchedulersContextAndAnswerOnTheCallers() throws Exception {
     FakeLeader leader = new FakeLeader();
-    Operations ops = new Operations(scheduler, leader, null, null, null, new Jobs());
+    Operations ops = new Operations(scheduler, leader, null, null, null, new Jobs(), null);
     for (Function<Operations, Future<JsonObject>> command : List.<Function<Operations, Future<JsonObject>>>of(o -> o.drain("w1"), o -> o.quarantine("w1"))) {
       leader.ranOn.set(null);
       Answer<JsonObject> answer = fromHttp(command, ops);
@@ -82,14 +82,14 @@ class OperationsTest {
   void aCommandThatThrowsFailsItsFutureInsteadOfTheEventLoop() throws Exception {
     FakeLeader leader = new FakeLeader();
     leader.throwing = new IllegalStateException("store not ready");
-    Operations ops = new Operations(scheduler, leader, null, null, null, new Jobs());
+    Operations ops = new Operations(scheduler, leader, null, null, null, new Jobs(), null);
     assertSame(leader.throwing, fromHttp(o -> o.drain("w1"), ops).result().cause());
   }
 
   @Test
   void aCallFromOutsideVertxStillAnswers() throws Exception {
     FakeLeader leader = new FakeLeader();
-    Operations ops = new Operations(scheduler, leader, null, null, null, new Jobs());
+    Operations ops = new Operations(scheduler, leader, null, null, null, new Jobs(), null);
     JsonObject w = ops.quarantine("w2").toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
     assertEquals("DEAD", w.getString("state"));
     assertSame(scheduler, leader.ranOn.get());
@@ -101,7 +101,7 @@ class OperationsTest {
     leader.leads = false;
     Jobs jobs = new Jobs();
     // null stores: a command that reached them would fail with a NullPointerException, not the 409
-    Operations ops = new Operations(scheduler, leader, null, null, null, jobs);
+    Operations ops = new Operations(scheduler, leader, null, null, null, jobs, null);
     List<Function<Operations, Future<?>>> commands = List.of(
         o -> o.requireLeader(),
         o -> o.importDevices(List.of()),
@@ -120,7 +120,7 @@ class OperationsTest {
   @Test
   void anImportJobWithNothingToImportIsDoneAtOnce() throws Exception {
     Jobs jobs = new Jobs();
-    Operations ops = new Operations(scheduler, new FakeLeader(), null, null, null, jobs);
+    Operations ops = new Operations(scheduler, new FakeLeader(), null, null, null, jobs, null);
     Jobs.Job job = ops.startImport(List.of(), 2).toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
     assertEquals("DONE", job.toJson().getString("state"));
     assertEquals("imported 0 device(s); rejected 2", job.toJson().getString("message"));

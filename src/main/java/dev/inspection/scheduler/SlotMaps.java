@@ -1,0 +1,99 @@
+package dev.inspection.scheduler;
+
+import dev.inspection.common.ApiError;
+import dev.inspection.scheduler.ReshardPlan.MapVersion;
+import io.vertx.core.Future;
+import io.vertx.core.json.JsonObject;
+import io.vertx.sqlclient.Pool;
+import io.vertx.sqlclient.Row;
+import io.vertx.sqlclient.RowSet;
+import io.vertx.sqlclient.SqlClient;
+import io.vertx.sqlclient.Tuple;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The slot map's versions in {@code slot_map_version} (D11): read for the API and console, and a reshard
+ * scheduled by the leader in a term-fenced transaction ({@link Leadership#fenced}) that decides with
+ * {@link ReshardPlan} on the database's clock, the one the effective time and window are compared with.
+ */
+public final class SlotMaps {
+  private static final Logger log = LoggerFactory.getLogger(SlotMaps.class);
+
+  /**
+   * Whether the switch is built (issue 14 item 3 step 3: probes and workers move to a new version at its
+   * effective time, queues, current_slot, the window's fencing and stale_slot_map). Until it is, a new
+   * version would change nothing in the running fleet but make every restarting node refuse its
+   * slots.total, so a reshard is refused with 501. Scheduling itself is built and was tested with true
+   * ({@code SlotMapIT}, {@code ReshardPlanTest}).
+   */
+  static final boolean SWITCH_BUILT = false;
+
+  static final String VERSIONS = "SELECT version, total_slots, effective_at, window_until, now() FROM slot_map_version ORDER BY version";
+  /** The same, locked: two requests at once schedule one version, the second sees it and is refused. */
+  static final String VERSIONS_LOCKED = "SELECT version, total_slots, effective_at, window_until, now() FROM slot_map_version ORDER BY version FOR UPDATE";
+  static final String INSERT = "INSERT INTO slot_map_version (version, total_slots, effective_at, window_until, term) VALUES ($1, $2, $3, $4, $5)";
+
+  private final Pool pool;
+  private final Leadership leadership;
+  private final ReshardPlan.Settings settings;
+
+  SlotMaps(Pool pool, Leadership leadership, ReshardPlan.Settings settings) {
+    this.pool = pool;
+    this.leadership = leadership;
+    this.settings = settings;
+  }
+
+  /** Versions, the map in force and the pending change with its countdown ({@link ReshardPlan#status}). */
+  public Future<JsonObject> status() {
+    return read(pool, VERSIONS).map(r -> ReshardPlan.status(r.versions(), r.now()));
+  }
+
+  /** Leader: schedules version v+1 with {@code slots}; fails with an {@link ApiError} when the plan refuses. */
+  Future<JsonObject> schedule(int slots) {
+    long term = leadership.term();
+    return leadership.fenced(c -> read(c, VERSIONS_LOCKED).compose(r -> {
+      ReshardPlan.Outcome o = ReshardPlan.schedule(r.versions(), slots, r.now(), settings);
+      if (o.refused() != null) return Future.failedFuture(new ApiError(o.refused().status(), o.refused().message()));
+      if (!SWITCH_BUILT) {
+        return Future.failedFuture(new ApiError(501, "resharding is not available in this build: the switch of probes and workers to a new slot"
+            + " map (issue 14 item 3) is not built yet, so the slot count stays as seeded; GET /api/v1/slot-map shows the map in force"));
+      }
+      MapVersion v = o.scheduled();
+      return c.preparedQuery(INSERT).execute(Tuple.of(v.version(), v.totalSlots(), utc(v.effectiveAt()), utc(v.windowUntil()), term))
+          .map(x -> {
+            List<MapVersion> after = new ArrayList<>(r.versions());
+            after.add(v);
+            log.info("reshard scheduled by term {}: slot map version {} with {} slots, effective at {}, grace window until {}", term, v.version(),
+                v.totalSlots(), v.effectiveAt(), v.windowUntil());
+            return ReshardPlan.status(after, r.now());
+          });
+    }));
+  }
+
+  private record Read(List<MapVersion> versions, Instant now) {}
+
+  private static Future<Read> read(SqlClient c, String sql) {
+    return c.query(sql).execute().map(SlotMaps::read);
+  }
+
+  private static Read read(RowSet<Row> rows) {
+    List<MapVersion> out = new ArrayList<>();
+    Instant now = null;
+    for (Row r : rows) {
+      OffsetDateTime w = r.getOffsetDateTime(3);
+      out.add(new MapVersion(r.getLong(0), r.getInteger(1), r.getOffsetDateTime(2).toInstant(), w == null ? null : w.toInstant()));
+      now = r.getOffsetDateTime(4).toInstant();
+    }
+    return new Read(out, now == null ? Instant.now() : now);
+  }
+
+  private static OffsetDateTime utc(Instant i) {
+    return OffsetDateTime.ofInstant(i, ZoneOffset.UTC);
+  }
+}
