@@ -152,6 +152,11 @@ public final class Metrics {
     counter("worker_redelivered_total", "deliveries the broker marked as redelivered (a crash, a fence or a requeue; a graceful move causes none)").increment();
   }
 
+  /** The broker closed one of a slot's channels or cancelled a consumer while the connection lived on: the slot's consumers opened again. */
+  public void channelsBroken(int slot) {
+    counter("worker_channels_broken_total", "times the broker closed a slot's channel or cancelled its consumer on a live connection (the slot's consumers are opened again)").increment();
+  }
+
   public void committed(int slot, int n) {
     counter("worker_committed_total", "messages committed and acked per slot", "slot", Integer.toString(slot)).increment(n);
   }

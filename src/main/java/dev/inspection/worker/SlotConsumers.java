@@ -5,6 +5,7 @@ import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.DefaultConsumer;
 import com.rabbitmq.client.Envelope;
+import com.rabbitmq.client.ShutdownSignalException;
 import dev.inspection.messaging.Priority;
 import dev.inspection.messaging.Topology;
 import dev.inspection.metrics.Metrics;
@@ -73,6 +74,7 @@ final class SlotConsumers {
   private final WorkerExecutor acks;
   private final Metrics metrics;
   private final Consumer<Delivery> sink;
+  private Consumer<String> broken = why -> { };
 
   /** Written by the opening worker thread, read on the context. */
   private final Map<Priority, Channel> channels = new ConcurrentHashMap<>();
@@ -96,6 +98,15 @@ final class SlotConsumers {
     this.acks = acks;
     this.metrics = metrics;
     this.sink = sink;
+  }
+
+  /**
+   * Called on the context when the broker closes one of these channels or cancels one of these consumers while the
+   * connection lives on (not for this class's own closes, nor for the whole connection going: {@link #lost} covers that).
+   */
+  SlotConsumers onBroken(Consumer<String> handler) {
+    this.broken = handler;
+    return this;
   }
 
   /** The worker has a usable connection. */
@@ -154,6 +165,19 @@ final class SlotConsumers {
       }
 
       @Override
+      public void handleCancel(String tag) {
+        // the broker cancelled the consumer (its queue deleted, say): nothing will arrive on this lane any more
+        context.runOnContext(v -> brokenChannel(p, ch, "the broker cancelled consumer " + tag));
+      }
+
+      @Override
+      public void handleShutdownSignal(String tag, ShutdownSignalException sig) {
+        // our own close, or the whole connection (the worker's reconnect covers that): nothing to do here
+        if (sig.isInitiatedByApplication() || sig.isHardError()) return;
+        context.runOnContext(v -> brokenChannel(p, ch, "the broker closed the " + p.wire + " channel (" + sig.getMessage() + ")"));
+      }
+
+      @Override
       public void handleCancelOk(String tag) {
         // dispatched after every delivery of this consumer: from here on the mailbox holds all of them
         context.runOnContext(v -> cancelOk(p));
@@ -196,6 +220,11 @@ final class SlotConsumers {
       return null;
     }, false);
     return done.future().onComplete(ar -> vertx.cancelTimer(timer));
+  }
+
+  private void brokenChannel(Priority p, Channel ch, String why) {
+    if (channels.get(p) != ch || (cancelled != null && cancelPending.contains(p))) return; // already replaced, or being cancelled by us
+    broken.accept(why);
   }
 
   private void cancelOk(Priority p) {

@@ -106,6 +106,7 @@ public final class SlotProcessor {
   private long openings;
   private long lingerTimer = -1;
   private long quietTimer = -1;
+  private long lastBrokenNanos;
   /** Set by {@link #close}: the consumers are cancelled; completed once everything is committed and acked (or the close is cut short). */
   private boolean cancelled;
   private Promise<Void> settled;
@@ -120,7 +121,7 @@ public final class SlotProcessor {
     this.services = services;
     this.metrics = services.metrics();
     this.consumers = new SlotConsumers(vertx, slot, epoch, services.workerId(), services.topology(),
-        settings.prefetch(), services.broker(), services.acks(), metrics, this::accept);
+        settings.prefetch(), services.broker(), services.acks(), metrics, this::accept).onBroken(this::channelBroken);
     this.mailbox = new BatchPicker<>(settings.batchMax(), settings.lingerMs(), settings.lanes(), services.clock());
     this.handler = new BatchHandler(new ResultGuard(slot, services.topology().totalSlots(), settings.maxFutureSkewMs()), services.clock(),
         settings.limits(), services.topology(), services.devices(), services.rules(), settings.histories(),
@@ -184,6 +185,27 @@ public final class SlotProcessor {
     // paused, stopped or disconnected meanwhile: what this open made must not consume (a close cancels it itself)
     if (phase != Phase.CLOSING) consumers.close();
     if (phase == Phase.DISCONNECTED) open();
+  }
+
+  /**
+   * The broker closed one of this slot's channels, or cancelled a consumer, while the connection lives on — seen in a
+   * 3-node cluster drill: channels closed on {@code PRECONDITION_FAILED - unknown delivery tag} after queue leaders
+   * moved, and their lanes stayed without a consumer while the slot's lease said ACTIVE, until the slot moved. All of
+   * the slot's channels close (what they hold unacked goes back to the queues; a batch in flight acks nothing) and
+   * its consumers open again; a second break within 5 s waits a second first.
+   */
+  private void channelBroken(String why) {
+    if (phase != Phase.CONSUMING && phase != Phase.OPENING) return; // closing, paused, stopped or disconnected: handled there
+    long now = System.nanoTime();
+    boolean again = now - lastBrokenNanos < 5_000_000_000L;
+    lastBrokenNanos = now;
+    metrics.channelsBroken(slot);
+    log.warn("slot {} (epoch {}): {}; its channels close and its consumers open again", slot, epoch, why);
+    consumers.close();
+    mailbox.clear();
+    to(Phase.DISCONNECTED);
+    if (again) vertx.setTimer(1000, t -> open());
+    else open();
   }
 
   /** The connection is gone: so are the channels and every unacked delivery (the broker requeues them). */
