@@ -12,7 +12,8 @@
 #            other two); it is started again.
 # For each fault it prints the recovery times, from the kill to
 #   clients moved:   the last "connected to RabbitMQ node" of a platform process that lost its connection,
-#   consuming:       every slot queue has exactly one consumer again (single-active-consumer),
+#   consuming:       every slot queue has exactly one consumer again (single-active-consumer; from the
+#                    management API, whose figures are up to 1 s old here),
 #   committing:      every slot that was committing before commits a result inspected after the kill
 #                    (per slot: min/median/max, the last one being the recovery of the whole fleet),
 # and the queue leaders per node before and after. Ends with the ledger of the probe's results (0 lost, 0
@@ -69,36 +70,71 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 cluster_up "$nodes" "$base_port" || drill_die "the broker cluster did not come up (logs: ${BC_DIR:-?})"
 drill_setup "$slots"
-# drill_setup's trap removes the schema and queues (on the cluster): the cluster goes after that
-trap 'drill_cleanup; cluster_down' EXIT
+# drill_setup's trap stops the processes and removes the schema and queues (on the cluster): the cluster goes
+# after that. Interrupted while a broker node is down, deleting quorum queues waits on the missing member for
+# minutes: the cluster (and its queues with it) goes first, and the schema is dropped here.
+drill_exit() {
+  local i down=0
+  for i in $(seq "$nodes"); do bc_alive "$i" || down=1; done
+  if [ "$down" = 0 ]; then
+    drill_cleanup
+    cluster_down
+    return
+  fi
+  say "a broker node is down: removing the cluster before the processes' teardown"
+  cluster_down
+  drill_cleanup
+  if [ "${DRILL_KEEP:-0}" != 1 ]; then
+    drill_sql "drop schema if exists $name cascade" >/dev/null 2>&1 && say "dropped schema $name (the queues went with the cluster)"
+  fi
+}
+trap drill_exit EXIT
 common+=(--rabbit.addresses="$cluster_addresses" --rabbit.management.url="$cluster_mgmt_urls" --queue.low.type=quorum)
 
-# drill-lib counts queues with rabbitmqctl: here it asks a running node of the drill's cluster
+# drill-lib's rabbitmqctl calls go to a running node of the drill's cluster. The drill itself polls the
+# management API instead: on a loaded machine one rabbitmqctl call took 1.5 min (load average 34 on 2 cores).
 rabbitmqctl() { cluster_ctl "$(cluster_live)" "$@"; }
 
-# ------------------------------------------------------------------ what the drill looks at
-
 # mgmt_get PATH: a management API GET on a running node
-mgmt_get() { curl -sf --max-time 10 -u guest:guest "http://127.0.0.1:$(bc_mgmt_port "$(cluster_live)")$1"; }
+mgmt_get() { curl -sf --max-time 30 -u guest:guest "http://127.0.0.1:$(bc_mgmt_port "$(cluster_live)")$1"; }
+
+# queues_json: this drill's queues with type, leader, members, online members, messages and consumers
+queues_json() {
+  mgmt_get "/api/queues/%2F?columns=name,type,leader,members,online,messages,consumers" |
+    jq --arg p "$name." '[.[] | select(.name | startswith($p))]'
+}
+
+# drill-lib's queue figures ("messages consumers0 consumers_other dead total" of the slot queues) from the API
+drill_queue_stats() {
+  local out
+  out=$(queues_json 2>/dev/null) || { echo "? ? ? ? 0"; return 0; }
+  jq -r --arg p "$name.status.s" --arg d "$name.dead" '[.[] | select(.name | startswith($p))] as $s
+      | "\([$s[].messages // 0] | add // 0) \([$s[] | select((.consumers // 0) == 0)] | length) \([$s[] | select((.consumers // 0) > 1)] | length) \([.[] | select(.name == $d) | .messages // 0] | add // 0) \($s | length)"' <<<"$out"
+}
 
 # leaders: "rc1@localhost 12, rc2@localhost 50, ..." for this drill's slot queues
 leaders() {
-  rabbitmqctl -q list_queues --no-table-headers name leader 2>/dev/null |
-    awk -v p="$name.status.s" 'index($1, p) == 1 { n[$2]++ } END { for (k in n) printf "%s %d\n", k, n[k] }' | sort | paste -sd, | sed 's/,/, /g'
+  queues_json 2>/dev/null | jq -r --arg p "$name.status.s" '[.[] | select(.name | startswith($p)) | .leader // "none"] | group_by(.)
+      | map("\(.[0]) \(length)") | join(", ")'
 }
 
-# check_replicas: every quorum queue of this drill has a member on each of the 3 nodes (drill_fail otherwise)
+# check_replicas VIA: every quorum queue of this drill has a member on each of the 3 nodes (drill_fail
+# otherwise). VIA rabbitmqctl: asks rabbitmqctl list_queues name type leader members; api: the management API.
 check_replicas() {
   local out total short
-  out=$(rabbitmqctl -q list_queues --no-table-headers --formatter json name type leader members 2>/dev/null) || { drill_fail "rabbitmqctl list_queues failed"; return; }
-  total=$(jq --arg p "$name." '[.[] | select(.name | startswith($p)) | select(.type == "quorum")] | length' <<<"$out")
-  short=$(jq -r --arg p "$name." --argjson n "$nodes" '[.[] | select(.name | startswith($p)) | select(.type == "quorum")
-      | select((.members | length) < $n) | .name] | join(" ")' <<<"$out")
-  say "replication: $total quorum queues of this drill, members per queue: $(jq -r --arg p "$name." '[.[] | select(.name | startswith($p))
-      | select(.type == "quorum") | (.members | length)] | group_by(.) | map("\(.[0]) members: \(length) queues") | join(", ")' <<<"$out");
-      classic: $(jq --arg p "$name." '[.[] | select(.name | startswith($p)) | select(.type != "quorum")] | length' <<<"$out")"
-  say "replication: e.g. $(jq -r --arg p "$name.status.s000" '.[] | select(.name | startswith($p)) | "\(.name) leader \(.leader) members \(.members | join(" "))"' <<<"$out" | head -1)"
+  if [ "$1" = rabbitmqctl ]; then
+    out=$(rabbitmqctl -q list_queues --formatter json name type leader members 2>/dev/null |
+      jq --arg p "$name." '[.[] | select(.name | startswith($p))]') || { drill_fail "rabbitmqctl list_queues failed"; return 0; }
+  else
+    out=$(queues_json) || { drill_fail "the management API did not list the queues"; return 0; }
+  fi
+  total=$(jq '[.[] | select(.type == "quorum")] | length' <<<"$out")
+  short=$(jq -r --argjson n "$nodes" '[.[] | select(.type == "quorum") | select((.members | length) < $n) | .name] | join(" ")' <<<"$out")
+  say "replication ($1): $total quorum queues of this drill, $(jq -r '[.[] | select(.type == "quorum") | (.members | length)] | group_by(.)
+      | map("\(length) with \(.[0]) members") | join(", ")' <<<"$out"); other types: $(jq '[.[] | select(.type != "quorum")] | length' <<<"$out")"
+  say "replication ($1): e.g. $(jq -r --arg q "$name.status.s000.normal" '.[] | select(.name == $q) | "\(.name) leader \(.leader) members \(.members | join(" "))"' <<<"$out")"
   [ -z "$short" ] || drill_fail "quorum queue(s) with fewer than $nodes members: $short"
+  [ "$total" -gt 0 ] || drill_fail "no quorum queue found ($1)"
 }
 
 # node_most_connections: the index of the node holding the most client connections (management API)
@@ -108,17 +144,15 @@ node_most_connections() {
 
 # node_most_leaders: the index of the node leading the most slot queues of this drill
 node_most_leaders() {
-  rabbitmqctl -q list_queues --no-table-headers name leader 2>/dev/null |
-    awk -v p="$name.status.s" 'index($1, p) == 1 { n[$2]++ } END { for (k in n) print n[k], k }' | sort -rn | head -1 |
-    sed 's/^[0-9]* rc\([0-9]*\)@.*/\1/'
+  queues_json | jq -r --arg p "$name.status.s" '[.[] | select(.name | startswith($p)) | .leader] | group_by(.) | max_by(length) | .[0]' |
+    sed 's/^rc\([0-9]*\)@.*/\1/'
 }
 
 # wait_online: every quorum queue of this drill has all 3 members online again (a restarted node caught up)
 wait_online() {
   local start=$SECONDS n
   while :; do
-    n=$(rabbitmqctl -q list_queues --no-table-headers --formatter json name type online 2>/dev/null |
-      jq --arg p "$name." --argjson n "$nodes" '[.[] | select(.name | startswith($p)) | select(.type == "quorum") | select((.online | length) < $n)] | length' 2>/dev/null || echo '?')
+    n=$(queues_json 2>/dev/null | jq --argjson n "$nodes" '[.[] | select(.type == "quorum") | select((.online // [] | length) < $n)] | length' 2>/dev/null || echo '?')
     [ "$n" = 0 ] && return 0
     [ $((SECONDS - start)) -lt 300 ] || { drill_fail "$n quorum queue(s) without all members online 300 s after the restart"; return 0; }
     sleep 2
@@ -203,7 +237,7 @@ drill_wait_up p1
 drill_wait_settled 300
 drill_wait_flowing "${ids[@]}"
 say "settled, results flowing: $(drill_holdings)"
-check_replicas
+check_replicas rabbitmqctl
 say "connections per node: $(mgmt_get "/api/connections?columns=node" | jq -r '[.[].node] | group_by(.) | map("\(.[0]) \(length)") | join(", ")')"
 
 fault_lines=()
@@ -215,7 +249,7 @@ sleep "$segment"
 fault_and_measure "fault 2" "$(node_most_leaders)"
 say "load for ${segment} s"
 sleep "$segment"
-check_replicas
+check_replicas api
 
 echo
 echo "== broker cluster: $nodes RabbitMQ nodes, $workers workers, $slots slots, $devices devices every $interval ms"

@@ -60,12 +60,16 @@ bc_check_ports() {
   done
 }
 
+# cluster_start I: starts node I in the background, detached from the drill's shell (its own session, not a
+# child: drill-lib's cleanup waits for all of its children); BC_PID[I] marks it started, its pid file says
+# which Erlang VM is it.
 cluster_start() {
   local i=$1 d="$BC_DIR/rc$1"
   mkdir -p "$d/mnesia" "$d/log"
+  rm -f "$d/pid"
   # shellcheck disable=SC2046
-  env $(bc_env "$i") setsid "$BC_BIN/rabbitmq-server" >>"$d/server.out" 2>&1 </dev/null &
-  BC_PID[$i]=$!
+  (env $(bc_env "$i") setsid "$BC_BIN/rabbitmq-server" >>"$d/server.out" 2>&1 </dev/null &)
+  BC_PID[$i]=started
 }
 
 cluster_up() {
@@ -88,6 +92,8 @@ EOF
 listeners.tcp.default = 127.0.0.1:$(bc_port "$i")
 management.tcp.ip = 127.0.0.1
 management.tcp.port = $(bc_mgmt_port "$i")
+# queue figures (consumers, messages) in the management API at most 1 s old: the drill polls them
+collect_statistics_interval = 1000
 log.file.level = info
 log.console = false
 EOF
@@ -116,7 +122,7 @@ bc_await_booted() {
   local i=$1 timeout=${2:-180} start=$SECONDS
   # await_startup fails at once while the Erlang node itself is not up yet: ask again until the deadline
   until cluster_ctl "$i" -q --timeout 30 await_startup >"$BC_DIR/rc$i/await.out" 2>&1; do
-    if [ $((SECONDS - start)) -ge "$timeout" ] || ! kill -0 "${BC_PID[$i]:-0}" 2>/dev/null; then
+    if [ $((SECONDS - start)) -ge "$timeout" ]; then
       echo "broker cluster: rc$i did not start within ${timeout}s; $BC_DIR/rc$i/server.out and the CLI's answer:" >&2
       tail -n 20 "$BC_DIR/rc$i/server.out" "$BC_DIR/rc$i/await.out" >&2
       return 1
@@ -127,17 +133,29 @@ bc_await_booted() {
 
 cluster_pid() { cat "$BC_DIR/rc$1/pid" 2>/dev/null; }
 
+# bc_alive I: node I's Erlang VM runs
+bc_alive() { local pid; pid=$(cluster_pid "$1"); [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; }
+
+# bc_wait_gone I [TIMEOUT_S]: node I's Erlang VM has ended
+bc_wait_gone() {
+  local i=$1 timeout=${2:-120} start=$SECONDS
+  while bc_alive "$i"; do
+    [ $((SECONDS - start)) -lt "$timeout" ] || return 1
+    sleep 0.2
+  done
+}
+
 cluster_kill() {
   local pid
   pid=$(cluster_pid "$1")
   [ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null
-  wait "${BC_PID[$1]}" 2>/dev/null || true
+  bc_wait_gone "$1" 30 || true
   BC_PID[$1]=""
 }
 
 cluster_stop() {
   cluster_ctl "$1" -q stop >/dev/null 2>&1 || true
-  wait "${BC_PID[$1]}" 2>/dev/null || true
+  bc_wait_gone "$1" 120 || true
   BC_PID[$1]=""
 }
 
@@ -157,7 +175,7 @@ cluster_wait_running() {
 cluster_live() {
   local i
   for i in $(seq "$BC_N"); do
-    [ -n "${BC_PID[$i]:-}" ] && kill -0 "$(cluster_pid "$i")" 2>/dev/null && { echo "$i"; return 0; }
+    [ -n "${BC_PID[$i]:-}" ] && bc_alive "$i" && { echo "$i"; return 0; }
   done
   echo 1
 }
@@ -175,8 +193,10 @@ cluster_down() {
   for i in $(seq "$BC_N"); do
     pid=$(cluster_pid "$i")
     [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" 2>/dev/null
-    [ -n "${BC_PID[$i]:-}" ] && kill -KILL "${BC_PID[$i]}" 2>/dev/null && wait "${BC_PID[$i]}" 2>/dev/null
+    bc_wait_gone "$i" 30
   done
+  # a VM interrupted before it wrote its pid file: found by its home, this cluster's own temporary directory
+  for pid in $(pgrep -f -- "-home $BC_DIR " 2>/dev/null); do kill -KILL "$pid" 2>/dev/null; done
   if [ "${DRILL_KEEP:-0}" = 1 ]; then
     bc_say "stopped; DRILL_KEEP=1: logs kept in $BC_DIR"
   else
