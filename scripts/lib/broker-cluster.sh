@@ -148,7 +148,7 @@ bc_wait_gone() {
 cluster_kill() {
   local pid
   pid=$(cluster_pid "$1")
-  [ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null
+  [ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null || true
   bc_wait_gone "$1" 30 || true
   BC_PID[$1]=""
 }
@@ -181,6 +181,7 @@ cluster_live() {
 }
 
 cluster_down() {
+  set +e   # an EXIT trap: a failed stop must not end the clean-up under the caller's set -e
   local i pid stoppers=()
   [ -n "$BC_DIR" ] && [ -d "$BC_DIR" ] || return 0
   for i in $(seq "$BC_N"); do
@@ -189,7 +190,7 @@ cluster_down() {
     timeout 60 env $(bc_env "$i") "$BC_BIN/rabbitmqctl" -n "$(bc_node "$i")" -q stop >/dev/null 2>&1 &
     stoppers+=($!)
   done
-  for pid in "${stoppers[@]}"; do wait "$pid" 2>/dev/null; done
+  for pid in "${stoppers[@]}"; do wait "$pid" 2>/dev/null || true; done
   for i in $(seq "$BC_N"); do
     pid=$(cluster_pid "$i")
     [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" 2>/dev/null
