@@ -263,5 +263,19 @@ echo
 echo "== broker cluster: $nodes RabbitMQ nodes, $workers workers, $slots slots, $devices devices every $interval ms"
 printf '%s\n' "${fault_lines[@]}"
 echo
-drill_wait_settled 300
+# the ledger needs every slot queue consumed; when one is not, say which and who owns its slot before giving up
+start=$SECONDS
+while ! drill_settled; do
+  if [ $((SECONDS - start)) -ge 300 ]; then
+    say "not settled after 300 s: $drill_settle_info; holdings: $(drill_holdings)"
+    queues_json | jq -r --arg p "$name.status.s" '.[] | select(.name | startswith($p)) | select((.consumers // 0) != 1)
+        | "  \(.name): \(.consumers) consumer(s), \(.messages) message(s), leader \(.leader), online \(.online | join(" "))"' |
+      while read -r line; do
+        slot=$(sed -E 's/.*status\.s0*([0-9]+)\..*/\1/' <<<"$line")
+        echo "$line; lease: $(drill_sql "select owner_worker_id || ' ' || state || ' epoch ' || lease_epoch from slot_lease where slot_id = $slot")"
+      done
+    drill_die "slot queues without their consumer (above): the ledger cannot drain them"
+  fi
+  sleep 1
+done
 drill_finish p1
