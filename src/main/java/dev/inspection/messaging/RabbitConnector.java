@@ -28,7 +28,8 @@ import org.slf4j.LoggerFactory;
  * The client's own automatic recovery is off: channels, consumers and confirm state are rebuilt by the
  * owner, which knows which of its deliveries and publishes died with the old connection.
  *
- * <p>With several broker nodes ({@code rabbit.addresses}) each attempt tries them in turn, starting after the node whose connection was lost and trying that one last
+ * <p>With several broker nodes ({@code rabbit.addresses}) each attempt tries them in turn, starting after
+ * the node whose connection was lost (or whose set-up failed) and trying that one last
  * ({@link BrokerAddresses#after}): losing a cluster node moves the connection to the next node within one
  * reconnect, with the same set-up (topology declared again, channels and consumers reopened).
  */
