@@ -35,14 +35,15 @@ public final class Keys {
   public static final ConfigKey PG_SSL_MODE = k("pg.ssl.mode", "disable", STRING, "TLS to PostgreSQL, as libpq's sslmode: disable | require (encrypted, server NOT authenticated) | verify-ca (certificate signed by pg.tls.ca) | verify-full (also the certificate names pg.host: use this)");
   public static final ConfigKey PG_TLS_CA = k("pg.tls.ca", "", STRING, "PEM file of the CA certificate(s) that sign PostgreSQL's certificate (verify-ca, verify-full; with require it makes require check the chain like libpq); empty = the JVM's trust store");
 
-  public static final ConfigKey RABBIT_HOST = k("rabbit.host", "127.0.0.1", STRING, "RabbitMQ host");
+  public static final ConfigKey RABBIT_HOST = k("rabbit.host", "127.0.0.1", STRING, "RabbitMQ host (one node; a cluster: rabbit.addresses)");
   public static final ConfigKey RABBIT_PORT = k("rabbit.port", "5672", INT, "RabbitMQ port");
+  public static final ConfigKey RABBIT_ADDRESSES = k("rabbit.addresses", "", STRING, "RabbitMQ cluster nodes, host:port,host:port,... ([v6]:port; a missing port is rabbit.port): a connection tries them in order and, after losing its node, reconnects to the next one, trying the lost node last; empty = rabbit.host:rabbit.port alone. With rabbit.ssl every node's certificate must name its host. List them in another order on some nodes to spread the connections");
   public static final ConfigKey RABBIT_USER = k("rabbit.user", "guest", STRING, "RabbitMQ user");
   public static final ConfigKey RABBIT_PASSWORD = k("rabbit.password", "guest", STRING, "RabbitMQ password (prefer INSPECT_RABBIT_PASSWORD)");
   public static final ConfigKey RABBIT_VHOST = k("rabbit.vhost", "/", STRING, "RabbitMQ virtual host");
-  public static final ConfigKey RABBIT_SSL = k("rabbit.ssl", "false", BOOL, "TLS to RabbitMQ (usually port 5671): the broker's certificate must be signed by rabbit.tls.ca and name rabbit.host");
+  public static final ConfigKey RABBIT_SSL = k("rabbit.ssl", "false", BOOL, "TLS to RabbitMQ (usually port 5671): the broker's certificate must be signed by rabbit.tls.ca and name the host connected to (rabbit.host, or each node of rabbit.addresses)");
   public static final ConfigKey RABBIT_TLS_CA = k("rabbit.tls.ca", "", STRING, "PEM file of the CA certificate(s) that sign RabbitMQ's certificate; empty = the JVM's trust store");
-  public static final ConfigKey RABBIT_MANAGEMENT_URL = k("rabbit.management.url", "http://127.0.0.1:15672", STRING, "RabbitMQ management HTTP API (plugin rabbitmq_management) the leader uses to close a deposed worker's AMQP connections when it declares the worker DEAD or fences a move, so single-active-consumer hands its queues to the new owner at once; off = never (a hung worker's queues then wait for the broker's heartbeat timeout)");
+  public static final ConfigKey RABBIT_MANAGEMENT_URL = k("rabbit.management.url", "http://127.0.0.1:15672", STRING, "RabbitMQ management HTTP API (plugin rabbitmq_management) the leader uses to close a deposed worker's AMQP connections when it declares the worker DEAD or fences a move, so single-active-consumer hands its queues to the new owner at once. A cluster: one URL per node, comma-separated (http://mq1:15672,http://mq2:15672): each request goes to the one that answered last and, when it gives no answer, to the next; off = never (a hung worker's queues then wait for the broker's heartbeat timeout)");
   public static final ConfigKey RABBIT_MANAGEMENT_USER = k("rabbit.management.user", "guest", STRING, "user of rabbit.management.url: tagged administrator (or monitoring, to see and close every user's connections)");
   public static final ConfigKey RABBIT_MANAGEMENT_PASSWORD = k("rabbit.management.password", "guest", STRING, "SECRET: password of rabbit.management.user (prefer INSPECT_RABBIT_MANAGEMENT_PASSWORD)");
 
@@ -57,6 +58,7 @@ public final class Keys {
   public static final ConfigKey BROKER_QUEUE_HIGH_WEIGHT = k("broker.queue.high.weight", "4", INT, "shares of the budget a high (critical) queue gets against a normal queue's 1: 256 slots, 8 GiB and 4 give 25.6 MiB per high queue and 6.4 MiB per normal queue");
   public static final ConfigKey QUEUE_LOW_MAX_BYTES = k("queue.low.max.bytes", "4194304", LONG, "byte limit of each slot's low-priority queue (devices of priority 3), outside broker.queue.budget.bytes and kept much shorter than a normal queue's share so low is refused first under overload (reject-publish: the probe sees the nack and keeps the rows)");
   public static final ConfigKey QUEUE_LOW_MAX_LENGTH = k("queue.low.max.length", "5000", INT, "message limit of each slot's low-priority queue (reject-publish, like queue.low.max.bytes)");
+  public static final ConfigKey QUEUE_LOW_TYPE = k("queue.low.type", "classic", STRING, "classic | quorum: the queue type of the low-priority lanes. On a RabbitMQ cluster (rabbit.addresses) use quorum: a classic queue lives on one node, and while that node is down no client can declare the topology, on any node. Existing queues keep their type: a change needs them deleted and declared again (README, Bounded storage)");
   public static final ConfigKey QUEUE_DELIVERY_LIMIT = k("queue.delivery.limit", "20", INT, "deliveries of one message before it is dead-lettered as poison");
 
   public static final ConfigKey PROBE_GROUP = k("probe.group", "default", STRING, "probe group whose devices this probe inspects");
@@ -217,9 +219,9 @@ public final class Keys {
   public static final List<ConfigKey> ALL = List.of(
       ROLE, NODE_ID, DATA_DIR, HTTP_HOST, HTTP_PORT, HTTP_ADVERTISED_URL, HTTP_TLS_CERT, HTTP_TLS_KEY,
       PG_HOST, PG_PORT, PG_DATABASE, PG_USER, PG_PASSWORD, PG_SCHEMA, PG_POOL_SIZE, PG_IDLE_TX_TIMEOUT_MS, PG_SSL_MODE, PG_TLS_CA,
-      RABBIT_HOST, RABBIT_PORT, RABBIT_USER, RABBIT_PASSWORD, RABBIT_VHOST, RABBIT_SSL, RABBIT_TLS_CA, RABBIT_MANAGEMENT_URL, RABBIT_MANAGEMENT_USER, RABBIT_MANAGEMENT_PASSWORD,
+      RABBIT_HOST, RABBIT_PORT, RABBIT_ADDRESSES, RABBIT_USER, RABBIT_PASSWORD, RABBIT_VHOST, RABBIT_SSL, RABBIT_TLS_CA, RABBIT_MANAGEMENT_URL, RABBIT_MANAGEMENT_USER, RABBIT_MANAGEMENT_PASSWORD,
       REDIS_URL, REDIS_CHANNEL_PREFIX,
-      SLOTS_TOTAL, RESHARD_EFFECTIVE_AFTER_MS, RESHARD_WINDOW_END_MS, TOPOLOGY_PREFIX, BROKER_QUEUE_BUDGET_BYTES, BROKER_QUEUE_HIGH_WEIGHT, QUEUE_LOW_MAX_BYTES, QUEUE_LOW_MAX_LENGTH, QUEUE_DELIVERY_LIMIT,
+      SLOTS_TOTAL, RESHARD_EFFECTIVE_AFTER_MS, RESHARD_WINDOW_END_MS, TOPOLOGY_PREFIX, BROKER_QUEUE_BUDGET_BYTES, BROKER_QUEUE_HIGH_WEIGHT, QUEUE_LOW_MAX_BYTES, QUEUE_LOW_MAX_LENGTH, QUEUE_LOW_TYPE, QUEUE_DELIVERY_LIMIT,
       PROBE_GROUP, PROBE_SIM_DEVICES, PROBE_SIM_FAIL_RATE, PROBE_INTERVAL_MS, PROBE_JITTER_PCT,
       PROBE_INVENTORY_FILE, PROBE_INVENTORY_URL, PROBE_INVENTORY_REFRESH_MS, PROBE_PACING_REFRESH_MS, PROBE_PACING_START, PROBE_CHECK_TIMEOUT_MS,
       PROBE_CHECKS_MAX_INFLIGHT, PROBE_HTTP_MAX_BODY_BYTES, PROBE_TARGET_ALLOW, PROBE_TARGET_DENY,

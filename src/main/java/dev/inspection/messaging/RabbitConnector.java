@@ -1,5 +1,6 @@
 package dev.inspection.messaging;
 
+import com.rabbitmq.client.Address;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
 import com.rabbitmq.client.ShutdownSignalException;
@@ -11,8 +12,11 @@ import dev.inspection.config.Keys;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
+import java.io.IOException;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -23,6 +27,11 @@ import org.slf4j.LoggerFactory;
  * (declare the topology there, reopen channels); {@code onLost} runs on it after every loss.
  * The client's own automatic recovery is off: channels, consumers and confirm state are rebuilt by the
  * owner, which knows which of its deliveries and publishes died with the old connection.
+ *
+ * <p>With several broker nodes ({@code rabbit.addresses}) each attempt tries them in turn, starting after
+ * the node whose connection was lost (or whose set-up failed) and trying that one last
+ * ({@link BrokerAddresses#after}): losing a cluster node moves the connection to the next node within one
+ * reconnect, with the same set-up (topology declared again, channels and consumers reopened).
  */
 public final class RabbitConnector {
   private static final Logger log = LoggerFactory.getLogger(RabbitConnector.class);
@@ -39,6 +48,8 @@ public final class RabbitConnector {
   private final Function<Connection, Future<Void>> onConnected;
   private final Runnable onLost;
   private volatile Connection connection;
+  /** The broker node of the last connection: a reconnect tries it last. */
+  private volatile Address lastNode;
   private volatile boolean ready;
   private boolean stopped;
   private long generation;
@@ -57,8 +68,9 @@ public final class RabbitConnector {
 
   public static ConnectionFactory factory(RabbitOptions o) {
     ConnectionFactory f = new ConnectionFactory();
-    f.setHost(o.host());
-    f.setPort(o.port());
+    // every connection names its node (newConnection(addresses)); host and port are the first node's, for other users of the factory
+    f.setHost(o.addresses().get(0).getHost());
+    f.setPort(o.addresses().get(0).getPort());
     f.setUsername(o.user());
     f.setPassword(o.password());
     f.setVirtualHost(o.vhost());
@@ -67,11 +79,16 @@ public final class RabbitConnector {
     f.setConnectionTimeout(5000);
     f.setRequestedHeartbeat(10);
     if (o.ssl()) {
-      // the broker's certificate must chain to rabbit.tls.ca (or the JVM's trust store) and name rabbit.host
+      // the broker's certificate must chain to rabbit.tls.ca (or the JVM's trust store) and name the host connected to
       f.useSslProtocol(Pem.trusting(Keys.RABBIT_TLS_CA.name(), o.tlsCa()));
       f.enableHostnameVerification();
     }
     return f;
+  }
+
+  /** Opens one connection, trying {@code o}'s broker nodes in order (blocking: off the event loop). */
+  public static Connection open(RabbitOptions o, String name) throws IOException, TimeoutException {
+    return factory(o).newConnection(o.addresses(), name);
   }
 
   private Runnable afterReady = () -> { };
@@ -116,7 +133,7 @@ public final class RabbitConnector {
             f.setClientProperties(props);
             factory = f;
           }
-          return factory.newConnection(name);
+          return connectToAny(BrokerAddresses.after(options.addresses(), lastNode));
         }, false), e -> false, () -> stopped).onComplete(ar -> {
           if (ar.failed()) return; // stopped
           Connection c = ar.result();
@@ -163,6 +180,28 @@ public final class RabbitConnector {
       closeQuietly(c);
       return null;
     }, false).mapEmpty();
+  }
+
+  /**
+   * Tries the nodes in {@code order}, one at a time, and remembers which one took the connection (blocking).
+   * Fails with the last node's error, the others' attached as suppressed, when none does.
+   */
+  private Connection connectToAny(List<Address> order) throws IOException, TimeoutException {
+    Exception last = null;
+    for (Address node : order) {
+      try {
+        Connection c = factory.newConnection(List.of(node), name);
+        lastNode = node;
+        if (order.size() > 1) log.info("{}: connected to RabbitMQ node {}", name, BrokerAddresses.show(List.of(node)));
+        return c;
+      } catch (IOException | TimeoutException e) {
+        if (last != null) e.addSuppressed(last);
+        last = e;
+        if (order.size() > 1) log.debug("{}: RabbitMQ node {} refused or did not answer: {}", name, BrokerAddresses.show(List.of(node)), e.toString());
+      }
+    }
+    if (last instanceof IOException io) throw io;
+    throw (TimeoutException) last;
   }
 
   private static void closeQuietly(Connection c) {

@@ -3,6 +3,7 @@ package dev.inspection.messaging;
 import com.rabbitmq.client.BuiltinExchangeType;
 import com.rabbitmq.client.Channel;
 import dev.inspection.config.Config;
+import dev.inspection.config.ConfigException;
 import dev.inspection.config.Keys;
 import java.io.IOException;
 import java.util.HashMap;
@@ -28,6 +29,8 @@ public final class Topology {
   private final int deliveryLimit;
   private final long lowMaxBytes;
   private final int lowMaxLength;
+  /** The low lane as a quorum queue (queue.low.type=quorum: replicated, for a broker cluster) instead of a classic one. */
+  private final boolean lowQuorum;
 
   /** Every high and normal queue limited to {@code maxBytes}, the low lane to its default limits but never above maxBytes (tests). */
   public Topology(String prefix, int totalSlots, long maxBytes, int deliveryLimit) {
@@ -42,6 +45,11 @@ public final class Topology {
   }
 
   public Topology(String prefix, int totalSlots, QueueBudget budget, int deliveryLimit, long lowMaxBytes, int lowMaxLength) {
+    this(prefix, totalSlots, budget, deliveryLimit, lowMaxBytes, lowMaxLength, false);
+  }
+
+  public Topology(String prefix, int totalSlots, QueueBudget budget, int deliveryLimit, long lowMaxBytes, int lowMaxLength, boolean lowQuorum) {
+    this.lowQuorum = lowQuorum;
     this.prefix = prefix;
     this.totalSlots = totalSlots;
     this.budget = budget;
@@ -53,7 +61,14 @@ public final class Topology {
   /** The topology a configuration describes (prefix, slot count, the high and normal queues' byte budget, delivery limit, the low lane's limits). */
   public static Topology of(Config c) {
     return new Topology(c.get(Keys.TOPOLOGY_PREFIX), c.getInt(Keys.SLOTS_TOTAL), QueueBudget.of(c), c.getInt(Keys.QUEUE_DELIVERY_LIMIT),
-        c.getLong(Keys.QUEUE_LOW_MAX_BYTES), c.getInt(Keys.QUEUE_LOW_MAX_LENGTH));
+        c.getLong(Keys.QUEUE_LOW_MAX_BYTES), c.getInt(Keys.QUEUE_LOW_MAX_LENGTH), lowType(c).equals("quorum"));
+  }
+
+  /** queue.low.type, checked: classic or quorum, else a {@link ConfigException} naming the key. */
+  public static String lowType(Config c) {
+    String t = c.get(Keys.QUEUE_LOW_TYPE).trim();
+    if (t.equals("classic") || t.equals("quorum")) return t;
+    throw new ConfigException(Keys.QUEUE_LOW_TYPE.name() + " must be classic or quorum (got '" + t + "')");
   }
 
   public QueueBudget budget() {
@@ -120,9 +135,18 @@ public final class Topology {
    * it. Classic, because 256 more idle quorum queues cost the broker about 0.018 cores and 256 classic ones
    * nothing measurable (README, "Priority lanes"); what low gives up is {@code x-delivery-limit} (quorum
    * only): a low message is never dead-lettered by the broker for its delivery count, only by the worker.
+   * With {@code queue.low.type=quorum} (a broker cluster) low is a quorum queue like the others, with low's limits.
    */
   public Map<String, Object> queueArguments(Priority p) {
     if (p != Priority.LOW) return quorumArguments(p);
+    if (lowQuorum) {
+      // a broker cluster: a classic queue lives on one node, and while that node is down declaring it fails (NOT_FOUND,
+      // home node down), which fails every client's set-up on every other node too; a quorum queue is on all of them
+      Map<String, Object> args = quorumArguments(p);
+      args.put("x-max-length-bytes", lowMaxBytes);
+      args.put("x-max-length", lowMaxLength);
+      return args;
+    }
     Map<String, Object> args = new HashMap<>();
     args.put("x-queue-type", "classic");
     args.put("x-single-active-consumer", true);

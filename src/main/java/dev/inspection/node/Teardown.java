@@ -34,7 +34,7 @@ public final class Teardown {
   static String plan(Config config) {
     Topology t = Topology.of(config);
     return (2 * t.totalSlots() + 2) + " queues and 2 exchanges with prefix '" + config.get(Keys.TOPOLOGY_PREFIX) + "' on "
-        + config.get(Keys.RABBIT_HOST) + ":" + config.get(Keys.RABBIT_PORT) + ", and schema " + config.get(Keys.PG_SCHEMA)
+        + RabbitOptions.from(config).where() + ", and schema " + config.get(Keys.PG_SCHEMA)
         + " (with every table and row in it) in " + PgOptions.from(config).where();
   }
 
@@ -60,7 +60,7 @@ public final class Teardown {
     }
     System.out.println("removing " + plan(config));
     var topology = Topology.of(config);
-    try (Connection c = RabbitConnector.factory(RabbitOptions.from(config)).newConnection("teardown"); Channel ch = c.createChannel()) {
+    try (Connection c = RabbitConnector.open(RabbitOptions.from(config), "teardown"); Channel ch = c.createChannel()) {
       topology.delete(ch);
       System.out.println("deleted " + (2 * topology.totalSlots() + 2) + " queues and 2 exchanges with prefix '" + config.get(Keys.TOPOLOGY_PREFIX) + "'");
     }
