@@ -25,6 +25,7 @@ import dev.inspection.config.Role;
 import dev.inspection.messaging.RabbitOptions;
 import dev.inspection.messaging.Topology;
 import dev.inspection.metrics.Metrics;
+import dev.inspection.probe.IngestRoutes;
 import dev.inspection.probe.ProbeVerticle;
 import dev.inspection.scheduler.Operations;
 import dev.inspection.scheduler.SchedulerVerticle;
@@ -142,6 +143,7 @@ public final class Node {
     }).compose(x -> {
       http = scheduler == null ? new HttpApi(config, metrics, checks) : new HttpApi(config, metrics, checks, credentials, apiResources(scheduler),
           scheduler.audit());
+      if (probe != null) http.withRoleRoutes(List.of(new IngestRoutes(config, probe::push, topology, metrics, clock)::mount));
       return vertx.deployVerticle(http);
     }).<Void>mapEmpty().onFailure(e -> vertx.close());
   }

@@ -21,6 +21,12 @@ public final class PayloadProfiles {
       HotelRoomPayload.SYS_LOCK_STATUS, MergeRule.COALESCE,
       HotelRoomPayload.TS_MS, MergeRule.MAX), MergeRule.REPLACE, HotelRoomPayload::normalize, HotelRoomPayload.TS_MS);
 
+  /**
+   * The field of a pushed frame's payload that names its profile (issue 13): the worker merges a device the inventory
+   * does not list with it.
+   */
+  public static final String PROFILE_FIELD = "payload_profile";
+
   private static final List<PayloadProfile> ALL = List.of(DEFAULT, HOTEL_ROOM);
 
   private PayloadProfiles() {}
