@@ -36,3 +36,10 @@ BEGIN
   RETURN COALESCE(acc, '{}'::jsonb);
 END
 $fn$;
+
+-- Hotel rooms (issue 13 item 4): the hotel_room profile keeps hotel_id, room_id and guid in the merged payload
+-- (strings or integers as the frames send them; compared as text). The room API reads a hotel's rooms and a
+-- room's devices through these; only rows of that profile are indexed.
+CREATE INDEX idx_dsc_hotel_room ON device_status_current ((status_payload ->> 'hotel_id'), (status_payload ->> 'room_id'))
+  WHERE payload_profile = 'hotel_room';
+CREATE INDEX idx_dsc_hotel_guid ON device_status_current ((status_payload ->> 'guid')) WHERE payload_profile = 'hotel_room';

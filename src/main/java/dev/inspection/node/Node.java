@@ -6,6 +6,7 @@ import dev.inspection.admin.DeadLetterRoutes;
 import dev.inspection.admin.DetailedCheck;
 import dev.inspection.admin.DeviceRoutes;
 import dev.inspection.admin.FleetModeRoutes;
+import dev.inspection.admin.HotelRoutes;
 import dev.inspection.admin.HttpApi;
 import dev.inspection.admin.HttpTls;
 import dev.inspection.admin.JobRoutes;
@@ -197,7 +198,8 @@ public final class Node {
         new DeadLetterRoutes(s.deadLetters(), ops),
         new JobRoutes(s.jobs()),
         new ProbeRoutes(s.devices(), s.view(), s::probes, s.minWorkers()),
-        new ShedRoutes(s.shed(), clock));
+        new ShedRoutes(s.shed(), clock),
+        new HotelRoutes(s.hotels()));
   }
 
   /**

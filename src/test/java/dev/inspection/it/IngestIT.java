@@ -170,4 +170,55 @@ class IngestIT {
       assertTrue(r.body().contains("probe.ingest.tokens"), r.body());
     }
   }
+
+  static HttpResponse<String> get(int port, String path) throws Exception {
+    return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).timeout(Duration.ofSeconds(30))
+        .header("Authorization", "Bearer " + TestEnv.API_TOKEN).GET().build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  @Test
+  void pushedRoomsAreReadThroughTheApiWithEveryDevicesMergedStatus() throws Exception {
+    try (TestEnv env = new TestEnv(2)) {
+      Node all = env.start(Map.of("role", "all", "node.id", env.name + "-all"));
+      int port = all.http().port();
+      long ts = System.currentTimeMillis() - 60_000;
+      JsonObject lockFault = frame("rcu-b", "8201", ts + 5, "off").put("sys_lock_status", 0)
+          .put("fault_list", new JsonArray().add(new JsonObject().put("dev_type", 7).put("dev_addr", 1).put("dev_loop", 0).put("error_type", 2)));
+      JsonObject command = new JsonObject().put("frame", "0x0F").put("hotel_id", 1085).put("room_id", "8201").put("device_id", "rcu-a")
+          .put("guid", "cmd-1").put("ts_ms", ts + 6).put("control_list", new JsonArray().add(new JsonObject().put("dev_type", 2).put("dev_addr", 5)
+              .put("loop", 1).put("type_l", 1).put("type_h", 80)));
+      JsonArray frames = new JsonArray().add(frame("rcu-a", "8201", ts + 1, "on")).add(lockFault).add(command)
+          .add(frame("rcu-c", "8202", ts + 2, "on")).add(frame("rcu-z", "9901", ts, "on").put("hotel_id", "other"));
+      assertEquals(200, push(port, "hotel_room", TestEnv.INGEST_TOKEN, frames.encode()).statusCode());
+      // later, with a newer seq, a frame rcu-a stamped before its newest: it must not show
+      assertEquals(200, push(port, "hotel_room", TestEnv.INGEST_TOKEN, frame("rcu-a", "8201", ts, "stale").encode()).statusCode());
+      awaitTrue(Duration.ofSeconds(60), "six frames in history", () -> env.queryLong("SELECT count(*) FROM $S.device_status_history") == 6);
+
+      HttpResponse<String> rooms = get(port, "/api/v1/hotels/1085/rooms");
+      assertEquals(200, rooms.statusCode(), rooms.body());
+      JsonArray list = new JsonObject(rooms.body()).getJsonArray("rooms");
+      assertEquals(List.of("8201", "8202"), list.stream().map(o -> ((JsonObject) o).getString("room_id")).toList());
+      JsonObject r8201 = list.getJsonObject(0);
+      assertEquals(2, r8201.getInteger("devices"));
+      assertEquals(ts + 6, r8201.getLong("ts_ms"));
+      assertEquals(1, r8201.getInteger("faults"));
+      assertEquals(1, r8201.getInteger("devices_locked"), "rcu-a locked, rcu-b not");
+
+      HttpResponse<String> room = get(port, "/api/v1/hotels/1085/rooms/8201");
+      assertEquals(200, room.statusCode(), room.body());
+      JsonArray devices = new JsonObject(room.body()).getJsonArray("devices");
+      assertEquals(List.of("rcu-a", "rcu-b"), devices.stream().map(o -> ((JsonObject) o).getString("device_id")).toList());
+      JsonObject a = devices.getJsonObject(0);
+      assertEquals(ts + 6, a.getLong("ts_ms"));
+      assertEquals("cmd-1", a.getString("guid"));
+      assertEquals("on", a.getJsonObject("dev_loops").getJsonObject("001023012").getString("state"), "the stale frame did not roll it back");
+      assertEquals(80, a.getJsonObject("dev_loops").getJsonObject("002005001").getInteger("type_h"), "the 0x0F command merged in");
+      assertEquals(3L, a.getLong("seq"), "the row moved to the stale frame's seq (rcu-a's third) all the same");
+      assertEquals(0, devices.getJsonObject(1).getInteger("sys_lock_status"));
+      assertEquals(1, devices.getJsonObject(1).getJsonArray("faults").size());
+      assertEquals(404, get(port, "/api/v1/hotels/1085/rooms/9901").statusCode(), "room 9901 belongs to hotel 'other'");
+      assertEquals(1, new JsonObject(get(port, "/api/v1/hotels/other/rooms").body()).getJsonArray("rooms").size());
+      assertEquals(1, env.queryLong("SELECT count(*) FROM pg_indexes WHERE schemaname = '$S' AND indexname = 'idx_dsc_hotel_room'"));
+    }
+  }
 }

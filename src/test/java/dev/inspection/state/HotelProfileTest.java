@@ -40,7 +40,7 @@ class HotelProfileTest {
                         {"dev_type":7,"dev_addr":1,"dev_loop":0,"dev_data":0}],
          "fault_list":[{"dev_type":7,"dev_addr":1,"dev_loop":0,"error_type":2,"error_data":9}]}""");
     assertEquals(j("""
-        {"ts_ms":1745000000123,"sys_lock_status":1,
+        {"ts_ms":1745000000123,"sys_lock_status":1,"hotel_id":1085,"room_id":"8201",
          "dev_loops":{"001023012":{"dev_data":100,"status":"on"},"007001000":{"dev_data":0}},
          "faulty_device_count":[{"dev_type":7,"dev_addr":1,"dev_loop":0,"error_type":2,"error_data":9}]}"""), stored);
     assertEquals(Long.class, stored.getValue("ts_ms").getClass());
@@ -215,5 +215,15 @@ class HotelProfileTest {
       if (maxTs >= 0) assertEquals(maxTs, oneByOne.getLong("ts_ms"));
       else assertFalse(oneByOne.containsKey("ts_ms"));
     }
+  }
+
+  @Test
+  void hotelRoomAndGuidAreKeptAsSentSoTheRoomCanBeFoundAndBadOnesAreNamed() {
+    JsonObject stored = normalize("{\"frame\":\"0x0F\",\"hotel_id\":\"H-1\",\"room_id\":8201,\"guid\":\"6f1c\",\"control_list\":[]}");
+    assertEquals(j("{\"hotel_id\":\"H-1\",\"room_id\":8201,\"guid\":\"6f1c\",\"dev_loops\":{}}"), stored);
+    assertEquals("hotel_id: must be a string of 1..64 characters or a non-negative integer, got -1",
+        refusal("{\"frame\":\"0x36\",\"hotel_id\":-1}"));
+    assertEquals("guid: must be a string of 1..64 characters, got 7", refusal("{\"frame\":\"0x36\",\"guid\":7}"));
+    assertFalse(normalize("{\"frame\":\"0x36\",\"room_id\":null}").containsKey("room_id"));
   }
 }
