@@ -41,7 +41,7 @@ class ArchitectureTest {
       // roles
       Map.entry("outbox", Set.of("config", "common", "metrics", "messaging")),
       // probe -> coordination: it hears the fleet mode on Redis (issue 12), like workers hear lease changes
-      Map.entry("probe", Set.of("config", "common", "metrics", "messaging", "inventory", "control", "outbox", "coordination")),
+      Map.entry("probe", Set.of("config", "common", "metrics", "messaging", "inventory", "control", "state", "outbox", "coordination")),
       Map.entry("worker", Set.of("config", "common", "metrics", "messaging", "inventory", "control", "state", "store", "coordination")),
       Map.entry("scheduler", Set.of("config", "common", "metrics", "messaging", "inventory", "control", "state", "store", "coordination")),
       // the API over the scheduler

@@ -15,17 +15,20 @@ import io.vertx.ext.web.Route;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.BodyHandler;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The HTTP server every role serves: {@code /health/live}, {@code /health/ready}, {@code /metrics}, and
- * on the scheduler role the console and the {@code /api/v1} routes, one {@link Routes} per resource.
+ * on the scheduler role the console and the {@code /api/v1} routes, one {@link Routes} per resource; on the
+ * probe role its push endpoint ({@link #withRoleRoutes}).
  * Errors are JSON with a message that says what to do ({@link FailureHandler}). Every answer carries the
  * security headers and a request id ({@link Frontline}); a body is read only on an API mutation, after
  * its credentials were checked ({@link ApiAuth}), never to disk, and within its route's limit (issue 10).
@@ -38,6 +41,7 @@ public final class HttpApi extends VerticleBase {
   private final Credentials credentials;
   private final List<Routes> resources;
   private final AuditLog auditLog;
+  private final List<Consumer<Router>> roleRoutes = new ArrayList<>();
   private ConsoleSessions sessions;
   private HttpServer server;
   private Router router;
@@ -45,6 +49,15 @@ public final class HttpApi extends VerticleBase {
   /** A role without the API: health and metrics only. */
   public HttpApi(Config config, Metrics metrics, Map<String, BooleanSupplier> readiness) {
     this(config, metrics, readiness, null, List.of());
+  }
+
+  /**
+   * Routes of a role outside {@code /api/v1} with their own credentials (the probe's push endpoint, issue 13), mounted
+   * when the server starts.
+   */
+  public HttpApi withRoleRoutes(List<Consumer<Router>> mounts) {
+    roleRoutes.addAll(mounts);
+    return this;
   }
 
   /** The scheduler role: also the console (login with {@code credentials}) and the API's {@code resources}. */
@@ -112,6 +125,7 @@ public final class HttpApi extends VerticleBase {
       audit.mount(r);
       for (Routes resource : resources) resource.mount(r);
     }
+    for (Consumer<Router> mount : roleRoutes) mount.accept(r);
     r.route().last().handler(ctx -> error(ctx, 404, "no route " + ctx.request().method() + " " + ctx.request().path()
         + ": see the README for the API"));
     r.route().failureHandler(new FailureHandler());

@@ -210,6 +210,10 @@ public final class Keys {
   public static final ConfigKey CONSOLE_SESSION_IDLE_MS = k("console.session.idle.ms", "1800000", LONG, "a console session unused this long ends (the next request goes to the login page)");
   public static final ConfigKey CONSOLE_LOGIN_FREE_FAILURES = k("console.login.free.failures", "5", INT, "failed logins per user name and per address before each further failure doubles a wait (from 1 s); a login during the wait answers 429 with Retry-After");
   public static final ConfigKey CONSOLE_LOGIN_MAX_DELAY_MS = k("console.login.max.delay.ms", "900000", LONG, "cap of that wait");
+  public static final ConfigKey PROBE_INGEST_TOKENS = k("probe.ingest.tokens", "", STRING, "SECRET: tokens the gateways and devices of this probe's group push frames with (POST /ingest/v1/{profile}, Authorization: Bearer), separated by commas (two while one is rotated out); each at least 16 characters; empty = every push answers 401; prefer INSPECT_PROBE_INGEST_TOKENS_FILE");
+  public static final ConfigKey PROBE_INGEST_MAX_BYTES = k("probe.ingest.max.bytes", "1048576", LONG, "largest body of a push (POST /ingest/v1/{profile}); larger answers 413");
+  public static final ConfigKey PROBE_INGEST_MAX_FRAMES = k("probe.ingest.max.frames", "1000", INT, "most frames in one push; more answers 400");
+  public static final ConfigKey PROBE_INGEST_RATE_PER_S = k("probe.ingest.rate.per.s", "5000", INT, "frames per second this probe takes by push (a token bucket holding one second's worth); a push beyond it answers 429 with Retry-After");
   public static final ConfigKey HTTP_BODY_MAX_BYTES = k("http.body.max.bytes", "65536", LONG, "largest body of an API mutation other than the import (PATCH, drain, ack, replay, ...); larger answers 413");
   public static final ConfigKey HTTP_IMPORT_MAX_BYTES = k("http.import.max.bytes", "33554432", LONG, "largest body of POST /api/v1/devices/import (parsed off the event loop); larger answers 413");
   public static final ConfigKey SHUTDOWN_GRACE_MS = k("shutdown.grace.ms", "25000", LONG, "on SIGTERM, how long the node may take to finish batches, flush the outbox and hand back leases");
@@ -249,6 +253,7 @@ public final class Keys {
       API_TOKEN, CONSOLE_USER, CONSOLE_PASSWORD, DEMO_MODE, SECURITY_ALLOW_INSECURE_CREDENTIALS,
       API_READ_TOKEN, API_PROBE_TOKENS, PROBE_API_TOKEN, CONSOLE_READONLY_USER, CONSOLE_READONLY_PASSWORD, CONSOLE_SESSIONS_MAX,
       CONSOLE_SESSION_IDLE_MS, CONSOLE_LOGIN_FREE_FAILURES, CONSOLE_LOGIN_MAX_DELAY_MS, HTTP_BODY_MAX_BYTES, HTTP_IMPORT_MAX_BYTES,
+      PROBE_INGEST_TOKENS, PROBE_INGEST_MAX_BYTES, PROBE_INGEST_MAX_FRAMES, PROBE_INGEST_RATE_PER_S,
       SHUTDOWN_GRACE_MS, BACKOFF_INITIAL_MS, BACKOFF_MAX_MS);
 
   public static final Map<String, ConfigKey> BY_NAME;

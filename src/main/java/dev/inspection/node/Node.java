@@ -6,6 +6,7 @@ import dev.inspection.admin.DeadLetterRoutes;
 import dev.inspection.admin.DetailedCheck;
 import dev.inspection.admin.DeviceRoutes;
 import dev.inspection.admin.FleetModeRoutes;
+import dev.inspection.admin.HotelRoutes;
 import dev.inspection.admin.HttpApi;
 import dev.inspection.admin.HttpTls;
 import dev.inspection.admin.JobRoutes;
@@ -27,6 +28,7 @@ import dev.inspection.inventory.TargetPolicy;
 import dev.inspection.messaging.RabbitOptions;
 import dev.inspection.messaging.Topology;
 import dev.inspection.metrics.Metrics;
+import dev.inspection.probe.IngestRoutes;
 import dev.inspection.probe.ProbeVerticle;
 import dev.inspection.scheduler.Operations;
 import dev.inspection.scheduler.SchedulerVerticle;
@@ -144,6 +146,7 @@ public final class Node {
     }).compose(x -> {
       http = scheduler == null ? new HttpApi(config, metrics, checks) : new HttpApi(config, metrics, checks, credentials, apiResources(scheduler),
           scheduler.audit());
+      if (probe != null) http.withRoleRoutes(List.of(new IngestRoutes(config, probe::push, topology, metrics, clock)::mount));
       return vertx.deployVerticle(http);
     }).<Void>mapEmpty().onFailure(e -> vertx.close());
   }
@@ -198,7 +201,8 @@ public final class Node {
         new DeadLetterRoutes(s.deadLetters(), ops),
         new JobRoutes(s.jobs()),
         new ProbeRoutes(s.devices(), s.view(), s::probes, s.minWorkers()),
-        new ShedRoutes(s.shed(), clock));
+        new ShedRoutes(s.shed(), clock),
+        new HotelRoutes(s.hotels()));
   }
 
   /**

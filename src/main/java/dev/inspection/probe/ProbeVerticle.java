@@ -20,6 +20,7 @@ import dev.inspection.outbox.OutboxGuard;
 import dev.inspection.outbox.OutboxShed;
 import dev.inspection.outbox.ShedReporter;
 import dev.inspection.outbox.OutboxPublisher;
+import dev.inspection.outbox.OutboxRow;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.VerticleBase;
@@ -321,14 +322,47 @@ public final class ProbeVerticle extends VerticleBase {
       appending = false;
       if (ar.succeeded()) {
         metrics.outboxAppended(batch.size());
+        buffer.durable(batch, ar.result());
         guard.appendSucceeded();
         publisher.rowsAppended(ar.result());
         if (buffer.size() >= max) flush();
       } else {
         // results that never reached the disk were never published either; the next round inspects again
+        buffer.failed(batch, ar.cause());
         guard.appendFailed(batch, ar.cause());
       }
     }).mapEmpty();
+  }
+
+  /**
+   * Frames pushed to this probe (issue 13): into the same group commit as polled results. The future completes
+   * once every one is durable in the outbox, with its row (its seq given there), or fails: the probe is stopping,
+   * holds too much already, or the commit failed. Callable from any context.
+   */
+  public Future<List<OutboxRow>> push(List<CheckResult> results) {
+    Promise<List<OutboxRow>> all = Promise.promise();
+    context.runOnContext(v -> {
+      if (stopping || outboxClosing || outbox == null) {
+        all.fail(new IllegalStateException("the probe is stopping: send the frames again later"));
+        return;
+      }
+      if (buffer.size() + results.size() > MAX_BUFFERED) {
+        all.fail(new IllegalStateException("the probe's outbox is behind (" + buffer.size() + " results wait): send the frames again later"));
+        return;
+      }
+      List<Future<OutboxRow>> each = new ArrayList<>(results.size());
+      for (CheckResult r : results) {
+        Promise<OutboxRow> p = Promise.promise();
+        each.add(p.future());
+        buffer.add(r, p);
+      }
+      Future.all(each).onComplete(ar -> {
+        if (ar.succeeded()) all.complete(each.stream().map(Future::result).toList());
+        else all.fail(ar.cause());
+      });
+      flush();
+    });
+    return all.future();
   }
 
   private Redis redis;

@@ -50,6 +50,7 @@ public final class SchedulerVerticle extends VerticleBase implements Operations.
   private SlotMaps slotMaps;
   private ClusterView view;
   private StateView state;
+  private HotelView hotels;
   private Leadership leadership;
   private ControlLoop loop;
   private Notifier notifier;
@@ -86,6 +87,10 @@ public final class SchedulerVerticle extends VerticleBase implements Operations.
 
   public StateView state() {
     return state;
+  }
+
+  public HotelView hotels() {
+    return hotels;
   }
 
   public Jobs jobs() {
@@ -169,6 +174,7 @@ public final class SchedulerVerticle extends VerticleBase implements Operations.
     audit = new AuditLog(pool);
     view = new ClusterView(pool);
     state = new StateView(pool);
+    hotels = new HotelView(pool);
     String schema = config.get(Keys.PG_SCHEMA);
     ControlStore store = new ControlStore(pool, schema);
     RebalancePlanner.Settings planner = new RebalancePlanner.Settings(config.getDouble(Keys.SCHEDULER_REBALANCE_THRESHOLD),

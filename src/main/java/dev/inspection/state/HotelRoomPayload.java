@@ -27,8 +27,12 @@ import java.util.Locale;
  *   <tr><td>{@code fault_list} (0x36 only)</td><td>{@code faulty_device_count} (REPLACE): the list as it is, since a
  *       report carries every current fault; left out when absent or null, so the stored list stays. A
  *       {@code fault_list} on a command is ignored: a command says nothing about faults.</td></tr>
+ *   <tr><td>{@code hotel_id}, {@code room_id}, {@code guid}</td><td>the same (REPLACE), as sent: a string of 1..64
+ *       characters or (hotel and room) a non-negative integer; left out when absent or null. Where the room's
+ *       devices are found ({@code GET /api/v1/hotels/{hotel}/rooms/{room}}, an index of V012) and the frame that
+ *       last changed the row.</td></tr>
  * </table>
- * Other raw fields (the frame itself, hotel/room identifiers, a list of the other frame) are not stored. The loop
+ * Other raw fields (the frame itself, a list of the other frame) are not stored. The loop
  * states are replaced per loop, not merged field by field: a command for loop {@code 001023012} replaces what the
  * last report said about that loop, exactly as PostgreSQL's {@code dev_loops || new} does.
  *
@@ -41,6 +45,9 @@ public final class HotelRoomPayload {
   public static final String DEV_LOOPS = "dev_loops";
   /** Named as in seed 004's table, although it holds the fault list itself. */
   public static final String FAULTS = "faulty_device_count";
+  public static final String HOTEL_ID = "hotel_id";
+  public static final String ROOM_ID = "room_id";
+  public static final String GUID = "guid";
 
   public static final String REPORT = "0x36";
   public static final String COMMAND = "0x0F";
@@ -58,6 +65,10 @@ public final class HotelRoomPayload {
     if (ts != null) out.put(TS_MS, integer(ts, Long.MIN_VALUE, Long.MAX_VALUE, TS_MS));
     Object lock = raw.getValue(SYS_LOCK_STATUS);
     if (lock != null) out.put(SYS_LOCK_STATUS, (int) integer(lock, Short.MIN_VALUE, Short.MAX_VALUE, SYS_LOCK_STATUS));
+    for (String field : new String[] {HOTEL_ID, ROOM_ID, GUID}) {
+      Object v = raw.getValue(field);
+      if (v != null) out.put(field, identifier(v, field, !field.equals(GUID)));
+    }
     String listName = report ? "device_list" : "control_list";
     Object list = raw.getValue(listName);
     if (list != null) out.put(DEV_LOOPS, loops(list, listName, !report));
@@ -127,6 +138,13 @@ public final class HotelRoomPayload {
     }
     String range = min == Long.MIN_VALUE ? "" : " " + min + ".." + max;
     throw new IllegalArgumentException(where + ": must be an integer" + range + ", got " + show(v));
+  }
+
+  private static Object identifier(Object v, String field, boolean numberToo) {
+    if (numberToo && (v instanceof Integer || v instanceof Long) && ((Number) v).longValue() >= 0) return v;
+    if (v instanceof String s && !s.isBlank() && s.length() <= 64) return s;
+    throw new IllegalArgumentException(field + ": must be a string of 1..64 characters" + (numberToo ? " or a non-negative integer" : "")
+        + ", got " + show(v));
   }
 
   private static boolean isFrame(Object frame, String name) {

@@ -12,13 +12,20 @@ public final class PayloadProfiles {
   /**
    * Hotel room control (seed 004), for payloads built by {@link HotelRoomPayload#normalize}: loops merge by
    * their 9-digit key, the fault list is replaced whole, the lock status is only overwritten by a value and the
-   * timestamp only moves forward.
+   * timestamp only moves forward; a frame whose {@code ts_ms} is older than the stored one changes nothing
+   * ({@link PayloadProfile#older}).
    */
   public static final PayloadProfile HOTEL_ROOM = new PayloadProfile("hotel_room", Map.of(
       HotelRoomPayload.DEV_LOOPS, MergeRule.MERGE,
       HotelRoomPayload.FAULTS, MergeRule.REPLACE,
       HotelRoomPayload.SYS_LOCK_STATUS, MergeRule.COALESCE,
-      HotelRoomPayload.TS_MS, MergeRule.MAX), MergeRule.REPLACE, HotelRoomPayload::normalize);
+      HotelRoomPayload.TS_MS, MergeRule.MAX), MergeRule.REPLACE, HotelRoomPayload::normalize, HotelRoomPayload.TS_MS);
+
+  /**
+   * The field of a pushed frame's payload that names its profile (issue 13): the worker merges a device the inventory
+   * does not list with it.
+   */
+  public static final String PROFILE_FIELD = "payload_profile";
 
   private static final List<PayloadProfile> ALL = List.of(DEFAULT, HOTEL_ROOM);
 

@@ -8,6 +8,8 @@ import dev.inspection.messaging.Topology;
 import dev.inspection.state.AlertRules;
 import dev.inspection.state.DerivedState;
 import dev.inspection.state.HistoryPolicies;
+import dev.inspection.state.PayloadProfile;
+import dev.inspection.state.PayloadProfiles;
 import dev.inspection.worker.DeadLetterPublisher.DeadLetter;
 import dev.inspection.worker.SnapshotLoader.DeviceMemory;
 import io.vertx.core.Future;
@@ -144,7 +146,8 @@ public final class BatchHandler {
     if (parsed.valid().isEmpty()) return Future.succeededFuture(new Handled<>(null, List.of(), parsed.dead()));
     Map<String, Priority> queueOf = new HashMap<>();
     for (Valid<D> v : parsed.valid()) queueOf.put(v.envelope().deviceId(), v.delivery().priority());
-    return lookup.infos(queueOf.keySet(), queueOf).map(infos -> {
+    return lookup.infos(queueOf.keySet(), queueOf).map(listed -> {
+      Map<String, DeviceDirectory.Info> infos = pushedProfiles(listed, parsed.valid());
       List<Dead<D>> dead = new ArrayList<>(parsed.dead());
       List<Valid<D>> ready = new ArrayList<>(parsed.valid().size());
       for (Valid<D> v : parsed.valid()) {
@@ -165,6 +168,28 @@ public final class BatchHandler {
       }
       return new Handled<>(plan.isEmpty() ? null : plan, toCommit, dead);
     });
+  }
+
+  /**
+   * A device the inventory does not list whose results name a known profile in {@code payload_profile} (frames
+   * pushed to a probe's ingest endpoint, issue 13) is merged with that profile; the inventory's choice wins for
+   * devices it lists, and an unknown name keeps the default.
+   */
+  static <D extends Received> Map<String, DeviceDirectory.Info> pushedProfiles(Map<String, DeviceDirectory.Info> infos, List<Valid<D>> valid) {
+    Map<String, DeviceDirectory.Info> out = null;
+    for (Valid<D> v : valid) {
+      DeviceDirectory.Info info = infos.get(v.envelope().deviceId());
+      if (info == null || info.known() || info.profile() != PayloadProfiles.DEFAULT) continue;
+      JsonObject payload = v.envelope().payload();
+      if (payload == null || !(payload.getValue(PayloadProfiles.PROFILE_FIELD) instanceof String name)) continue;
+      for (PayloadProfile p : PayloadProfiles.all()) {
+        if (p != PayloadProfiles.DEFAULT && p.name().equals(name)) {
+          if (out == null) out = new HashMap<>(infos);
+          out.put(v.envelope().deviceId(), new DeviceDirectory.Info(info.priority(), p, false));
+        }
+      }
+    }
+    return out == null ? infos : out;
   }
 
   /**

@@ -5,6 +5,7 @@ import dev.inspection.state.AlertCurrent;
 import dev.inspection.state.AlertEvent;
 import dev.inspection.state.AlertFold;
 import io.vertx.core.Future;
+import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.Row;
@@ -31,7 +32,9 @@ import java.util.function.Function;
  *       nothing for that slot, not even devices the new owner has never written;</li>
  *   <li>one row per device is upserted into {@code device_status_current}, guarded by
  *       {@code (cycle_id, seq)} so an older result never overwrites a newer one; its payload is merged with
- *       the device's profile ({@code merge_payload}, the SQL twin of the in-memory fold) and its derived
+ *       the device's profile ({@code merge_payload}, the SQL twin of the in-memory fold; for a profile with a
+ *       device time {@code merge_payload_guarded} applies the batch's frames one by one, parameter 11 maps each
+ *       such device to them, so a frame older than the stored one changes nothing) and its derived
  *       state (counters, ring, debounce, rate window) is written in the same statement;</li>
  *   <li>the results the device's history policy keeps (every one by default) are inserted into
  *       {@code device_status_history}; a redelivery hits the key and is ignored (D4);</li>
@@ -61,6 +64,10 @@ public final class BatchStore {
         writer_epoch = EXCLUDED.writer_epoch, message_id = EXCLUDED.message_id, slot_id = EXCLUDED.slot_id,
         current_slot = EXCLUDED.current_slot, payload_profile = EXCLUDED.payload_profile,
         status_payload = CASE WHEN EXCLUDED.payload_profile = 'default' THEN EXCLUDED.status_payload  -- full-state payloads: replace
+          WHEN $11::jsonb ? EXCLUDED.device_id THEN merge_payload_guarded(c.status_payload, $11::jsonb -> EXCLUDED.device_id,  -- device time
+            (SELECT rules FROM payload_profile WHERE name = EXCLUDED.payload_profile),
+            coalesce((SELECT default_rule FROM payload_profile WHERE name = EXCLUDED.payload_profile), 'replace'),
+            (SELECT device_time_field FROM payload_profile WHERE name = EXCLUDED.payload_profile))
           ELSE merge_payload(c.status_payload, EXCLUDED.status_payload,
             (SELECT rules FROM payload_profile WHERE name = EXCLUDED.payload_profile),
             coalesce((SELECT default_rule FROM payload_profile WHERE name = EXCLUDED.payload_profile), 'replace')) END,
@@ -276,12 +283,14 @@ public final class BatchStore {
     List<ResultRow> rows = new ArrayList<>(list.size());
     String[] derived = new String[list.size()];
     String[] profile = new String[list.size()];
+    JsonObject guarded = new JsonObject();
     for (int i = 0; i < list.size(); i++) {
       Cur c = list.get(i);
       rows.add(new ResultRow(c.slot(), c.epoch(), c.row().newest(), c.row().payload()));
       derived[i] = c.row().derived() == null ? null : c.row().derived().encode();
       profile[i] = c.row().profile().name();
+      if (c.row().guarded() != null) guarded.put(c.row().newest().deviceId(), new JsonArray(new ArrayList<>(c.row().guarded())));
     }
-    return resultColumns(rows, encode).addArrayOfString(derived).addArrayOfString(profile);
+    return resultColumns(rows, encode).addArrayOfString(derived).addArrayOfString(profile).addValue(guarded);
   }
 }

@@ -27,8 +27,9 @@ public final class DeviceDirectory {
   private static final Logger log = LoggerFactory.getLogger(DeviceDirectory.class);
   static final String LOOKUP = "SELECT device_id, priority, payload_profile FROM device_resource WHERE device_id = ANY($1::varchar[])";
   static final String PROFILES = """
-      INSERT INTO payload_profile (name, rules, default_rule) VALUES ($1, $2::jsonb, $3)
-      ON CONFLICT (name) DO UPDATE SET rules = EXCLUDED.rules, default_rule = EXCLUDED.default_rule""";
+      INSERT INTO payload_profile (name, rules, default_rule, device_time_field) VALUES ($1, $2::jsonb, $3, $4)
+      ON CONFLICT (name) DO UPDATE SET rules = EXCLUDED.rules, default_rule = EXCLUDED.default_rule,
+        device_time_field = EXCLUDED.device_time_field""";
 
   /** A device's rules. {@code known}: listed in the inventory. */
   public record Info(int priority, PayloadProfile profile, boolean known) {
@@ -60,7 +61,7 @@ public final class DeviceDirectory {
   public Future<Void> publishProfiles() {
     List<Future<?>> all = new ArrayList<>();
     for (PayloadProfile p : PayloadProfiles.all()) {
-      all.add(pool.preparedQuery(PROFILES).execute(Tuple.of(p.name(), p.rulesJson(), p.defaultRule().sqlName())));
+      all.add(pool.preparedQuery(PROFILES).execute(Tuple.of(p.name(), p.rulesJson(), p.defaultRule().sqlName(), p.deviceTimeField())));
     }
     return Future.all(all).mapEmpty();
   }

@@ -38,8 +38,13 @@ import java.util.function.IntFunction;
  */
 public final class StatePlanner {
 
-  /** The newest result of a device in this batch, the merged payload and the derived state to store. */
-  public record CurrentRow(Envelope newest, JsonObject payload, JsonObject derived, PayloadProfile profile) {}
+  /**
+   * The newest result of a device in this batch, the merged payload and the derived state to store. For a profile
+   * with a device time, {@code guarded} holds the updates the database applies one by one onto the stored payload
+   * ({@link PayloadProfile#notOlder}: a fold cannot say which of them an older stored time would skip); {@code payload}
+   * is then what a first write stores. Null for other profiles.
+   */
+  public record CurrentRow(Envelope newest, JsonObject payload, JsonObject derived, PayloadProfile profile, List<JsonObject> guarded) {}
 
   /**
    * A result of the batch: the (normalised) payload, 1 (critical) or 2 (others), and whether history keeps it
@@ -135,7 +140,8 @@ public final class StatePlanner {
     // the default profile is full-state: the newest payload is the state (seed 000's "newest seq wins");
     // other profiles fold the batch with their rules, and the upsert merges the fold the same way
     JsonObject payload = info.profile() == PayloadProfiles.DEFAULT ? items.get(items.size() - 1).payload() : info.profile().fold(payloads);
-    CurrentRow row = new CurrentRow(items.get(items.size() - 1), payload, derived, info.profile());
+    List<JsonObject> guarded = info.profile().deviceTimeField() == null ? null : info.profile().notOlder(payloads);
+    CurrentRow row = new CurrentRow(items.get(items.size() - 1), payload, derived, info.profile(), guarded);
     // nothing is added before everything of this device was computed
     if (changed) out.next().put(device, state);
     out.current().add(row);

@@ -314,6 +314,15 @@ class DeviceStateIT {
       assertEquals("off", stored.getJsonObject("dev_loops").getJsonObject("001023012").getString("state"), "0x0F merged into dev_loops");
       assertFalse(stored.getJsonObject("dev_loops").containsKey("009009009"), "the older update never won");
       assertEquals(new JsonArray(), stored.getValue(HotelRoomPayload.FAULTS), "fault list replaced");
+
+      // issue 13 item 3: a frame older by device time that arrives later with a NEWER probe seq changes nothing
+      JsonObject olderTime = new JsonObject().put("frame", "0x0F").put("ts_ms", base + 3).put("sys_lock_status", 0)
+          .put("control_list", new JsonArray().add(new JsonObject().put("dev_type", 1).put("dev_addr", 23).put("loop", 12).put("state", "on")));
+      publishAll(ch, t, List.of(check(dev, 2, base + 20, 10, Priority.NORMAL, olderTime)));
+      awaitTrue(Duration.ofSeconds(20), "the older-by-device-time frame reached history", () -> history(env, dev) == 6);
+      Object[] row = env.query("SELECT status_payload::text, seq FROM $S.device_status_current WHERE device_id = '" + dev + "'").get(0);
+      assertEquals(stored, new JsonObject((String) row[0]), "dev_loops, sys_lock_status and ts_ms did not go back");
+      assertEquals(10L, ((Number) row[1]).longValue(), "the row's seq still moved on");
     }
   }
 

@@ -9,6 +9,8 @@ import dev.inspection.state.HotelRoomPayload;
 import dev.inspection.state.PayloadProfile;
 import dev.inspection.state.PayloadProfiles;
 import dev.inspection.state.RandomPayloads;
+import dev.inspection.store.Migrations;
+import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -37,6 +39,7 @@ class MergeSqlIT {
   private static Connection db;
   private static String schema;
   private static PreparedStatement merge;
+  private static PreparedStatement guarded;
 
   @BeforeAll
   static void loadTheFunctionIntoAScratchSchema() throws Exception {
@@ -45,9 +48,10 @@ class MergeSqlIT {
     try (Statement st = db.createStatement()) {
       st.execute("CREATE SCHEMA " + schema);
       st.execute("SET search_path TO " + schema);
-      st.execute(migration("V003__merge_payload.sql"));
+      for (String file : Migrations.FILES) st.execute(migration(file));
     }
     merge = db.prepareStatement("SELECT merge_payload(?::jsonb, ?::jsonb, ?::jsonb, ?)");
+    guarded = db.prepareStatement("SELECT merge_payload_guarded(?::jsonb, ?::jsonb, ?::jsonb, ?, ?)");
   }
 
   @AfterAll
@@ -66,8 +70,22 @@ class MergeSqlIT {
     }
   }
 
+  /** The update through merge_payload_guarded with the profile's device time (as PayloadProfile#merge guards). */
   private static JsonObject sql(JsonObject old, JsonObject upd, PayloadProfile p) throws SQLException {
-    return sql(old == null ? null : old.encode(), upd.encode(), p.rulesJson().encode(), p.defaultRule().sqlName());
+    return sqlEach(old, List.of(upd), p);
+  }
+
+  /** The updates applied one by one by merge_payload_guarded, as the worker's upsert does for a device-time profile. */
+  private static JsonObject sqlEach(JsonObject old, List<JsonObject> upds, PayloadProfile p) throws SQLException {
+    guarded.setString(1, old == null ? null : old.encode());
+    guarded.setString(2, new JsonArray(new ArrayList<>(upds)).encode());
+    guarded.setString(3, p.rulesJson().encode());
+    guarded.setString(4, p.defaultRule().sqlName());
+    guarded.setString(5, p.deviceTimeField());
+    try (ResultSet rs = guarded.executeQuery()) {
+      rs.next();
+      return new JsonObject(rs.getString(1));
+    }
   }
 
   private static JsonObject sql(String old, String upd, String rules, String defaultRule) throws SQLException {
@@ -116,7 +134,7 @@ class MergeSqlIT {
   }
 
   @Test
-  void aBatchFoldedInMemoryAndMergedOntoTheStoredRowEqualsTheFramesOneByOne() throws Exception {
+  void theFramesABatchSendsMergedInSqlOntoTheStoredRowEqualTheFramesOneByOne() throws Exception {
     Random rnd = new Random(41);
     for (int round = 0; round < 300; round++) {
       List<JsonObject> updates = RandomPayloads.hotelFrames(rnd, 1 + rnd.nextInt(20)).stream().map(HotelRoomPayload::normalize).toList();
@@ -124,7 +142,7 @@ class MergeSqlIT {
       int i = 0;
       while (i < updates.size()) {
         int end = Math.min(updates.size(), i + 1 + rnd.nextInt(6));
-        stored = sql(stored, HOTEL.fold(updates.subList(i, end)), HOTEL);
+        stored = sqlEach(stored, HOTEL.notOlder(updates.subList(i, end)), HOTEL);
         assertEquals(parsed(HOTEL.fold(updates.subList(0, end))), stored, "round " + round + " after " + end + " updates");
         i = end;
       }
@@ -148,6 +166,22 @@ class MergeSqlIT {
         }
       }
     }
+  }
+
+  @Test
+  void anOlderFrameWithANewerSeqDoesNotRollTheStoredRowBackInSqlAsInMemory() throws Exception {
+    JsonObject newer = HotelRoomPayload.normalize(new JsonObject("""
+        {"frame":"0x36","ts_ms":2000,"sys_lock_status":1,"device_list":[{"dev_type":1,"dev_addr":23,"dev_loop":12,"state":"on"}]}"""));
+    JsonObject older = HotelRoomPayload.normalize(new JsonObject("""
+        {"frame":"0x0F","ts_ms":1000,"sys_lock_status":0,"control_list":[{"dev_type":1,"dev_addr":23,"loop":12,"state":"off"}]}"""));
+    JsonObject stored = sql(null, newer, HOTEL);
+    assertEquals(parsed(newer), sql(stored, older, HOTEL), "the older frame changes nothing");
+    assertEquals(parsed(HOTEL.fold(List.of(newer, older))), sql(stored, older, HOTEL));
+    assertEquals(new JsonObject("{\"ts_ms\":2000,\"sys_lock_status\":0,\"dev_loops\":{\"001023012\":{\"state\":\"off\"}}}"),
+        sql(stored.encode(), older.encode(), HOTEL.rulesJson().encode(), "replace"), "merge_payload alone would roll the loop and the lock back");
+    JsonObject same = older.copy().put("ts_ms", 2000);
+    assertEquals("off", sql(stored, same, HOTEL).getJsonObject("dev_loops").getJsonObject("001023012").getString("state"), "a tie is taken");
+    assertEquals(parsed(newer), sqlEach(null, List.of(newer, older), HOTEL), "inside one call as across calls");
   }
 
   @Test
@@ -217,20 +251,20 @@ class MergeSqlIT {
   }
 
   @Test
-  void anUpsertOfFoldedBatchesKeepsEachDeviceEqualToItsFold() throws Exception {
+  void anUpsertOfBatchesKeepsEachDeviceEqualToTheFoldOfAllItsFrames() throws Exception {
     // The shape the worker's upsert of device_status_current takes: one row per device, each with its profile.
     try (Statement st = db.createStatement()) {
       st.execute("CREATE TABLE status_current (device_id TEXT PRIMARY KEY, status_payload JSONB NOT NULL)");
     }
-    // merge_payload(NULL, …) on insert as well: a no-op for a folded batch, and it would keep a raw update's
-    // COALESCE nulls out of a first write, as the fold does.
+    // As the worker's upsert: a first write stores the batch's fold; a conflict applies the batch's frames not older
+    // than each other (PayloadProfile#notOlder) one by one under the device time, which SQL NULL leaves unguarded.
     String upsert = """
-        WITH batch AS (SELECT * FROM unnest(?::text[], ?::text[], ?::text[], ?::text[]) AS t(device_id, payload, rules, default_rule))
+        WITH batch AS (SELECT * FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[])
+                         AS t(device_id, payload, upds, rules, default_rule, time_field))
         INSERT INTO status_current AS c (device_id, status_payload)
-        SELECT device_id, merge_payload(NULL, payload::jsonb, rules::jsonb, default_rule) FROM batch
-        ON CONFLICT (device_id) DO UPDATE SET status_payload = merge_payload(c.status_payload, EXCLUDED.status_payload,
-          (SELECT b.rules::jsonb FROM batch b WHERE b.device_id = EXCLUDED.device_id),
-          (SELECT b.default_rule FROM batch b WHERE b.device_id = EXCLUDED.device_id))""";
+        SELECT device_id, payload::jsonb FROM batch
+        ON CONFLICT (device_id) DO UPDATE SET status_payload = (SELECT merge_payload_guarded(c.status_payload, b.upds::jsonb, b.rules::jsonb,
+          b.default_rule, b.time_field) FROM batch b WHERE b.device_id = EXCLUDED.device_id)""";
     Random rnd = new Random(99);
     Map<String, PayloadProfile> profiles = Map.of("room-1", HOTEL, "room-2", HOTEL, "router-1", PayloadProfiles.DEFAULT);
     Map<String, List<JsonObject>> all = new LinkedHashMap<>();
@@ -240,6 +274,8 @@ class MergeSqlIT {
         List<String> payloads = new ArrayList<>();
         List<String> rules = new ArrayList<>();
         List<String> defaults = new ArrayList<>();
+        List<String> upds = new ArrayList<>();
+        List<String> times = new ArrayList<>();
         for (Map.Entry<String, PayloadProfile> device : profiles.entrySet()) {
           List<JsonObject> updates = new ArrayList<>();
           for (int i = rnd.nextInt(4); i > 0; i--) {
@@ -252,12 +288,16 @@ class MergeSqlIT {
           payloads.add(device.getValue().fold(updates).encode());
           rules.add(device.getValue().rulesJson().encode());
           defaults.add(device.getValue().defaultRule().sqlName());
+          upds.add(new JsonArray(new ArrayList<>(device.getValue().notOlder(updates))).encode());
+          times.add(device.getValue().deviceTimeField());
         }
         if (ids.isEmpty()) continue;
         ps.setArray(1, db.createArrayOf("text", ids.toArray()));
         ps.setArray(2, db.createArrayOf("text", payloads.toArray()));
-        ps.setArray(3, db.createArrayOf("text", rules.toArray()));
-        ps.setArray(4, db.createArrayOf("text", defaults.toArray()));
+        ps.setArray(3, db.createArrayOf("text", upds.toArray()));
+        ps.setArray(4, db.createArrayOf("text", rules.toArray()));
+        ps.setArray(5, db.createArrayOf("text", defaults.toArray()));
+        ps.setArray(6, db.createArrayOf("text", times.toArray()));
         ps.executeUpdate();
       }
     }

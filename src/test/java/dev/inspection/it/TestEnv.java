@@ -47,6 +47,8 @@ public final class TestEnv implements AutoCloseable {
   public static final String READONLY_USER = "it-viewer";
   public static final String READONLY_PASSWORD = "it-viewer-pass-3f9c1a7e";
   public static final String PROBE_TOKEN = "it-probe-token-8a6e2c4f1b9d07";
+  /** What gateways push frames to a probe with (probe.ingest.tokens, issue 13). */
+  public static final String INGEST_TOKEN = "it-ingest-token-5d2f8b1e9c4a73";
   public static final String PROBE_EAST_TOKEN = "it-probe-east-token-1c7b5e9a3d";
   public final String name;
   public final Path dataDir;
@@ -77,6 +79,7 @@ public final class TestEnv implements AutoCloseable {
     base.put("console.readonly.password", READONLY_PASSWORD);
     base.put("api.probe.tokens", "*=" + PROBE_TOKEN);
     base.put("probe.api.token", PROBE_TOKEN);
+    base.put("probe.ingest.tokens", INGEST_TOKEN);
     base.put("backoff.initial.ms", "100");
     base.put("backoff.max.ms", "1000");
     base.put("worker.lease.poll.ms", "300");

@@ -1,9 +1,11 @@
 package dev.inspection.outbox;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.inspection.messaging.Priority;
+import io.vertx.core.Promise;
 import io.vertx.core.json.JsonObject;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -52,5 +54,37 @@ class AppendBufferTest {
     b.clear();
     assertEquals(0, b.size());
     assertTrue(b.isEmpty());
+  }
+
+  @Test
+  void aPushedResultIsAnsweredWithItsRowOnlyWhenItsCommitSucceededAndFailedOtherwise() {
+    AppendBuffer b = new AppendBuffer();
+    CheckResult polled = r("n", Priority.NORMAL, 0);
+    CheckResult pushed = r("room", Priority.NORMAL, 1);
+    CheckResult late = r("room", Priority.NORMAL, 2);
+    Promise<OutboxRow> p1 = Promise.promise();
+    Promise<OutboxRow> p2 = Promise.promise();
+    b.add(polled);
+    b.add(pushed, p1);
+    List<CheckResult> batch = b.take(10);
+    b.add(late, p2);
+    assertFalse(p1.future().isComplete(), "not before the commit");
+    OutboxRow r0 = new OutboxRow(1, "p:1:n:1", "rk", new byte[0], 0);
+    OutboxRow r1 = new OutboxRow(2, "p:1:room:7", "rk", new byte[0], 0);
+    b.durable(batch, List.of(r0, r1));
+    assertEquals(r1, p1.future().result(), "the row of that very result");
+    assertFalse(p2.future().isComplete(), "a result of the next commit still waits");
+    b.failed(b.take(10), new IllegalStateException("disk full"));
+    assertEquals("disk full", p2.future().cause().getMessage());
+  }
+
+  @Test
+  void clearTellsEveryWaitingPushThatItWasNotStored() {
+    AppendBuffer b = new AppendBuffer();
+    Promise<OutboxRow> p = Promise.promise();
+    b.add(r("room", Priority.NORMAL, 0), p);
+    b.clear();
+    assertTrue(p.future().failed());
+    assertTrue(p.future().cause().getMessage().contains("not stored"), p.future().cause().getMessage());
   }
 }

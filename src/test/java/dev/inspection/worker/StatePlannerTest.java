@@ -113,4 +113,21 @@ class StatePlannerTest {
     assertEquals(1, p.current().size());
     assertTrue(p.rejected().containsKey("bad"), p.rejected().toString());
   }
+
+  @Test
+  void aHotelFrameOlderByDeviceTimeButNewerBySeqNeitherChangesThePayloadNorIsSentForTheGuardedMergeButHistoryKeepsIt() {
+    Map<String, DeviceDirectory.Info> infos = new HashMap<>();
+    infos.put("room", new DeviceDirectory.Info(2, PayloadProfiles.HOTEL_ROOM, true));
+    JsonObject newer = new JsonObject("{\"ts_ms\":2000,\"sys_lock_status\":1,\"dev_loops\":{\"001023012\":{\"state\":\"on\"}}}");
+    JsonObject older = new JsonObject("{\"ts_ms\":1000,\"sys_lock_status\":0,\"dev_loops\":{\"001023012\":{\"state\":\"off\"}}}");
+    StatePlanner.Plan p = StatePlanner.plan(List.of(e("room", 3, Priority.NORMAL, older), e("room", 2, Priority.NORMAL, newer)), new HashMap<>(), infos,
+        AlertRules::forPriority);
+    StatePlanner.CurrentRow row = p.current().get(0);
+    assertEquals(3, row.newest().seq(), "the row still moves to the newest seq");
+    assertEquals(newer, row.payload(), "seq 3 is older by device time: it changes nothing");
+    assertEquals(List.of(newer), row.guarded());
+    assertEquals(2, p.history().size(), "history keeps every frame");
+    assertNull(StatePlanner.plan(List.of(e("d", 1, Priority.NORMAL, new JsonObject().put("status", "UP"))), new HashMap<>(), infos("d"),
+        AlertRules::forPriority).current().get(0).guarded(), "only profiles with a device time are guarded");
+  }
 }
