@@ -5,7 +5,6 @@ import dev.inspection.common.RetryPolicy;
 import dev.inspection.config.Config;
 import dev.inspection.config.Keys;
 import dev.inspection.inventory.Device;
-import dev.inspection.inventory.Inventory;
 import dev.inspection.inventory.TargetPolicy;
 import dev.inspection.messaging.Priority;
 import dev.inspection.messaging.RabbitConnector;
@@ -24,23 +23,18 @@ import dev.inspection.outbox.OutboxRow;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.VerticleBase;
-import io.vertx.core.buffer.Buffer;
-import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.client.WebClient;
 import io.vertx.redis.client.Command;
 import io.vertx.redis.client.Redis;
 import io.vertx.redis.client.RedisOptions;
 import io.vertx.redis.client.Request;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Random;
-import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
@@ -76,7 +70,6 @@ public final class ProbeVerticle extends VerticleBase {
   private RabbitConnector connector;
   private WebClient web;
   private final AppendBuffer buffer = new AppendBuffer();
-  private final Set<String> fromApi = new HashSet<>();
   private boolean appending;
   private boolean stopping;
   /** The stop is closing the outbox: nothing more is written to it. */
@@ -90,7 +83,7 @@ public final class ProbeVerticle extends VerticleBase {
   private PaceKeeper pacing;
   private Supplier<Future<JsonObject>> localPacing;
   /** This group's plan version as the scheduler last served it (INV-2), stamped on every result; 1 until then. */
-  private volatile long planVersion = 1;
+  private ProbeInventory inventory;
 
   public ProbeVerticle(Config config, Metrics metrics, Clock clock, Topology topology) {
     this.config = config;
@@ -165,7 +158,8 @@ public final class ProbeVerticle extends VerticleBase {
               });
           brokerDownSinceMs.set(clock.millis());
           connector.start();
-          return loadInventory();
+          inventory = new ProbeInventory(vertx, config, metrics, clock, schedule, web);
+          return inventory.load();
         })
         .onSuccess(n -> {
           log.info("probe {} inspecting {} devices; outbox {}", isNode, schedule.size(), file.toAbsolutePath());
@@ -183,102 +177,13 @@ public final class ProbeVerticle extends VerticleBase {
               .compose(c -> shed.clean(config.getLong(Keys.OUTBOX_RETENTION_MS), clock.millis()))));
           long refresh = config.getLong(Keys.PROBE_INVENTORY_REFRESH_MS);
           if (!config.get(Keys.PROBE_INVENTORY_URL).isBlank()) {
-            timers.add(vertx.setPeriodic(refresh, t -> pullInventory()));
+            timers.add(vertx.setPeriodic(refresh, t -> inventory.pull()));
           }
         });
-  }
-
-  private Future<Integer> loadInventory() {
-    String group = config.get(Keys.PROBE_GROUP);
-    long interval = config.getLong(Keys.PROBE_INTERVAL_MS);
-    int sim = config.getInt(Keys.PROBE_SIM_DEVICES);
-    String file = config.get(Keys.PROBE_INVENTORY_FILE);
-    return vertx.executeBlocking(() -> {
-      List<Device> all = new ArrayList<>(Inventory.simulated(sim, group, interval));
-      if (!file.isBlank()) all.addAll(Inventory.readJsonLines(Path.of(file), group, interval));
-      Path cache = inventoryCache();
-      if (!config.get(Keys.PROBE_INVENTORY_URL).isBlank() && Files.exists(cache)) {
-        List<Device> cached = Inventory.readJsonLines(cache, group, interval);
-        cached.forEach(d -> fromApi.add(d.deviceId()));
-        all.addAll(cached);
-        log.info("loaded the cached inventory {} until the scheduler answers", cache);
-        Path plan = planCache();
-        if (Files.exists(plan)) planVersion = Long.parseLong(Files.readString(plan).trim());
-      }
-      return all;
-    }, false).map(list -> {
-      long now = clock.millis();
-      for (Device d : list) schedule.put(d, now);
-      if (!config.get(Keys.PROBE_INVENTORY_URL).isBlank()) pullInventory();
-      return list.size();
-    });
-  }
-
-  private Path inventoryCache() {
-    return Path.of(config.get(Keys.DATA_DIR), "inventory-" + config.get(Keys.PROBE_GROUP).replaceAll("[^A-Za-z0-9._-]", "_") + ".jsonl");
-  }
-
-  /** The plan version of the cached inventory, beside it. */
-  private Path planCache() {
-    return Path.of(config.get(Keys.DATA_DIR), "inventory-" + config.get(Keys.PROBE_GROUP).replaceAll("[^A-Za-z0-9._-]", "_") + ".plan");
-  }
-
-  public long planVersion() {
-    return planVersion;
-  }
-
-  /** Pulls this group's devices page by page from the scheduler; keeps inspecting from the cache if it fails. */
-  private void pullInventory() {
-    String base = config.get(Keys.PROBE_INVENTORY_URL).replaceAll("/+$", "");
-    String group = config.get(Keys.PROBE_GROUP);
-    List<Device> got = new ArrayList<>();
-    AtomicLong plan = new AtomicLong(-1);
-    pullPage(base, group, "", got, plan).compose(v -> {
-      long now = clock.millis();
-      Set<String> seen = new HashSet<>();
-      for (Device d : got) {
-        seen.add(d.deviceId());
-        Device old = schedule.device(d.deviceId());
-        if (old == null || !old.equals(d)) schedule.put(d, now);
-      }
-      // devices the scheduler no longer lists for this group stop being inspected
-      for (String id : fromApi) if (!seen.contains(id)) schedule.remove(id);
-      fromApi.clear();
-      fromApi.addAll(seen);
-      StringBuilder sb = new StringBuilder();
-      for (Device d : got) sb.append(d.toJson().encode()).append('\n');
-      if (plan.get() > 0) planVersion = plan.get();
-      return vertx.fileSystem().writeFile(inventoryCache().toString(), Buffer.buffer(sb.toString()))
-          .compose(w -> vertx.fileSystem().writeFile(planCache().toString(), Buffer.buffer(Long.toString(planVersion))));
-    }).onFailure(e -> log.warn("cannot pull the inventory from {} ({}); inspecting from the cached list", base, e.getMessage()));
   }
 
   public double pace() {
     return schedule.pace();
-  }
-
-  /** {@code plan}: the plan version the first page names (read before its devices: they are at least that new). */
-  private Future<Void> pullPage(String base, String group, String after, List<Device> got, AtomicLong plan) {
-    return web.getAbs(base + "/api/v1/probe/inventory").bearerTokenAuthentication(config.get(Keys.PROBE_API_TOKEN))
-        .addQueryParam("group", group).addQueryParam("after", after).addQueryParam("limit", "5000").timeout(10_000).send()
-        .compose(resp -> {
-          if (resp.statusCode() != 200) return Future.failedFuture("HTTP " + resp.statusCode() + ": " + resp.bodyAsString());
-          JsonObject body = resp.bodyAsJsonObject();
-          JsonArray devs = body.getJsonArray("devices", new JsonArray());
-          if (after.isEmpty()) plan.set(body.getLong("plan_version", 1L));
-          long interval = config.getLong(Keys.PROBE_INTERVAL_MS);
-          for (int i = 0; i < devs.size(); i++) {
-            try {
-              got.add(Device.fromJson(devs.getJsonObject(i), group, interval));
-            } catch (RuntimeException bad) {
-              // one device the probe cannot run never stops the group's pull: it is left out, the rest inspected
-              metrics.registry().counter("probe_inventory_refused_total").increment();
-              log.warn("inventory: device {} left out: {}", devs.getValue(i) instanceof JsonObject o ? o.getValue("device_id") : i, bad.getMessage());
-            }
-          }
-          String next = body.getString("next_after");
-          return next == null ? Future.succeededFuture() : pullPage(base, group, next, got, plan);
-        });
   }
 
   private void tick() {
@@ -300,7 +205,7 @@ public final class ProbeVerticle extends VerticleBase {
         metrics.probeChecked(d.priority());
         JsonObject payload = ar.succeeded() ? ar.result() : new JsonObject().put("status", "DOWN").put("error", String.valueOf(ar.cause()));
         buffer.add(new CheckResult(d.deviceId(), SlotHash.slotOf(d.deviceId(), slots), Priority.ofDevicePriority(d.priority()),
-            Instant.ofEpochMilli(clock.millis()), d.resourceVersion(), planVersion, 1, payload, d.priority()));
+            Instant.ofEpochMilli(clock.millis()), d.resourceVersion(), inventory.planVersion(), 1, payload, d.priority()));
         if (buffer.size() >= config.getInt(Keys.OUTBOX_COMMIT_MAX_ROWS)) flush();
       });
     }
