@@ -101,10 +101,34 @@ public final class Checker {
   /** The address to connect to, or a failed future with the policy's refusal. */
   private Future<InetAddress> resolve(String host) {
     String h = host.startsWith("[") && host.endsWith("]") ? host.substring(1, host.length() - 1) : host;
-    return vertx.executeBlocking(() -> InetAddress.getByName(h), false).compose(a -> {
+    InetAddress literal = literal(h);
+    Future<InetAddress> resolved = literal != null ? Future.succeededFuture(literal) : vertx.executeBlocking(() -> InetAddress.getByName(h), false);
+    return resolved.compose(a -> {
       String refused = policy.refusal(a);
       return refused == null ? Future.succeededFuture(a) : Future.failedFuture(new TargetRefused(refused));
     });
+  }
+
+  /**
+   * {@code host} when it is an IP address written out, read without the resolver (no hop to a worker thread: thousands
+   * of icmp checks a second to addresses); null for a name. JDK: a string with ':' is only ever read as IPv6.
+   */
+  static InetAddress literal(String host) {
+    try {
+      if (host.indexOf(':') >= 0) return InetAddress.getByName(host);
+      String[] parts = host.split("\\.", -1);
+      if (parts.length != 4) return null;
+      byte[] a = new byte[4];
+      for (int i = 0; i < 4; i++) {
+        if (parts[i].isEmpty() || parts[i].length() > 3 || !parts[i].chars().allMatch(Character::isDigit)) return null;
+        int v = Integer.parseInt(parts[i]);
+        if (v > 255) return null;
+        a[i] = (byte) v;
+      }
+      return InetAddress.getByAddress(a);
+    } catch (java.net.UnknownHostException e) {
+      return null; // the resolver then says why, naming the host
+    }
   }
 
   private Future<JsonObject> tcp(Device d, long start) {

@@ -1,5 +1,6 @@
 package dev.inspection.probe;
 
+import com.sun.jna.Native;
 import io.vertx.core.json.JsonObject;
 import java.security.SecureRandom;
 import java.util.Comparator;
@@ -24,8 +25,9 @@ public final class IcmpEngine implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(IcmpEngine.class);
   /** The longest {@code poll()}: the loop looks at the closed flag at least this often. */
   private static final int MAX_WAIT_MS = 1000;
+  /** Echoes sent before the replies are read again: a burst of thousands would otherwise fill the receive queue first. */
+  private static final int MAX_BURST = 256;
 
-  private final IcmpNative.LibC libc;
   private final int fd;
   private final int wakeFd;
   private final boolean datagram;
@@ -37,8 +39,7 @@ public final class IcmpEngine implements AutoCloseable {
   private volatile boolean closed;
   private Thread thread;
 
-  private IcmpEngine(IcmpNative.LibC libc, int fd, int wakeFd, boolean datagram, String unavailable) {
-    this.libc = libc;
+  private IcmpEngine(int fd, int wakeFd, boolean datagram, String unavailable) {
     this.fd = fd;
     this.wakeFd = wakeFd;
     this.datagram = datagram;
@@ -52,35 +53,34 @@ public final class IcmpEngine implements AutoCloseable {
    * thread. Never throws: an engine that cannot ping carries the reason.
    */
   public static IcmpEngine open() {
-    IcmpNative.LibC libc;
     try {
-      libc = IcmpNative.libc();
-    } catch (UnsatisfiedLinkError | RuntimeException e) {
-      return refused("libc cannot be loaded (" + e.getMessage() + "); icmp checks need Linux");
+      IcmpNative.load();
+    } catch (LinkageError | RuntimeException e) {
+      return refused("libc cannot be loaded (" + e + "); icmp checks need Linux");
     }
     int flags = IcmpNative.SOCK_NONBLOCK | IcmpNative.SOCK_CLOEXEC;
     boolean datagram = true;
-    int fd = libc.socket(IcmpNative.AF_INET, IcmpNative.SOCK_DGRAM | flags, IcmpNative.IPPROTO_ICMP);
+    int fd = IcmpNative.socket(IcmpNative.AF_INET, IcmpNative.SOCK_DGRAM | flags, IcmpNative.IPPROTO_ICMP);
     String dgramError = fd < 0 ? IcmpNative.lastError() : null;
     if (fd < 0) {
       datagram = false;
-      fd = libc.socket(IcmpNative.AF_INET, IcmpNative.SOCK_RAW | flags, IcmpNative.IPPROTO_ICMP);
+      fd = IcmpNative.socket(IcmpNative.AF_INET, IcmpNative.SOCK_RAW | flags, IcmpNative.IPPROTO_ICMP);
     }
     if (fd < 0) {
       return refused(noSocket(dgramError, IcmpNative.lastError()));
     }
-    int wake = libc.eventfd(0, IcmpNative.EFD_NONBLOCK | IcmpNative.EFD_CLOEXEC);
+    int wake = IcmpNative.eventfd(0, IcmpNative.EFD_NONBLOCK | IcmpNative.EFD_CLOEXEC);
     if (wake < 0) {
       String why = IcmpNative.lastError();
-      libc.close(fd);
+      IcmpNative.close(fd);
       return refused("icmp checks cannot create their eventfd: " + why);
     }
-    tune(libc, fd, datagram);
-    IcmpEngine e = new IcmpEngine(libc, fd, wake, datagram, null);
+    tune(fd, datagram);
+    IcmpEngine e = new IcmpEngine(fd, wake, datagram, null);
     e.thread = new Thread(e::loop, "icmp-engine");
     e.thread.setDaemon(true);
     e.thread.start();
-    log.info("icmp checks use an {} socket", datagram ? "unprivileged ICMP datagram" : "raw ICMP");
+    log.info("icmp checks use {} socket", datagram ? "an unprivileged ICMP datagram" : "a raw ICMP");
     return e;
   }
 
@@ -93,19 +93,19 @@ public final class IcmpEngine implements AutoCloseable {
 
   /** An engine that runs nothing and refuses every check with {@code why}. */
   static IcmpEngine refused(String why) {
-    return new IcmpEngine(null, -1, -1, false, why);
+    return new IcmpEngine(-1, -1, false, why);
   }
 
-  private static void tune(IcmpNative.LibC libc, int fd, boolean datagram) {
+  private static void tune(int fd, boolean datagram) {
     int[] size = {4 << 20};
     // a burst of thousands of replies must not overflow the receive queue; FORCE passes rmem_max when privileged
-    if (libc.setsockopt(fd, IcmpNative.SOL_SOCKET, IcmpNative.SO_RCVBUFFORCE, size, 4) < 0) {
-      libc.setsockopt(fd, IcmpNative.SOL_SOCKET, IcmpNative.SO_RCVBUF, size, 4);
+    if (IcmpNative.setsockopt(fd, IcmpNative.SOL_SOCKET, IcmpNative.SO_RCVBUFFORCE, size, 4) < 0) {
+      IcmpNative.setsockopt(fd, IcmpNative.SOL_SOCKET, IcmpNative.SO_RCVBUF, size, 4);
     }
-    libc.setsockopt(fd, IcmpNative.SOL_SOCKET, IcmpNative.SO_SNDBUF, new int[] {1 << 20}, 4);
+    IcmpNative.setsockopt(fd, IcmpNative.SOL_SOCKET, IcmpNative.SO_SNDBUF, new int[] {1 << 20}, 4);
     if (!datagram) {
       // a raw socket sees every ICMP message of the host: let only echo replies through
-      libc.setsockopt(fd, IcmpNative.SOL_RAW, IcmpNative.ICMP_FILTER, new int[] {~(1 << IcmpPacket.ECHO_REPLY)}, 4);
+      IcmpNative.setsockopt(fd, IcmpNative.SOL_RAW, IcmpNative.ICMP_FILTER, new int[] {~(1 << IcmpPacket.ECHO_REPLY)}, 4);
     }
   }
 
@@ -130,14 +130,14 @@ public final class IcmpEngine implements AutoCloseable {
       return;
     }
     inbox.add(s);
-    if (sleeping.compareAndSet(true, false)) libc.write(wakeFd, wakeBytes, 8);
+    if (sleeping.compareAndSet(true, false)) IcmpNative.write(wakeFd, wakeBytes, 8);
   }
 
   @Override
   public void close() {
     if (unavailable != null || closed) return;
     closed = true;
-    libc.write(wakeFd, wakeBytes, 8);
+    IcmpNative.write(wakeFd, wakeBytes, 8);
   }
 
   private void loop() {
@@ -154,7 +154,8 @@ public final class IcmpEngine implements AutoCloseable {
             s.nextSendAt = now;
             due.add(s);
           }
-          while (!due.isEmpty() && due.peek().nextSendAt <= now) {
+          int burst = 0;
+          while (!due.isEmpty() && due.peek().nextSendAt <= now && burst++ < MAX_BURST) {
             EchoSeries s = due.poll();
             send(s, now);
             if (s.wantsToSend()) due.add(s);
@@ -170,9 +171,9 @@ public final class IcmpEngine implements AutoCloseable {
             continue;
           }
           int[] fds = IcmpNative.pollFds(fd, wakeFd);
-          libc.poll(fds, 2, waitMs);
+          IcmpNative.poll(fds, 2, waitMs);
           sleeping.set(false);
-          if (IcmpNative.revents(fds, 1) != 0) libc.read(wakeFd, drain, 8);
+          if (IcmpNative.revents(fds, 1) != 0) IcmpNative.read(wakeFd, drain, 8);
         } catch (RuntimeException | Error e) {
           log.error("icmp engine: unexpected failure, going on", e);
         }
@@ -182,24 +183,24 @@ public final class IcmpEngine implements AutoCloseable {
       for (EchoSeries s; (s = inbox.poll()) != null; ) s.abort(why);
       for (EchoSeries s : due) s.abort(why);
       book.abandonAll(why);
-      libc.close(fd);
-      libc.close(wakeFd);
+      IcmpNative.close(fd);
+      IcmpNative.close(wakeFd);
     }
   }
 
   private void send(EchoSeries s, long now) {
     int ticket = book.ticket();
     byte[] packet = IcmpPacket.echoRequest(book.magic(), ticket);
-    long n = libc.sendto(fd, packet, packet.length, 0, IcmpNative.sockaddr(s.address), 16);
+    long n = IcmpNative.sendto(fd, packet, packet.length, 0, IcmpNative.sockaddr(s.address), 16);
     if (n >= 0) {
       book.sent(ticket, s, now);
       return;
     }
-    int errno = com.sun.jna.Native.getLastError();
+    int errno = Native.getLastError();
     if (errno == IcmpNative.EAGAIN || errno == IcmpNative.ENOBUFS || errno == IcmpNative.EINTR) {
       s.nextSendAt = now + 1_000_000; // the send queue is full: this echo goes a millisecond later
     } else {
-      s.sendFailed(now, "sendto: " + libc.strerror(errno) + " (errno " + errno + ")");
+      s.sendFailed(now, "sendto: " + IcmpNative.error(errno));
     }
   }
 
@@ -207,7 +208,7 @@ public final class IcmpEngine implements AutoCloseable {
     byte[] source = new byte[4];
     while (true) {
       fromLen[0] = from.length;
-      long n = libc.recvfrom(fd, buf, buf.length, IcmpNative.MSG_DONTWAIT, from, fromLen);
+      long n = IcmpNative.recvfrom(fd, buf, buf.length, IcmpNative.MSG_DONTWAIT, from, fromLen);
       if (n < 0) return; // EAGAIN: nothing more queued (other errors: the next poll tells again)
       long at = System.nanoTime();
       IcmpPacket.Reply r = IcmpPacket.parseReply(buf, (int) n, !datagram);
