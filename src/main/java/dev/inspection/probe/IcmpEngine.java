@@ -37,6 +37,7 @@ public final class IcmpEngine implements AutoCloseable {
   private final AtomicBoolean sleeping = new AtomicBoolean();
   private final byte[] wakeBytes = {1, 0, 0, 0, 0, 0, 0, 0};
   private volatile boolean closed;
+  private boolean fdsClosed;
   private Thread thread;
 
   private IcmpEngine(int fd, int wakeFd, boolean datagram, String unavailable) {
@@ -130,14 +131,29 @@ public final class IcmpEngine implements AutoCloseable {
       return;
     }
     inbox.add(s);
-    if (sleeping.compareAndSet(true, false)) IcmpNative.write(wakeFd, wakeBytes, 8);
+    if (closed && inbox.remove(s)) {
+      s.abort("the probe is stopping"); // the engine's last drain of the inbox may have passed already
+      return;
+    }
+    if (sleeping.compareAndSet(true, false)) wake();
   }
 
   @Override
   public void close() {
     if (unavailable != null || closed) return;
     closed = true;
-    IcmpNative.write(wakeFd, wakeBytes, 8);
+    wake();
+  }
+
+  /** Ends the engine's poll(). Under the lock that closes the eventfd: a write never reaches a number reused since. */
+  private synchronized void wake() {
+    if (!fdsClosed) IcmpNative.write(wakeFd, wakeBytes, 8);
+  }
+
+  private synchronized void closeFds() {
+    fdsClosed = true;
+    IcmpNative.close(fd);
+    IcmpNative.close(wakeFd);
   }
 
   private void loop() {
@@ -174,17 +190,20 @@ public final class IcmpEngine implements AutoCloseable {
           IcmpNative.poll(fds, 2, waitMs);
           sleeping.set(false);
           if (IcmpNative.revents(fds, 1) != 0) IcmpNative.read(wakeFd, drain, 8);
-        } catch (RuntimeException | Error e) {
+        } catch (RuntimeException e) {
           log.error("icmp engine: unexpected failure, going on", e);
         }
       }
+    } catch (Error e) {
+      log.error("icmp engine stopped: icmp checks are answered DOWN from now on", e);
+      throw e;
     } finally {
+      closed = true; // a ping() from now on is answered at once
       String why = "the probe is stopping";
       for (EchoSeries s; (s = inbox.poll()) != null; ) s.abort(why);
       for (EchoSeries s : due) s.abort(why);
       book.abandonAll(why);
-      IcmpNative.close(fd);
-      IcmpNative.close(wakeFd);
+      closeFds();
     }
   }
 
