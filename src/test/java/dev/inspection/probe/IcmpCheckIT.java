@@ -25,8 +25,9 @@ import org.junit.jupiter.api.Test;
 /**
  * Real ICMP echo (issue 13 item 1) through the probe's {@link Checker}: against 127.0.0.1, and against an address that
  * never answers — 127.0.0.1 of a network namespace this test creates with {@code icmp_echo_ignore_all} set there (a
- * per-namespace sysctl: the machine's own is untouched); the engine's socket is opened inside that namespace. Needs
- * root (CAP_NET_RAW for the raw socket, CAP_SYS_ADMIN for the namespace) or a ping_group_range holding the test's group.
+ * per-namespace sysctl: the machine's own is untouched); the engine's socket is opened inside that namespace. The
+ * unprivileged datagram socket is tested the same way, in a namespace whose own ping_group_range allows it. Needs root
+ * (CAP_NET_RAW for the raw socket, CAP_SYS_ADMIN for the namespaces) and {@code ip}.
  */
 class IcmpCheckIT {
   private static final long DEADLINE_S = 60; // a liveness bound: the machine is shared
@@ -107,7 +108,7 @@ class IcmpCheckIT {
       run("ip", "netns", "exec", ns, "ip", "link", "set", "lo", "up");
       run("ip", "netns", "exec", ns, "sysctl", "-qw", "net.ipv4.icmp_echo_ignore_all=1");
       IcmpEngine engine = inNamespace(ns, IcmpEngine::open);
-      assertNull(engine.unavailable());
+      assertEquals("raw", engine.socketKind(), "a new namespace's ping_group_range is '1 0': nobody");
       c = checker(TargetPolicy.open(), () -> engine);
       long t0 = System.nanoTime();
       JsonObject r = check(c, List.of(icmp("silent", "127.0.0.1", 2, 50, 300))).get(0);
@@ -124,6 +125,35 @@ class IcmpCheckIT {
       JsonObject up = check(c, List.of(icmp("answering", "127.0.0.1", 2, 50, 1000))).get(0);
       assertEquals("UP", up.getString("status"), up.encode());
       assertEquals(2, up.getInteger("received"));
+    } finally {
+      if (c != null) c.close();
+      run("ip", "netns", "del", ns);
+    }
+  }
+
+  @Test
+  void whereThePingGroupRangeAllowsItTheEngineUsesAnUnprivilegedDatagramSocket() throws Exception {
+    // net.ipv4.ping_group_range is per network namespace: allowed in the test's own, the machine's stays as it is
+    String ns = "icmpdg-" + ProcessHandle.current().pid();
+    run("ip", "netns", "add", ns);
+    Checker c = null;
+    try {
+      run("ip", "netns", "exec", ns, "ip", "link", "set", "lo", "up");
+      run("ip", "netns", "exec", ns, "sysctl", "-qw", "net.ipv4.ping_group_range=0 2147483647");
+      IcmpEngine engine = inNamespace(ns, IcmpEngine::open);
+      assertEquals("datagram", engine.socketKind());
+      c = checker(TargetPolicy.open(), () -> engine);
+      List<Device> devices = new ArrayList<>();
+      for (int i = 0; i < 5000; i++) devices.add(icmp("dg" + i, "127.0.0.1", 3, 10, 2000));
+      long t0 = System.nanoTime();
+      List<JsonObject> rs = check(c, devices);
+      double secs = (System.nanoTime() - t0) / 1e9;
+      System.out.printf("icmp (datagram socket): 5000 checks of 3 echoes to 127.0.0.1 in %.2f s = %.0f checks/s%n", secs, 5000 / secs);
+      for (JsonObject r : rs) {
+        assertEquals("UP", r.getString("status"), r.encode());
+        assertEquals(3, r.getInteger("received"), r.encode());
+        assertEquals(0.0, r.getDouble("loss_pct"));
+      }
     } finally {
       if (c != null) c.close();
       run("ip", "netns", "del", ns);
