@@ -22,6 +22,11 @@
 # Docker's restart policies that code cannot be exempted, so prefer scaling the service down after a drain.
 # Memory: the heap is sized from the container's memory limit (JDK_JAVA_OPTIONS, MaxRAMPercentage=70);
 # give the container a limit (docker run -m 2g), or set JDK_JAVA_OPTIONS yourself.
+# ICMP checks (check_type icmp) use unprivileged ICMP datagram sockets here: Docker 20.10+ sets the namespaced
+# sysctl net.ipv4.ping_group_range to every group in a container, so uid 10001 may open one. Where a runtime does
+# not, pass --sysctl net.ipv4.ping_group_range="0 2147483647" (Kubernetes: securityContext.sysctls, or containerd's
+# enable_unprivileged_icmp); --cap-add NET_RAW alone does not help a non-root user. Without an ICMP socket, icmp
+# devices are answered DOWN with an error naming both ways; other checks are unaffected.
 # Health: HEALTHCHECK runs a tiny Java check (the image has no curl) against /health/ready on
 # 127.0.0.1 and the port in INSPECT_HTTP_PORT (default 8080); /health/ready is 200 once every part of
 # the role is ready. With http.tls.* set, override it (docker run --health-cmd) with an https URL.

@@ -17,7 +17,9 @@ import java.util.Set;
  * <ul>
  *   <li>{@code sim}: {@code fail_rate} 0..1;</li>
  *   <li>{@code tcp}: {@code host} (a name or an address, 1..253 characters), {@code port} 1..65535, {@code timeout_ms};</li>
- *   <li>{@code http}: {@code url} (absolute http or https with a host), {@code expect_status} 100..599, {@code timeout_ms}.</li>
+ *   <li>{@code http}: {@code url} (absolute http or https with a host), {@code expect_status} 100..599, {@code timeout_ms};</li>
+ *   <li>{@code icmp}: {@code host} (resolving to an IPv4 address), {@code count} echoes 1..10 (default 3),
+ *   {@code interval_ms} between them 10..5000 (default 200), {@code timeout_ms} per echo.</li>
  * </ul>
  * {@code timeout_ms} is 100..60000 and only shortens the probe's own {@code probe.check.timeout.ms}.
  */
@@ -25,7 +27,8 @@ public final class CheckSpec {
   private static final Map<String, Set<String>> FIELDS = Map.of(
       "sim", Set.of("fail_rate"),
       "tcp", Set.of("host", "port", "timeout_ms"),
-      "http", Set.of("url", "expect_status", "timeout_ms"));
+      "http", Set.of("url", "expect_status", "timeout_ms"),
+      "icmp", Set.of("host", "count", "interval_ms", "timeout_ms"));
 
   private CheckSpec() {}
 
@@ -45,6 +48,12 @@ public final class CheckSpec {
       case "tcp" -> {
         host(spec);
         integer(spec, "port", 1, 65_535, true);
+        integer(spec, "timeout_ms", 100, 60_000, false);
+      }
+      case "icmp" -> {
+        host(spec);
+        integer(spec, "count", 1, 10, false);
+        integer(spec, "interval_ms", 10, 5_000, false);
         integer(spec, "timeout_ms", 100, 60_000, false);
       }
       default -> { // http

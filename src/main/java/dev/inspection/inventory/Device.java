@@ -7,7 +7,7 @@ import java.util.Set;
 public record Device(String deviceId, int priority, String probeGroup, String checkType, JsonObject checkSpec,
     long intervalMs, String payloadProfile, long resourceVersion) {
 
-  public static final Set<String> CHECK_TYPES = Set.of("sim", "tcp", "http");
+  public static final Set<String> CHECK_TYPES = Set.of("sim", "tcp", "http", "icmp");
 
   /**
    * Reads a device from its JSON form, checking every field; the message of the exception names the
@@ -24,7 +24,7 @@ public record Device(String deviceId, int priority, String probeGroup, String ch
     }
     Object ct = j.getValue("check_type", "sim");
     if (!(ct instanceof String type) || !CHECK_TYPES.contains(type)) {
-      throw new IllegalArgumentException("check_type must be one of " + CHECK_TYPES + " (icmp is not supported yet)");
+      throw new IllegalArgumentException("check_type must be one of " + CHECK_TYPES);
     }
     Object spec = j.getValue("check_spec", new JsonObject());
     if (!(spec instanceof JsonObject specObj)) throw new IllegalArgumentException("check_spec must be a JSON object");

@@ -2,6 +2,7 @@ package dev.inspection.probe;
 
 import dev.inspection.inventory.Device;
 import dev.inspection.inventory.TargetPolicy;
+import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
@@ -15,10 +16,14 @@ import io.vertx.core.net.NetClient;
 import io.vertx.core.net.NetClientOptions;
 import io.vertx.core.net.NetSocket;
 import io.vertx.core.net.SocketAddress;
+import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.URI;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Runs one check and returns the status payload. A failed check is a result ({@code status: DOWN} with
@@ -28,9 +33,11 @@ import java.util.concurrent.TimeUnit;
  * <p>Targets: a host name is resolved first (on a worker thread: the JDK resolver blocks) and the address is judged
  * by the {@link TargetPolicy} before anything connects; the check then connects to that address, so a name cannot
  * resolve to one address for the policy and another for the connection. An http check reads at most
- * {@code maxBodyBytes} of the body, then closes the connection.
+ * {@code maxBodyBytes} of the body, then closes the connection. An icmp check goes to the probe's one
+ * {@link IcmpEngine}, opened with the first icmp device (a probe without any holds no ICMP socket).
  */
 public final class Checker {
+  private static final Logger log = LoggerFactory.getLogger(Checker.class);
   private final Vertx vertx;
   private final NetClient net;
   private final HttpClient http;
@@ -39,8 +46,16 @@ public final class Checker {
   private final Random random;
   private final TargetPolicy policy;
   private final int maxBodyBytes;
+  private final Supplier<IcmpEngine> openIcmp;
+  private IcmpEngine icmp;
 
   public Checker(Vertx vertx, long timeoutMs, double simFailRate, Random random, TargetPolicy policy, int maxBodyBytes) {
+    this(vertx, timeoutMs, simFailRate, random, policy, maxBodyBytes, IcmpEngine::open);
+  }
+
+  /** {@code openIcmp}: opens the ICMP engine, called once, with the first icmp check. */
+  Checker(Vertx vertx, long timeoutMs, double simFailRate, Random random, TargetPolicy policy, int maxBodyBytes,
+      Supplier<IcmpEngine> openIcmp) {
     this.vertx = vertx;
     this.net = vertx.createNetClient(new NetClientOptions().setConnectTimeout((int) timeoutMs));
     this.http = vertx.createHttpClient(new HttpClientOptions().setConnectTimeout((int) timeoutMs).setKeepAlive(false));
@@ -49,6 +64,12 @@ public final class Checker {
     this.random = random;
     this.policy = policy;
     this.maxBodyBytes = maxBodyBytes;
+    this.openIcmp = openIcmp;
+  }
+
+  /** Stops the ICMP engine, if one was opened: its checks in flight end as DOWN ("the probe is stopping"). */
+  public void close() {
+    if (icmp != null) icmp.close();
   }
 
   public Future<JsonObject> check(Device d) {
@@ -57,6 +78,7 @@ public final class Checker {
       return switch (d.checkType()) {
         case "tcp" -> tcp(d, start);
         case "http" -> http(d, start);
+        case "icmp" -> icmp(d, start);
         default -> Future.succeededFuture(sim(d));
       };
     } catch (RuntimeException bad) {
@@ -79,10 +101,34 @@ public final class Checker {
   /** The address to connect to, or a failed future with the policy's refusal. */
   private Future<InetAddress> resolve(String host) {
     String h = host.startsWith("[") && host.endsWith("]") ? host.substring(1, host.length() - 1) : host;
-    return vertx.executeBlocking(() -> InetAddress.getByName(h), false).compose(a -> {
+    InetAddress literal = literal(h);
+    Future<InetAddress> resolved = literal != null ? Future.succeededFuture(literal) : vertx.executeBlocking(() -> InetAddress.getByName(h), false);
+    return resolved.compose(a -> {
       String refused = policy.refusal(a);
       return refused == null ? Future.succeededFuture(a) : Future.failedFuture(new TargetRefused(refused));
     });
+  }
+
+  /**
+   * {@code host} when it is an IP address written out, read without the resolver (no hop to a worker thread: thousands
+   * of icmp checks a second to addresses); null for a name. JDK: a string with ':' is only ever read as IPv6.
+   */
+  static InetAddress literal(String host) {
+    try {
+      if (host.indexOf(':') >= 0) return InetAddress.getByName(host);
+      String[] parts = host.split("\\.", -1);
+      if (parts.length != 4) return null;
+      byte[] a = new byte[4];
+      for (int i = 0; i < 4; i++) {
+        if (parts[i].isEmpty() || parts[i].length() > 3 || !parts[i].chars().allMatch(Character::isDigit)) return null;
+        int v = Integer.parseInt(parts[i]);
+        if (v > 255) return null;
+        a[i] = (byte) v;
+      }
+      return InetAddress.getByAddress(a);
+    } catch (java.net.UnknownHostException e) {
+      return null; // the resolver then says why, naming the host
+    }
   }
 
   private Future<JsonObject> tcp(Device d, long start) {
@@ -122,6 +168,29 @@ public final class Checker {
           return done.future();
         }))
         .recover(e -> Future.succeededFuture(down("http", start, String.valueOf(e.getMessage()))));
+  }
+
+  /**
+   * {@code count} echoes (default 3) {@code interval_ms} apart (default 200), each lost after the device's timeout;
+   * UP when one was answered. The engine runs on its own thread: the result comes back on this check's context.
+   */
+  private Future<JsonObject> icmp(Device d, long start) {
+    JsonObject spec = d.checkSpec();
+    int count = spec.getInteger("count", 3);
+    long interval = spec.getLong("interval_ms", 200L);
+    long limit = timeout(d);
+    if (icmp == null) {
+      icmp = openIcmp.get();
+      if (icmp.unavailable() != null) log.warn("icmp devices are refused: {}", icmp.unavailable());
+    }
+    if (icmp.unavailable() != null) return Future.succeededFuture(down("icmp", start, icmp.unavailable()));
+    Context context = vertx.getOrCreateContext();
+    return resolve(spec.getString("host")).compose(a -> {
+      if (!(a instanceof Inet4Address)) return Future.succeededFuture(down("icmp", start, "icmp checks support IPv4 only, " + a.getHostAddress() + " is not"));
+      Promise<JsonObject> done = Promise.promise();
+      icmp.ping(a.getAddress(), count, interval, limit, payload -> context.runOnContext(v -> done.complete(payload)));
+      return done.future();
+    }).recover(e -> Future.succeededFuture(down("icmp", start, String.valueOf(e.getMessage()))));
   }
 
   private static void close(HttpClientRequest req) {

@@ -307,7 +307,10 @@ public final class ProbeVerticle extends VerticleBase {
           outboxClosing = true;
           return outbox == null ? Future.succeededFuture() : outbox.closeAsync();
         })
-        .onComplete(ar -> log.info("probe {} stopped; {} rows left unconfirmed in the outbox for the next start", isNode, outboxDepth.get()));
+        .onComplete(ar -> {
+          if (checker != null) checker.close(); // icmp: after the outbox, so no check in flight is written as DOWN
+          log.info("probe {} stopped; {} rows left unconfirmed in the outbox for the next start", isNode, outboxDepth.get());
+        });
   }
 
   private Future<Void> drainBuffer() {

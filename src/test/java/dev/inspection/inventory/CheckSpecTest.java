@@ -44,7 +44,19 @@ class CheckSpecTest {
   void unknownFieldsAndTypesAreRefused() {
     String e = refusal("tcp", new JsonObject().put("host", "h").put("port", 22).put("timeout", 5));
     assertTrue(e.contains("check_spec.timeout is not a field of a tcp check"), e);
-    assertTrue(refusal("icmp", new JsonObject()).contains("check_type"));
+    assertTrue(refusal("snmp", new JsonObject()).contains("check_type"));
+  }
+
+  @Test
+  void anIcmpSpecNeedsAHostAndBoundsItsEchoes() {
+    assertDoesNotThrow(() -> CheckSpec.validate("icmp", new JsonObject().put("host", "10.0.0.1")));
+    assertDoesNotThrow(() -> CheckSpec.validate("icmp", new JsonObject().put("host", "gw.example").put("count", 10).put("interval_ms", 10).put("timeout_ms", 100)));
+    assertTrue(refusal("icmp", new JsonObject()).contains("check_spec.host"));
+    assertTrue(refusal("icmp", new JsonObject().put("host", "h").put("count", 0)).contains("check_spec.count must be a whole number 1..10"));
+    assertTrue(refusal("icmp", new JsonObject().put("host", "h").put("count", 11)).contains("check_spec.count"));
+    assertTrue(refusal("icmp", new JsonObject().put("host", "h").put("interval_ms", 5)).contains("check_spec.interval_ms"));
+    assertTrue(refusal("icmp", new JsonObject().put("host", "h").put("timeout_ms", 60_001)).contains("check_spec.timeout_ms"));
+    assertTrue(refusal("icmp", new JsonObject().put("host", "h").put("port", 7)).contains("check_spec.port is not a field of a icmp check"));
   }
 
   @Test

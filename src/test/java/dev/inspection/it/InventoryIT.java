@@ -50,12 +50,14 @@ class InventoryIT {
           new JsonObject().put("device_id", "tcp-down").put("check_type", "tcp").put("check_spec", new JsonObject().put("host", "127.0.0.1").put("port", 1)).put("interval_ms", 300).encode(),
           new JsonObject().put("device_id", "http-up").put("check_type", "http").put("check_spec", new JsonObject().put("url", "http://127.0.0.1:" + port + "/health/live")).put("interval_ms", 300).encode(),
           new JsonObject().put("device_id", "http-404").put("check_type", "http").put("check_spec", new JsonObject().put("url", "http://127.0.0.1:" + port + "/nothing")).put("interval_ms", 300).encode(),
+          // real ICMP echo: the probe's child JVM runs as root here (raw socket), see IcmpCheckIT
+          new JsonObject().put("device_id", "icmp-up").put("check_type", "icmp").put("check_spec", new JsonObject().put("host", "127.0.0.1").put("count", 2).put("interval_ms", 20)).put("interval_ms", 300).encode(),
           "{\"device_id\":\"bad\",\"check_type\":\"ping\"}",
           "not json at all");
       HttpResponse<String> imp = post(port, "/api/v1/devices/import", body);
       assertEquals(207, imp.statusCode(), imp.body());
       JsonObject res = new JsonObject(imp.body());
-      assertEquals(4, res.getInteger("imported"));
+      assertEquals(5, res.getInteger("imported"));
       assertEquals(2, res.getJsonArray("rejected").size());
       assertTrue(res.getJsonArray("rejected").getJsonObject(0).getString("error").contains("check_type"), imp.body());
 
@@ -67,10 +69,12 @@ class InventoryIT {
 
       Node worker = env.start(Map.of("role", "worker", "node.id", env.name + "-w"));
       Node probe = env.start(Map.of("role", "probe", "node.id", env.name + "-p", "probe.inventory.url", "http://127.0.0.1:" + port));
-      awaitTrue(Duration.ofSeconds(60), "all four devices have a status", () -> env.queryLong("SELECT count(*) FROM $S.device_status_current") == 4);
+      awaitTrue(Duration.ofSeconds(60), "all five devices have a status", () -> env.queryLong("SELECT count(*) FROM $S.device_status_current") == 5);
       Map<String, String> status = new HashMap<>();
       for (Object[] r : env.query("SELECT device_id, status_payload->>'status' FROM $S.device_status_current")) status.put((String) r[0], (String) r[1]);
-      assertEquals(Map.of("tcp-up", "UP", "tcp-down", "DOWN", "http-up", "UP", "http-404", "DOWN"), status);
+      assertEquals(Map.of("tcp-up", "UP", "tcp-down", "DOWN", "http-up", "UP", "http-404", "DOWN", "icmp-up", "UP"), status);
+      assertEquals(1, env.queryLong("SELECT count(*) FROM $S.device_status_current WHERE device_id = 'icmp-up' AND status_payload->>'check' = 'icmp'"
+          + " AND (status_payload->>'loss_pct')::float = 0 AND (status_payload->>'received')::int = 2 AND (status_payload->>'latency_ms')::float >= 0"));
       assertTrue(env.queryLong("SELECT count(*) FROM $S.device_status_history WHERE device_id = 'tcp-up' AND status_payload->>'check' = 'tcp'") > 0);
 
       JsonObject detail = new JsonObject(get(port, "/api/v1/devices/tcp-up").body());

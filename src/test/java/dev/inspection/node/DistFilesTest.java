@@ -2,6 +2,7 @@ package dev.inspection.node;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.inspection.config.Config;
@@ -84,6 +85,16 @@ class DistFilesTest {
         assertTrue(exec.contains(flag), what + "ExecStart lacks " + flag);
       }
       assertEquals("multi-user.target", section(unit, "Install").get("WantedBy"), what);
+    }
+  }
+
+  @Test
+  void theProbeUnitGrantsOnlyTheRawSocketCapabilityItsIcmpChecksNeed() throws IOException {
+    Map<String, String> s = section(DIST.resolve("systemd/inspection-probe.service"), "Service");
+    assertEquals("CAP_NET_RAW", s.get("AmbientCapabilities"));
+    assertEquals("CAP_NET_RAW", s.get("CapabilityBoundingSet"));
+    for (String role : List.of("worker", "scheduler")) {
+      assertNull(section(DIST.resolve("systemd/inspection-" + role + ".service"), "Service").get("AmbientCapabilities"), role);
     }
   }
 
