@@ -13,11 +13,14 @@ import java.time.OffsetDateTime;
  * {@code slots.total}; every later start compares its {@code slots.total} with the map in force and refuses
  * to start (a {@link ConfigException}: exit code 2) when they differ, because a node hashing devices with
  * another slot count routes and writes them under the wrong slot. Runs inside the migration transaction,
- * under its advisory lock, so two first starts cannot seed two maps.
+ * under its advisory lock, so two first starts cannot seed two maps. "In force" is judged by
+ * {@code clock_timestamp()}, not {@code now()}: a node that waited for the lock has a transaction older than the
+ * seed the first node committed meanwhile, and by its {@code now()} that seed was not in force yet — it seeded again
+ * and hit the key (five nodes migrating at once, InventoryIT).
  */
 public final class SlotMapStart {
   static final String IN_FORCE = """
-      SELECT version, total_slots, effective_at FROM slot_map_version WHERE effective_at <= now()
+      SELECT version, total_slots, effective_at FROM slot_map_version WHERE effective_at <= clock_timestamp()
       ORDER BY version DESC LIMIT 1""";
   static final String SEED = "INSERT INTO slot_map_version (version, total_slots, effective_at) VALUES (1, $1, now())";
 
