@@ -128,6 +128,9 @@ case "$cmd" in
     ;;
   bench)
     [ -e scripts/bench.sh ] || die "scripts/bench.sh does not exist"
+    # the bench declares 512+ quorum queues: the broker needs its raised file-handle limit (a fresh machine's
+    # broker has 1024 and stops accepting connections mid-run); --help needs no services
+    case " $* " in *" --help "* | *" -h "*) ;; *) scripts/ensure-services.sh ;; esac
     if [ -x scripts/bench.sh ]; then exec scripts/bench.sh "$@"; fi
     exec bash scripts/bench.sh "$@"
     ;;
