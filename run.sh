@@ -19,7 +19,7 @@ commands:
   probe [flags...]      build if needed, run the probe role      (--role=probe)
   worker [flags...]     build if needed, run the worker role     (--role=worker)
   scheduler [flags...]  build if needed, run the scheduler role  (--role=scheduler)
-  bench [args...]       run scripts/bench.sh
+  bench [args...]       start the services if needed (scripts/ensure-services.sh), run scripts/bench.sh
   -h, --help            show this help
 
 Flags are passed to the node, e.g. ./run.sh demo --http.port=8081; every key can also be set with
