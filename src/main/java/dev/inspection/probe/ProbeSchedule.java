@@ -3,6 +3,7 @@ package dev.inspection.probe;
 import dev.inspection.control.Pacing;
 import dev.inspection.inventory.Device;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -13,19 +14,37 @@ import java.util.Random;
  * When each device is due next. A device's first check falls at a random point of its first interval
  * (so 10,000 devices do not fire together), and every later one one interval on, shifted by up to
  * {@code jitterPct} percent. Pure: time comes in as an argument.
+ *
+ * <p>Due times sit in a timing wheel of {@link #TICK_MS} ticks ({@link #WHEEL} of them, about 131 s ahead);
+ * a time further out waits in an overflow queue until the wheel reaches it. Adding and taking an entry is
+ * constant work, where a priority queue of a million entries cost about 3 µs per due device (issue 11,
+ * {@code bench.ScheduleBench}). Devices due within one tick come out in no particular order among themselves;
+ * none comes out before its due time.
  */
 public final class ProbeSchedule {
+  static final long TICK_MS = 16;
+  static final int WHEEL = 8192; // a power of two
+
+  /** A device and its generation: a put or remove makes every older entry of it stale. */
+  private static final class Held {
+    Device device;
+    long generation;
+  }
+
   /** {@code round}: how many times the device was due before this entry (issue 12's modes skip by it). */
-  private record Entry(long dueAt, String deviceId, long generation, long round) {}
+  private record Entry(long dueAt, Held held, long generation, long round) {}
 
   /** Whether a due check runs (issue 12's backpressure modes); a skipped one is rescheduled like a run one. */
   public interface Gate {
     boolean inspect(Device d, long round);
   }
 
-  private final PriorityQueue<Entry> queue = new PriorityQueue<>((a, b) -> Long.compare(a.dueAt, b.dueAt));
-  private final Map<String, Device> devices = new HashMap<>();
-  private final Map<String, Long> generation = new HashMap<>();
+  @SuppressWarnings("unchecked")
+  private final ArrayList<Entry>[] wheel = new ArrayList[WHEEL];
+  private final PriorityQueue<Entry> overflow = new PriorityQueue<>((a, b) -> Long.compare(a.dueAt, b.dueAt));
+  /** The first tick not yet taken out completely; every wheel entry is due at this tick or later. */
+  private long cursor = Long.MIN_VALUE;
+  private final Map<String, Held> devices = new HashMap<>();
   private final int jitterPct;
   private final Random random;
   private double pace = 1.0;
@@ -38,10 +57,13 @@ public final class ProbeSchedule {
 
   /** Adds or replaces a device. A replaced device keeps no stale queue entry alive. */
   public void put(Device d, long nowMs) {
-    Device old = devices.put(d.deviceId(), d);
-    long gen = generation.merge(d.deviceId(), 1L, Long::sum);
+    if (cursor == Long.MIN_VALUE) cursor = Math.floorDiv(nowMs, TICK_MS);
+    Held h = devices.computeIfAbsent(d.deviceId(), k -> new Held());
+    Device old = h.device;
+    h.device = d;
+    h.generation++;
     long first = old != null && old.intervalMs() == d.intervalMs() ? nowMs + jittered(d.intervalMs()) : nowMs + (long) (random.nextDouble() * d.intervalMs());
-    queue.add(new Entry(first, d.deviceId(), gen, 0));
+    add(new Entry(first, h, h.generation, 0));
   }
 
   /**
@@ -62,8 +84,11 @@ public final class ProbeSchedule {
   }
 
   public void remove(String deviceId) {
-    devices.remove(deviceId);
-    generation.merge(deviceId, 1L, Long::sum);
+    Held h = devices.remove(deviceId);
+    if (h != null) {
+      h.device = null;
+      h.generation++;
+    }
   }
 
   public int size() {
@@ -71,27 +96,78 @@ public final class ProbeSchedule {
   }
 
   public Device device(String id) {
-    return devices.get(id);
+    Held h = devices.get(id);
+    return h == null ? null : h.device;
   }
 
   public Iterable<Device> devices() {
-    return devices.values();
+    List<Device> all = new ArrayList<>(devices.size());
+    for (Held h : devices.values()) all.add(h.device);
+    return Collections.unmodifiableList(all);
   }
 
   /** Devices due at {@code nowMs} that the gate lets through (at most {@code max}), each due one rescheduled one interval on. */
   public List<Device> pollDue(long nowMs, int max) {
     List<Device> due = new ArrayList<>();
-    while (due.size() < max && !queue.isEmpty() && queue.peek().dueAt <= nowMs) {
-      Entry e = queue.poll();
-      Device d = devices.get(e.deviceId);
-      if (d == null || generation.get(e.deviceId) != e.generation) continue;
-      if (gate.inspect(d, e.round)) due.add(d);
-      long interval = Pacing.intervalMs(d.intervalMs(), d.priority(), pace);
-      long next = e.dueAt + jittered(interval);
-      if (next <= nowMs) next = nowMs + jittered(interval); // fell behind: do not fire a burst of catch-ups
-      queue.add(new Entry(next, e.deviceId, e.generation, e.round + 1));
+    long nowTick = Math.floorDiv(nowMs, TICK_MS);
+    if (cursor == Long.MIN_VALUE) cursor = nowTick;
+    if (nowTick - cursor >= WHEEL) skipAhead(nowTick);
+    while (cursor <= nowTick && due.size() < max) {
+      pullOverflow(cursor);
+      ArrayList<Entry> bucket = wheel[(int) (cursor & (WHEEL - 1))];
+      if (bucket != null) {
+        for (int i = bucket.size() - 1; i >= 0 && due.size() < max; i--) {
+          Entry e = bucket.get(i);
+          if (e.dueAt > nowMs) continue; // later in the current tick
+          bucket.set(i, bucket.get(bucket.size() - 1));
+          bucket.remove(bucket.size() - 1);
+          fire(e, nowMs, due);
+        }
+        if (due.size() >= max || cursor == nowTick) break; // the rest of this tick is for a later call
+      }
+      cursor++;
     }
     return due;
+  }
+
+  private void fire(Entry e, long nowMs, List<Device> due) {
+    Held h = e.held;
+    if (h.device == null || h.generation != e.generation) return; // removed or replaced since
+    Device d = h.device;
+    if (gate.inspect(d, e.round)) due.add(d);
+    long interval = Pacing.intervalMs(d.intervalMs(), d.priority(), pace);
+    long next = e.dueAt + jittered(interval);
+    if (next <= nowMs) next = nowMs + jittered(interval); // fell behind: do not fire a burst of catch-ups
+    add(new Entry(next, h, e.generation, e.round + 1));
+  }
+
+  /** Time jumped further than the wheel reaches (a paused process, a clock set forward): everything in it is due. */
+  private void skipAhead(long nowTick) {
+    for (int i = 0; i < WHEEL; i++) {
+      if (wheel[i] == null) continue;
+      overflow.addAll(wheel[i]);
+      wheel[i].clear();
+    }
+    cursor = nowTick; // the overflow's due entries come back in at this tick
+  }
+
+  /** Into the wheel when within its reach from the cursor, else into the overflow queue. */
+  private void add(Entry e) {
+    long tick = Math.floorDiv(e.dueAt, TICK_MS);
+    if (tick < cursor) tick = cursor; // due already: taken at the next poll
+    if (tick - cursor >= WHEEL) {
+      overflow.add(e);
+      return;
+    }
+    int i = (int) (tick & (WHEEL - 1));
+    ArrayList<Entry> bucket = wheel[i];
+    if (bucket == null) wheel[i] = bucket = new ArrayList<>();
+    bucket.add(e);
+  }
+
+  /** Moves overflow entries the wheel now reaches (from {@code fromTick}) into it. */
+  private void pullOverflow(long fromTick) {
+    while (!overflow.isEmpty() && Math.floorDiv(overflow.peek().dueAt, TICK_MS) - fromTick < WHEEL) add(overflow.poll());
   }
 
   private long jittered(long interval) {

@@ -53,4 +53,41 @@ class ProbeScheduleTest {
     assertEquals(0, s.pollDue(60_000, 100).size(), "one check, not sixty");
     assertEquals(1, s.pollDue(61_000, 100).size());
   }
+
+  @Test
+  void aDeviceIsNeverDueBeforeItsTimeAndEveryOneComesOnceAnIntervalOverLongRuns() {
+    // intervals shorter and longer than the wheel's reach (about 131 s), polled at the probe's 50 ms
+    ProbeSchedule s = new ProbeSchedule(0, new Random(6));
+    s.put(dev("fast", 1_000), 0);
+    s.put(dev("slow", 300_000), 0);
+    s.put(dev("hour", 3_600_000), 0);
+    java.util.Map<String, Long> last = new java.util.HashMap<>();
+    java.util.Map<String, Integer> count = new java.util.HashMap<>();
+    for (long t = 0; t <= 4_000_000; t += 50) {
+      for (Device d : s.pollDue(t, 100)) {
+        Long before = last.put(d.deviceId(), t);
+        if (before != null) assertTrue(t - before >= d.intervalMs(), d.deviceId() + " due again after " + (t - before) + " ms");
+        count.merge(d.deviceId(), 1, Integer::sum);
+      }
+    }
+    assertTrue(count.get("fast") >= 3_990 && count.get("fast") <= 4_001, "fast: " + count.get("fast"));
+    assertTrue(count.get("slow") >= 13 && count.get("slow") <= 14, "slow: " + count.get("slow"));
+    assertTrue(count.get("hour") >= 1 && count.get("hour") <= 2, "hour: " + count.get("hour"));
+  }
+
+  @Test
+  void aBoundedPollLeavesTheRestDueForTheNextAndAJumpFarAheadLosesNoDevice() {
+    ProbeSchedule s = new ProbeSchedule(0, new Random(7));
+    for (int i = 0; i < 1000; i++) s.put(dev("d" + i, 10_000), 0);
+    Set<String> fired = new HashSet<>();
+    List<Device> first = s.pollDue(10_000, 300);
+    assertEquals(300, first.size(), "at most max");
+    first.forEach(d -> fired.add(d.deviceId()));
+    for (int k = 0; k < 5; k++) s.pollDue(10_000, 300).forEach(d -> fired.add(d.deviceId()));
+    assertEquals(1000, fired.size(), "the rest at the next polls of the same instant");
+    // the process was paused for an hour: every device once, not a burst of catch-ups
+    List<Device> after = s.pollDue(3_610_000, 10_000);
+    assertEquals(1000, after.size());
+    assertEquals(0, s.pollDue(3_610_000, 10_000).size());
+  }
 }
