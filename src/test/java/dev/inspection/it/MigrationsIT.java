@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.inspection.node.Node;
 import dev.inspection.store.Db;
 import dev.inspection.store.Migrations;
 import dev.inspection.store.PgOptions;
@@ -14,6 +15,7 @@ import io.vertx.sqlclient.Pool;
 import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -177,6 +179,22 @@ class MigrationsIT {
     legacy(old, Migrations.FILES);
     Throwable e2 = failure(() -> flyway(old, false));
     assertTrue(e2.getMessage().contains("runner before Flyway") && e2.getMessage().contains("node.jar migrate"), e2.getMessage());
+  }
+
+  @Test
+  void aNodeWithPgMigrateFalseDoesNotStartOnASchemaThatIsNotCurrentAndStartsOnceItIs() throws Exception {
+    TestEnv env = env();
+    Node refused = new Node(env.config(Map.of("role", "scheduler", "pg.migrate", "false")), Clock.systemUTC());
+    try {
+      Throwable e = failure(() -> refused.start().toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS));
+      assertTrue(e.getMessage().contains("pending migration(s)") && e.getMessage().contains("pg.migrate=false"), e.getMessage());
+    } finally {
+      refused.stop().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+    }
+    assertEquals(0, env.queryLong("SELECT count(*) FROM pg_namespace WHERE nspname = '$S'"), "nothing created by a node that only checks");
+    flyway(env, true);
+    Node n = env.start(Map.of("role", "scheduler", "pg.migrate", "false"));
+    assertTrue(n.scheduler().leading());
   }
 
   @Test
