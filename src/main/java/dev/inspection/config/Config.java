@@ -377,6 +377,11 @@ public final class Config {
         Secret keys (password, token, secret) and passwords in URLs (redis://user:***@host) are masked in every log.
         --print-config prints the documented default configuration (conf/node.properties).
 
+        java -jar node.jar migrate [--config FILE] [--key=value ...] applies the pending schema migrations (Flyway)
+        with the pg.* settings given, seeds or checks the slot map and exits (0 done, 1 failed, 2 configuration).
+        Run it with a role that may change the schema; nodes with pg.migrate=false then only check that the
+        schema is current and refuse to start otherwise.
+
         """);
     for (ConfigKey k : Keys.ALL) {
       b.append(String.format("  --%-28s %s%n  %-30s default: %s  (env %s)%n", k.name() + "=" + k.type().name().toLowerCase(),

@@ -30,6 +30,7 @@ public final class Keys {
   public static final ConfigKey PG_USER = k("pg.user", "postgres", STRING, "PostgreSQL user");
   public static final ConfigKey PG_PASSWORD = k("pg.password", "", STRING, "PostgreSQL password (prefer the environment variable INSPECT_PG_PASSWORD)");
   public static final ConfigKey PG_SCHEMA = k("pg.schema", "inspection", STRING, "schema holding every table; created and migrated at start");
+  public static final ConfigKey PG_MIGRATE = k("pg.migrate", "true", BOOL, "apply pending schema migrations at start (needs a role that may change the schema); false: only check that the schema is current and refuse to start (exit code 1) when a migration is pending: run `java -jar node.jar migrate` first (README Upgrading)");
   public static final ConfigKey PG_POOL_SIZE = k("pg.pool.size", "8", INT, "connections in each role's pool");
   public static final ConfigKey PG_IDLE_TX_TIMEOUT_MS = k("pg.idle.tx.timeout.ms", "10000", LONG, "PostgreSQL ends a session idle inside a transaction this long (a paused process must not hold a lease lock or the term lock)");
   public static final ConfigKey PG_SSL_MODE = k("pg.ssl.mode", "disable", STRING, "TLS to PostgreSQL, as libpq's sslmode: disable | require (encrypted, server NOT authenticated) | verify-ca (certificate signed by pg.tls.ca) | verify-full (also the certificate names pg.host: use this)");
@@ -222,7 +223,7 @@ public final class Keys {
 
   public static final List<ConfigKey> ALL = List.of(
       ROLE, NODE_ID, DATA_DIR, HTTP_HOST, HTTP_PORT, HTTP_ADVERTISED_URL, HTTP_TLS_CERT, HTTP_TLS_KEY,
-      PG_HOST, PG_PORT, PG_DATABASE, PG_USER, PG_PASSWORD, PG_SCHEMA, PG_POOL_SIZE, PG_IDLE_TX_TIMEOUT_MS, PG_SSL_MODE, PG_TLS_CA,
+      PG_HOST, PG_PORT, PG_DATABASE, PG_USER, PG_PASSWORD, PG_SCHEMA, PG_MIGRATE, PG_POOL_SIZE, PG_IDLE_TX_TIMEOUT_MS, PG_SSL_MODE, PG_TLS_CA,
       RABBIT_HOST, RABBIT_PORT, RABBIT_ADDRESSES, RABBIT_USER, RABBIT_PASSWORD, RABBIT_VHOST, RABBIT_SSL, RABBIT_TLS_CA, RABBIT_MANAGEMENT_URL, RABBIT_MANAGEMENT_USER, RABBIT_MANAGEMENT_PASSWORD,
       REDIS_URL, REDIS_CHANNEL_PREFIX,
       SLOTS_TOTAL, RESHARD_EFFECTIVE_AFTER_MS, RESHARD_WINDOW_END_MS, TOPOLOGY_PREFIX, BROKER_QUEUE_BUDGET_BYTES, BROKER_QUEUE_HIGH_WEIGHT, QUEUE_LOW_MAX_BYTES, QUEUE_LOW_MAX_LENGTH, QUEUE_LOW_TYPE, QUEUE_DELIVERY_LIMIT,

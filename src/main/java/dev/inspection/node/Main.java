@@ -13,7 +13,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@code java -jar node.jar --role=probe|worker|scheduler|all [--config FILE] [--key=value ...]}; see {@code --help}.
+ * {@code java -jar node.jar --role=probe|worker|scheduler|all [--config FILE] [--key=value ...]}, or {@code java -jar node.jar migrate [...]}
+ * ({@link MigrateCommand}); see {@code --help}.
  * Its exit codes tell a supervisor (the systemd units) whether a restart can help; see {@link #EXIT_CODES}.
  */
 public final class Main {
@@ -45,13 +46,18 @@ public final class Main {
       System.out.print(Config.propertiesTemplate());
       return;
     }
+    boolean migrateOnly = args.length > 0 && args[0].equals("migrate");
     Config config;
     try {
-      config = Config.load(args, System.getenv());
+      config = Config.load(migrateOnly ? Arrays.copyOfRange(args, 1, args.length) : args, System.getenv());
       Node.validate(config);
     } catch (ConfigException e) {
       System.err.println("error: " + Secrets.redact(e.getMessage()));
       System.exit(EXIT_CONFIG);
+      return;
+    }
+    if (migrateOnly) {
+      System.exit(MigrateCommand.run(config));
       return;
     }
     Logger log = LoggerFactory.getLogger(Main.class);

@@ -214,7 +214,7 @@ public final class Node {
     Pool pool = Db.pool(vertx, pg, 1);
     // a migration that finds a conflicting schema (IllegalStateException) or a refused role is not fixed by waiting
     return new Retry(vertx, RetryPolicy.from(config), log).until("migrate schema " + pg.schema() + " on " + pg.where(),
-        () -> CredentialPolicy.checkPostgres(pool, config).compose(v -> Migrations.apply(pool, pg.schema(), config.getInt(Keys.SLOTS_TOTAL))),
+        () -> CredentialPolicy.checkPostgres(pool, config).compose(v -> Migrations.apply(vertx, pool, pg, config.getInt(Keys.SLOTS_TOTAL), config.getBool(Keys.PG_MIGRATE))),
         e -> e instanceof IllegalStateException || e instanceof ConfigException, () -> false)
         .<Void>mapEmpty().eventually(pool::close);
   }

@@ -109,7 +109,8 @@ public final class ClusterView {
       FROM slot_lease s JOIN worker_heartbeat w ON w.worker_id = s.owner_worker_id AND jsonb_typeof(w.backlog_metrics) = 'object'""";
   static final String VERSIONS = """
       SELECT (SELECT max(resource_version) FROM device_resource), (SELECT max(version) FROM slot_map_version),
-             (SELECT string_agg(version, ',' ORDER BY version) FROM schema_migrations), (SELECT term FROM scheduler_term WHERE id = 1)""";
+             (SELECT string_agg(CASE WHEN type = 'BASELINE' THEN 'baseline:V' ELSE 'V' END || version, ',' ORDER BY installed_rank)
+                FROM flyway_schema_history WHERE success AND version IS NOT NULL), (SELECT term FROM scheduler_term WHERE id = 1)""";
 
   /** The console's first screen in one query. */
   public Future<JsonObject> overview() {

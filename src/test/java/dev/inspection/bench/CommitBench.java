@@ -82,7 +82,7 @@ public final class CommitBench {
     Vertx vertx = Vertx.vertx();
     Pool pool = Db.pool(vertx, PgOptions.from(config), 4);
     try {
-      await(Migrations.apply(pool, schema, slots));
+      await(Migrations.apply(vertx, pool, PgOptions.from(config), slots, true));
       await(pool.query("UPDATE slot_lease SET owner_worker_id = 'bench', lease_epoch = 1, state = 'ACTIVE'").execute());
       DeviceDirectory directory = new DeviceDirectory(pool, 3_600_000, 1_000_000);
       await(directory.publishProfiles());

@@ -107,13 +107,13 @@ class InventoryIT {
         for (int i = 0; i < 5; i++) {
           Pool pool = Db.pool(vertx, PgOptions.from(env.config(Map.of())), 1);
           pools.add(pool);
-          runs.add(Migrations.apply(pool, env.name, 8));
+          runs.add(Migrations.apply(vertx, pool, PgOptions.from(env.config(Map.of())), 8, true));
         }
         Future.all(runs).toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
         int applied = runs.stream().mapToInt(Future::result).sum();
         assertEquals(Migrations.FILES.size(), applied, "each migration applied by exactly one node");
         assertEquals(8, env.queryLong("SELECT count(*) FROM $S.slot_lease"));
-        assertEquals(Migrations.FILES.size(), env.queryLong("SELECT count(*) FROM $S.schema_migrations"));
+        assertEquals(Migrations.FILES.size(), env.queryLong("SELECT count(*) FROM $S.flyway_schema_history WHERE success AND version IS NOT NULL"));
         pools.forEach(Pool::close);
       } finally {
         vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);

@@ -126,7 +126,7 @@ class PoisonIT {
       Vertx vertx = Vertx.vertx();
       Pool pool = Db.pool(vertx, PgOptions.from(env.config(Map.of())), 2);
       try {
-        await(Migrations.apply(pool, env.name, 4));
+        await(Migrations.apply(vertx, pool, PgOptions.from(env.config(Map.of())), 4, true));
         env.execute("UPDATE $S.slot_lease SET owner_worker_id = CASE WHEN slot_id = 3 THEN 'other' ELSE 'w' END, lease_epoch = 1, state = 'ACTIVE'");
         env.execute(REFUSE);
         Metrics metrics = Metrics.prometheus();
