@@ -375,9 +375,9 @@ public final class Metrics {
     skippedByMode[i].increment();
   }
 
+  /** The sum of the counters of this name with these tags (all slots, all reasons, ... for the tags not given). */
   public double count(String name, String... tags) {
-    Counter c = registry.find(name).tags(tags).counter();
-    return c == null ? 0 : c.count();
+    return registry.find(name).tags(tags).counters().stream().mapToDouble(Counter::count).sum();
   }
 
   /**

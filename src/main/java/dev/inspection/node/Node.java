@@ -152,7 +152,10 @@ public final class Node {
           scheduler.audit());
       if (probe != null) http.withRoleRoutes(List.of(new IngestRoutes(config, probe::push, topology, metrics, clock)::mount));
       return vertx.deployVerticle(http);
-    }).<Void>mapEmpty().onFailure(e -> vertx.close());
+    }).<Void>mapEmpty().onFailure(e -> {
+      metrics.close();
+      vertx.close();
+    });
   }
 
   /**
