@@ -11,11 +11,8 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.prometheus.metrics.core.metrics.Info;
 import java.time.Duration;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 
 /** The node's metrics, named once here; served in Prometheus format at {@code /metrics}. */
@@ -31,8 +28,8 @@ public final class Metrics {
   private final Counter publishedMessages;
   private final Counter outboxAppended;
   private final DistributionSummary batchSize;
-  private final Buckets commitLatency;
-  private final Buckets lag;
+  private final Latency commitLatency;
+  private final Latency lag;
 
   private final NodeMeters node;
   private final SlotGauges slots;
@@ -51,11 +48,11 @@ public final class Metrics {
     replayed = Counter.builder("outbox_replayed_total").description("unconfirmed rows published again").register(registry);
     outboxAppended = Counter.builder("outbox_appended_total").description("results written to the outbox").register(registry);
     batchSize = DistributionSummary.builder("worker_batch_size").description("messages per committed batch").register(registry);
-    commitLatency = new Buckets(registry, "worker_commit_latency", "batch transaction time", Duration.ofMinutes(2), b -> b);
-    lag = new Buckets(registry, "worker_probe_to_commit_lag", "collected_at to commit", Duration.ofMinutes(1), b -> b);
+    commitLatency = new Latency(registry, "worker_commit_latency", "batch transaction time", Duration.ofMinutes(2), b -> b);
+    lag = new Latency(registry, "worker_probe_to_commit_lag", "collected_at to commit", Duration.ofMinutes(1), b -> b);
     String[] wire = {"high", "normal", "low"};
     for (int i = 0; i < 3; i++) {
-      lagByPriority[i] = Buckets.histogramBuilder("worker_priority_lag", "collected_at to commit, by the result's priority (buckets: aggregate across workers)")
+      lagByPriority[i] = Latency.histogramBuilder("worker_priority_lag", "collected_at to commit, by the result's priority (buckets: aggregate across workers)")
           .tag("priority", wire[i]).register(registry);
     }
   }
@@ -303,7 +300,7 @@ public final class Metrics {
     counter("scheduler_leader_step_downs_total", "times this node stopped leading (lost its lock session or found a newer term)").increment();
   }
 
-  private final Map<String, Buckets> timers = new ConcurrentHashMap<>();
+  private final Map<String, Latency> timers = new ConcurrentHashMap<>();
 
   /** Time to load a slot's derived state before consuming it (INV-10). */
   public void snapshotLoaded(long millis) {
@@ -321,7 +318,7 @@ public final class Metrics {
 
   /** A duration with p50/p99. */
   private void time(String name, String description, long millis) {
-    timers.computeIfAbsent(name, n -> new Buckets(registry, n, description, Duration.ofMinutes(5), b -> b)).record(millis, TimeUnit.MILLISECONDS);
+    timers.computeIfAbsent(name, n -> new Latency(registry, n, description, Duration.ofMinutes(5), b -> b)).record(millis, TimeUnit.MILLISECONDS);
   }
 
   /** The worker's commit p99 in ms over the timer's recent window; -1 before the first commit. For its heartbeat (the fleet mode's signal). */
@@ -390,7 +387,7 @@ public final class Metrics {
       counter("worker_lane_starvation_takes_total", "deliveries taken only because they were older than worker.lane.starvation.ms", "lane", lane)
           .increment(starved);
     }
-    timers.computeIfAbsent("worker_lane_oldest_taken_age:" + lane, k -> new Buckets(registry, "worker_lane_oldest_taken_age",
+    timers.computeIfAbsent("worker_lane_oldest_taken_age:" + lane, k -> new Latency(registry, "worker_lane_oldest_taken_age",
             "per batch, age since collected_at of the oldest delivery a lane gave to it", Duration.ofMinutes(1), b -> b.tag("lane", lane)))
         .record(Math.max(0, oldestAgeMs), TimeUnit.MILLISECONDS);
   }

@@ -37,7 +37,7 @@ public final class NodeMeters implements AutoCloseable {
     new ProcessorMetrics().bindTo(registry);
     new UptimeMetrics().bindTo(registry);
     new FileDescriptorMetrics().bindTo(registry);
-    loopDelay = Buckets.histogramBuilder("vertx_event_loop_delay",
+    loopDelay = Latency.histogramBuilder("vertx_event_loop_delay",
         "how late a timer on an event loop fired (sampled every " + PROBE_EVERY_MS + " ms): a blocked or saturated event loop shows here").register(registry);
   }
 

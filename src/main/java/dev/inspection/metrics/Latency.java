@@ -13,7 +13,7 @@ import java.util.function.UnaryOperator;
  * Prometheus' registry drops the quantiles of a timer that also has buckets, hence two meters. The buckets are
  * the same on every node and every release, so series from a rolling upgrade still add up.
  */
-public final class Buckets {
+public final class Latency {
   /** From a commit that takes 5 ms to a lag of two minutes: the range the alerts and dashboard care about. */
   static final Duration[] LATENCY = {
     Duration.ofMillis(5), Duration.ofMillis(10), Duration.ofMillis(25), Duration.ofMillis(50), Duration.ofMillis(100),
@@ -25,7 +25,7 @@ public final class Buckets {
   private final Timer histogram;
 
   /** {@code tags} (the builder's tags and the like) apply to both meters. */
-  Buckets(MeterRegistry registry, String name, String description, Duration expiry, UnaryOperator<Timer.Builder> tags) {
+  Latency(MeterRegistry registry, String name, String description, Duration expiry, UnaryOperator<Timer.Builder> tags) {
     percentiles = tags.apply(Timer.builder(name).description(description + " (p50/p99 on this node)").publishPercentiles(0.5, 0.99)
         .distributionStatisticExpiry(expiry)).register(registry);
     histogram = tags.apply(histogramBuilder(name + "_histogram", description + " (buckets: aggregate across nodes)")).register(registry);
