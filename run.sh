@@ -113,6 +113,7 @@ case "$cmd" in
   test)
     scripts/ensure-services.sh
     scripts/ensure-chromium.sh   # the console's browser test drives Debian's headless chromium
+    scripts/ensure-prometheus.sh # the dashboard and alert test runs a private Prometheus and promtool
     ensure_toolchain maven
     ensure_systemd_analyze
     mkdir -p target

@@ -179,8 +179,13 @@ fmt2() { [ "$1" = NA ] && echo NA || awk -v x="$1" 'BEGIN { printf "%.2f", x }';
 fmt3() { [ "$1" = NA ] && echo NA || awk -v x="$1" 'BEGIN { printf "%.3f", x }'; }
 
 # Prometheus text: value of one exact series, or the sum over every series of a metric (any labels)
-mget() { # file series
-  awk -v m="$2" '$1 == m { v = $2; f = 1 } END { if (f && v ~ /^[-+0-9.eE]+$/) print v; else print "NA" }' "$1"
+mget() { # file series: NAME or NAME{LABELS}, LABELS a subset of the sample's (every node adds node="..." and role="...")
+  awk -v m="$2" '
+    BEGIN { b = index(m, "{"); name = b ? substr(m, 1, b - 1) : m; k = b ? split(substr(m, b + 1, length(m) - b - 1), want, ",") : 0 }
+    { s = $1; b = index(s, "{"); if ((b ? substr(s, 1, b - 1) : s) != name) next
+      for (i = 1; i <= k; i++) if (index(s, want[i]) == 0) next
+      v = $NF; f = 1 }
+    END { if (f && v ~ /^[-+0-9.eE]+$/) print v; else print "NA" }' "$1"
 }
 msum() { # file metric
   awk -v m="$2" '$1 == m || index($1, m "{") == 1 { if ($2 ~ /^[-+0-9.eE]+$/) { s += $2; n++ } }

@@ -11,11 +11,8 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.prometheus.metrics.core.metrics.Info;
 import java.time.Duration;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 
 /** The node's metrics, named once here; served in Prometheus format at {@code /metrics}. */
@@ -31,12 +28,18 @@ public final class Metrics {
   private final Counter publishedMessages;
   private final Counter outboxAppended;
   private final DistributionSummary batchSize;
-  private final Timer commitLatency;
-  private final Timer lag;
+  private final Latency commitLatency;
+  private final Latency lag;
+
+  private final NodeMeters node;
+  private final SlotGauges slots;
+  private final Timer[] lagByPriority = new Timer[3];
 
   private Metrics(MeterRegistry registry, PrometheusMeterRegistry prometheus) {
     this.registry = registry;
     this.prometheus = prometheus;
+    node = new NodeMeters(registry);
+    slots = new SlotGauges(registry);
     published = Counter.builder("outbox_published_total").description("results published (first sends and replays)").register(registry);
     publishedMessages = Counter.builder("outbox_messages_total").description("AMQP messages published; fewer than results when they go as v3 batches").register(registry);
     confirmed = Counter.builder("outbox_confirms_total").description("publishes acked by the broker").register(registry);
@@ -45,14 +48,45 @@ public final class Metrics {
     replayed = Counter.builder("outbox_replayed_total").description("unconfirmed rows published again").register(registry);
     outboxAppended = Counter.builder("outbox_appended_total").description("results written to the outbox").register(registry);
     batchSize = DistributionSummary.builder("worker_batch_size").description("messages per committed batch").register(registry);
-    commitLatency = Timer.builder("worker_commit_latency").description("batch transaction time").publishPercentiles(0.5, 0.99).register(registry);
-    lag = Timer.builder("worker_probe_to_commit_lag").description("collected_at to commit").publishPercentiles(0.5, 0.99)
-        .distributionStatisticExpiry(Duration.ofMinutes(1)).register(registry);
+    commitLatency = new Latency(registry, "worker_commit_latency", "batch transaction time", Duration.ofMinutes(2), b -> b);
+    lag = new Latency(registry, "worker_probe_to_commit_lag", "collected_at to commit", Duration.ofMinutes(1), b -> b);
+    String[] wire = {"high", "normal", "low"};
+    for (int i = 0; i < 3; i++) {
+      lagByPriority[i] = Latency.histogramBuilder("worker_priority_lag", "collected_at to commit, by the result's priority (buckets: aggregate across workers)")
+          .tag("priority", wire[i]).register(registry);
+    }
   }
 
+  /** A registry without node tags (unit tests). */
   public static Metrics prometheus() {
     PrometheusMeterRegistry r = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     return new Metrics(r, r);
+  }
+
+  /** A node's registry: every meter carries {@code node} and {@code role}, so a dashboard can tell nodes and roles apart. */
+  public static Metrics prometheus(String nodeId, String role) {
+    PrometheusMeterRegistry r = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    r.config().commonTags("node", nodeId, "role", role);
+    return new Metrics(r, r);
+  }
+
+  /** A Vert.x builder whose own metrics (pools, HTTP server) go to this registry. */
+  public io.vertx.core.VertxBuilder vertxBuilder(io.vertx.core.VertxOptions options) {
+    return NodeMeters.vertxBuilder(registry, options);
+  }
+
+  /** Samples the event-loop delay of this Vert.x until {@link #close()}. */
+  public void watchEventLoop(io.vertx.core.Vertx vertx) {
+    node.watch(vertx);
+  }
+
+  public void close() {
+    node.close();
+  }
+
+  /** Per-slot backlog (scheduler) and lag (worker) gauges. */
+  public SlotGauges slots() {
+    return slots;
   }
 
   public String scrape() {
@@ -94,6 +128,7 @@ public final class Metrics {
   /** The worker's gauges; each supplier reads a value the worker publishes. */
   public void workerGauges(Supplier<Number> slotsHeld, Supplier<Number> mailboxMessages, Supplier<Number> leaseCacheAgeMs) {
     gauge("worker_slots_held", "slots this worker consumes", slotsHeld);
+    counter("worker_db_errors_total", DB_ERRORS); // at zero from the start: the commit-errors alert needs the series
     gauge("worker_mailbox_messages", "deliveries waiting in this worker's slot mailboxes", mailboxMessages);
     gauge("worker_lease_cache_age_ms", "age of the newest lease read from PostgreSQL (INV-15; batches also check the lease in their transaction)",
         leaseCacheAgeMs);
@@ -175,8 +210,10 @@ public final class Metrics {
   }
 
   public void dbErrors() {
-    counter("worker_db_errors_total", "batches that failed on a database error and were requeued").increment();
+    counter("worker_db_errors_total", DB_ERRORS).increment();
   }
+
+  private static final String DB_ERRORS = "batches that failed on a database error and were requeued";
 
   /** Commits spent splitting batch transactions that PostgreSQL refused with a data error, to isolate the refused rows (D9). */
   public void poisonSplitCommits(int n) {
@@ -236,8 +273,10 @@ public final class Metrics {
     commitLatency.record(commitNanos, TimeUnit.NANOSECONDS);
   }
 
-  public void lagMillis(long ms) {
+  /** One result's collected_at to commit; {@code devicePriority} 1 high, 2 normal, 3 low. */
+  public void lagMillis(int devicePriority, long ms) {
     lag.record(Math.max(0, ms), TimeUnit.MILLISECONDS);
+    lagByPriority[Math.min(3, Math.max(1, devicePriority)) - 1].record(Math.max(0, ms), TimeUnit.MILLISECONDS);
   }
 
   public void workerTransition(String from, String to) {
@@ -261,7 +300,7 @@ public final class Metrics {
     counter("scheduler_leader_step_downs_total", "times this node stopped leading (lost its lock session or found a newer term)").increment();
   }
 
-  private final Map<String, Timer> timers = new ConcurrentHashMap<>();
+  private final Map<String, Latency> timers = new ConcurrentHashMap<>();
 
   /** Time to load a slot's derived state before consuming it (INV-10). */
   public void snapshotLoaded(long millis) {
@@ -279,14 +318,13 @@ public final class Metrics {
 
   /** A duration with p50/p99. */
   private void time(String name, String description, long millis) {
-    timers.computeIfAbsent(name, n -> Timer.builder(n).description(description).publishPercentiles(0.5, 0.99)
-        .distributionStatisticExpiry(Duration.ofMinutes(5)).register(registry)).record(millis, TimeUnit.MILLISECONDS);
+    timers.computeIfAbsent(name, n -> new Latency(registry, n, description, Duration.ofMinutes(5), b -> b)).record(millis, TimeUnit.MILLISECONDS);
   }
 
   /** The worker's commit p99 in ms over the timer's recent window; -1 before the first commit. For its heartbeat (the fleet mode's signal). */
   public double commitP99Ms() {
-    if (commitLatency.count() == 0) return -1;
-    for (ValueAtPercentile v : commitLatency.takeSnapshot().percentileValues()) {
+    if (commitLatency.percentiles().count() == 0) return -1;
+    for (ValueAtPercentile v : commitLatency.percentiles().takeSnapshot().percentileValues()) {
       if (v.percentile() == 0.99) return v.value(TimeUnit.MILLISECONDS);
     }
     return -1;
@@ -297,35 +335,7 @@ public final class Metrics {
    * the current pair and 0 for every pair held before; {@code name_level} is the mode's severity (0, 1, 2).
    */
   public ModeGauge modeGauge(String name, String description, String... tags) {
-    return new ModeGauge(name, description, tags);
-  }
-
-  /** See {@link #modeGauge}. Thread-safe: the scrape reads what the owner sets. */
-  public final class ModeGauge {
-    private final String name;
-    private final String description;
-    private final String[] tags;
-    private final Set<String> registered = ConcurrentHashMap.newKeySet();
-    private final AtomicReference<String> current = new AtomicReference<>("");
-    private final AtomicInteger level = new AtomicInteger();
-
-    private ModeGauge(String name, String description, String[] tags) {
-      this.name = name;
-      this.description = description;
-      this.tags = tags;
-      Gauge.builder(name + "_level", level::get).description(description + " (severity: 0 NORMAL, 1 BACKPRESSURE_HIGH, 2 BACKPRESSURE_CRITICAL)")
-          .tags(tags).register(registry);
-    }
-
-    public void set(String mode, int severity, String cause) {
-      String key = mode + "|" + cause;
-      current.set(key);
-      level.set(severity);
-      if (registered.add(key)) {
-        Gauge.builder(name, () -> current.get().equals(key) ? 1 : 0).description(description).tags(tags).tag("mode", mode).tag("cause", cause)
-            .register(registry);
-      }
-    }
+    return new ModeGauge(registry, name, description, tags);
   }
 
   /** A mode change, counted by the new mode and its cause. */
@@ -362,9 +372,9 @@ public final class Metrics {
     skippedByMode[i].increment();
   }
 
+  /** The sum of the counters of this name with these tags (all slots, all reasons, ... for the tags not given). */
   public double count(String name, String... tags) {
-    Counter c = registry.find(name).tags(tags).counter();
-    return c == null ? 0 : c.count();
+    return registry.find(name).tags(tags).counters().stream().mapToDouble(Counter::count).sum();
   }
 
   /**
@@ -377,9 +387,8 @@ public final class Metrics {
       counter("worker_lane_starvation_takes_total", "deliveries taken only because they were older than worker.lane.starvation.ms", "lane", lane)
           .increment(starved);
     }
-    timers.computeIfAbsent("worker_lane_oldest_taken_age:" + lane, k -> Timer.builder("worker_lane_oldest_taken_age")
-            .description("per batch, age since collected_at of the oldest delivery a lane gave to it").tag("lane", lane)
-            .publishPercentiles(0.5, 0.99).distributionStatisticExpiry(Duration.ofMinutes(1)).register(registry))
+    timers.computeIfAbsent("worker_lane_oldest_taken_age:" + lane, k -> new Latency(registry, "worker_lane_oldest_taken_age",
+            "per batch, age since collected_at of the oldest delivery a lane gave to it", Duration.ofMinutes(1), b -> b.tag("lane", lane)))
         .record(Math.max(0, oldestAgeMs), TimeUnit.MILLISECONDS);
   }
 }

@@ -63,7 +63,7 @@ public final class Node {
 
   private final Config config;
   private final Clock clock;
-  private final Metrics metrics = Metrics.prometheus();
+  private final Metrics metrics;
   private Vertx vertx;
   private ProbeVerticle probe;
   private WorkerVerticle worker;
@@ -73,6 +73,7 @@ public final class Node {
   public Node(Config config, Clock clock) {
     this.config = config;
     this.clock = clock;
+    this.metrics = Metrics.prometheus(config.nodeId(), config.get(Keys.ROLE).trim().toLowerCase(java.util.Locale.ROOT));
     BuildInfo build = BuildInfo.current();
     metrics.buildInfo(build.version(), build.commit());
   }
@@ -112,7 +113,10 @@ public final class Node {
     }
     initNettyAllocatorEvents();
     // an event loop blocked past the 2 s limit logs where it is stuck (Vert.x' default prints the stack only after 5 s)
-    vertx = Vertx.vertx(new VertxOptions().setBlockedThreadCheckInterval(1000).setWarningExceptionTime(2).setWarningExceptionTimeUnit(TimeUnit.SECONDS));
+    // Vert.x' own meters (PostgreSQL pool, worker pools, HTTP server) go to this node's registry
+    vertx = metrics.vertxBuilder(new VertxOptions().setBlockedThreadCheckInterval(1000).setWarningExceptionTime(2)
+        .setWarningExceptionTimeUnit(TimeUnit.SECONDS)).build();
+    metrics.watchEventLoop(vertx);
     Topology topology = Topology.of(config);
     Future<Void> ready = Future.succeededFuture();
     if (role.runsWorker() || role.runsScheduler()) ready = migrate();
@@ -148,7 +152,10 @@ public final class Node {
           scheduler.audit());
       if (probe != null) http.withRoleRoutes(List.of(new IngestRoutes(config, probe::push, topology, metrics, clock)::mount));
       return vertx.deployVerticle(http);
-    }).<Void>mapEmpty().onFailure(e -> vertx.close());
+    }).<Void>mapEmpty().onFailure(e -> {
+      metrics.close();
+      vertx.close();
+    });
   }
 
   /**
@@ -247,7 +254,9 @@ public final class Node {
 
   /** Undeploys every verticle (each stops gracefully, D6) and closes Vert.x. */
   public Future<Void> stop() {
-    return vertx == null ? Future.succeededFuture() : vertx.close();
+    if (vertx == null) return Future.succeededFuture();
+    metrics.close();
+    return vertx.close();
   }
 
   public Config config() {

@@ -7,6 +7,7 @@ import dev.inspection.control.FleetMode;
 import dev.inspection.coordination.Notifier;
 import dev.inspection.inventory.Device;
 import dev.inspection.metrics.Metrics;
+import dev.inspection.metrics.ModeGauge;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.client.WebClient;
@@ -35,9 +36,9 @@ public final class ProbeModeKeeper {
   private final LongSupplier brokerDownSinceMs;
   private final WebClient web;
   private final ProbeMode own;
-  private final Metrics.ModeGauge fleetGauge;
-  private final Metrics.ModeGauge ownGauge;
-  private final Metrics.ModeGauge effectiveGauge;
+  private final ModeGauge fleetGauge;
+  private final ModeGauge ownGauge;
+  private final ModeGauge effectiveGauge;
   private Notifier redis;
   private long pollTimer = -1;
   private long lookTimer = -1;
@@ -67,7 +68,7 @@ public final class ProbeModeKeeper {
     fleetGauge = metrics.modeGauge("probe_mode", what, "source", "fleet");
     ownGauge = metrics.modeGauge("probe_mode", what, "source", "local");
     effectiveGauge = metrics.modeGauge("probe_mode", what, "source", "effective");
-    for (Metrics.ModeGauge g : new Metrics.ModeGauge[] {fleetGauge, ownGauge, effectiveGauge}) g.set(FleetMode.NORMAL.name(), 0, "start");
+    for (ModeGauge g : new ModeGauge[] {fleetGauge, ownGauge, effectiveGauge}) g.set(FleetMode.NORMAL.name(), 0, "start");
   }
 
   public void start() {

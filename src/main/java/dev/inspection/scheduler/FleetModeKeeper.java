@@ -6,6 +6,7 @@ import dev.inspection.control.FleetMode;
 import dev.inspection.control.WorkerState;
 import dev.inspection.coordination.Notifier;
 import dev.inspection.metrics.Metrics;
+import dev.inspection.metrics.ModeGauge;
 import dev.inspection.scheduler.ControlStore.WorkerRow;
 import dev.inspection.scheduler.FleetModeMachine.Change;
 import dev.inspection.store.Rows;
@@ -45,7 +46,7 @@ public final class FleetModeKeeper {
   private final QueueSampler queues;
   private final Leadership leadership;
   private final Notifier notifier;
-  private final Metrics.ModeGauge gauge;
+  private final ModeGauge gauge;
   private final Metrics metrics;
   private final Clock clock;
   private final FleetModeMachine.Settings settings;

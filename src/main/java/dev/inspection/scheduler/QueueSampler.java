@@ -4,9 +4,11 @@ import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import dev.inspection.messaging.Priority;
 import dev.inspection.messaging.Topology;
+import dev.inspection.metrics.SlotGauges;
 import io.vertx.core.Vertx;
 import io.vertx.core.WorkerExecutor;
 import java.io.IOException;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
@@ -14,18 +16,23 @@ import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** Per-slot backlog for the API and console: messages ready in each slot's two queues, sampled every few seconds. */
+/**
+ * Per-slot backlog for the API, the console and {@code /metrics} ({@code queue_backlog_messages{slot, priority}}):
+ * messages ready in each slot's queues, sampled every few seconds.
+ */
 public final class QueueSampler {
   private static final Logger log = LoggerFactory.getLogger(QueueSampler.class);
   private final Topology topology;
   private final Supplier<Connection> connection;
   private final WorkerExecutor thread;
+  private final SlotGauges gauges;
   private final Map<Integer, Long> depth = new ConcurrentHashMap<>();
   private volatile long sampledAt;
   private volatile long lastWarnAt;
 
-  public QueueSampler(Vertx vertx, Topology topology, Supplier<Connection> connection, long everyMs) {
+  public QueueSampler(Vertx vertx, Topology topology, Supplier<Connection> connection, long everyMs, SlotGauges gauges) {
     this.topology = topology;
+    this.gauges = gauges;
     this.connection = connection;
     this.thread = vertx.createSharedWorkerExecutor("queue-sampler-" + System.identityHashCode(this), 1);
     vertx.setPeriodic(1000, everyMs, t -> sample());
@@ -44,12 +51,16 @@ public final class QueueSampler {
       Connection c = connection.get();
       if (c == null || !c.isOpen()) return null;
       Channel ch = c.createChannel();
+      Map<Integer, Map<String, Long>> sample = new HashMap<>();
       try {
         for (int s = 0; s < topology.totalSlots(); s++) {
           long n = 0;
+          Map<String, Long> perPriority = new HashMap<>();
           for (Priority p : Priority.values()) {
             try {
-              n += ch.queueDeclarePassive(topology.queue(s, p)).getMessageCount();
+              long ready = ch.queueDeclarePassive(topology.queue(s, p)).getMessageCount();
+              n += ready;
+              perPriority.merge(p.wire, ready, Long::sum);
             } catch (IOException e) {
               // a queue that is missing (not declared yet, or deleted) counts 0; the broker closed the channel, so
               // open another and go on: one missing queue must not leave every slot without a sample
@@ -58,8 +69,16 @@ public final class QueueSampler {
             }
           }
           depth.put(s, n);
+          sample.put(s, perPriority);
         }
         sampledAt = System.currentTimeMillis();
+        gauges.backlog(sample);
+        try {
+          gauges.deadLetters(ch.queueDeclarePassive(topology.deadLetterQueue()).getMessageCount());
+        } catch (IOException e) {
+          missing(topology.deadLetterQueue(), e);
+          ch = c.createChannel();
+        }
       } finally {
         if (ch != null && ch.isOpen()) ch.close();
       }

@@ -128,6 +128,9 @@ public final class SlotProcessor {
         BatchHandler.memoryOf(snapshot));
     this.reopen = new Retry(vertx, settings.reopen(), log);
     this.stats = new SlotStats(metrics);
+    // at zero from the takeover on, so an alert on their rate sees the series before the first event
+    metrics.fenced(slot, 0);
+    metrics.committed(slot, 0);
   }
 
   public int slot() {

@@ -29,7 +29,7 @@ public final class SlotStats {
     long maxLag = 0;
     for (Envelope e : results) {
       long lag = nowMs - e.collectedAt().toEpochMilli();
-      metrics.lagMillis(lag);
+      metrics.lagMillis(e.priority().devicePriority, lag);
       maxLag = Math.max(maxLag, lag);
     }
     lastLagMs = maxLag;

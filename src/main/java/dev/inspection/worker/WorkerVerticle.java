@@ -193,6 +193,7 @@ public final class WorkerVerticle extends VerticleBase {
     int mailbox = 0;
     long now = System.nanoTime();
     JsonObject perSlot = new JsonObject();
+    Map<Integer, Long> lagBySlot = new HashMap<>();
     for (SlotProcessor p : processors.values()) {
       mailbox += p.mailboxSize();
       SlotStats st = p.stats();
@@ -206,7 +207,9 @@ public final class WorkerVerticle extends VerticleBase {
       slot.put("backlog", p.mailboxSize());
       if (st.averageBatchMs() > 0) slot.put("ms", Math.round(st.averageBatchMs() * 10) / 10.0);
       perSlot.put(Integer.toString(p.slot()), slot.put("lag_ms", st.lastLagMs()));
+      lagBySlot.put(p.slot(), st.lastLagMs());
     }
+    metrics.slots().lag(lagBySlot);
     rateMarks.keySet().retainAll(processors.keySet());
     // db_errors and commit_p99_ms feed the leader's fleet mode (issue 12: workers failing commits, commit latency)
     return new JsonObject().put("slots_held", processors.size()).put("mailbox", mailbox)

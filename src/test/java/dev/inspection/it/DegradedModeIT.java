@@ -115,7 +115,7 @@ class DegradedModeIT {
       Metrics m = worker.metrics();
       assertEquals(normal, m.count("worker_spilled_total"), "every non-critical result of wave B spilled, once");
       assertEquals(1.0, m.registry().find("worker_degraded").gauge().value());
-      assertTrue(TestEnv.http(worker.httpPort(), "GET", "/metrics").getValue().contains("worker_degraded 1.0"));
+      assertTrue(TestEnv.hasSample(TestEnv.http(worker.httpPort(), "GET", "/metrics").getValue(), "worker_degraded", "1.0"));
 
       // recovery: NORMAL after the dwell, then the back-fill drains the queue into history and rollups
       awaitTrue(Duration.ofSeconds(30), "NORMAL again after the dwell", () -> !mode.degraded());

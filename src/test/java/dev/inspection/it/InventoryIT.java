@@ -87,7 +87,8 @@ class InventoryIT {
       assertEquals(200, get(port, "/health/live").statusCode());
       assertEquals(200, get(port, "/health/ready").statusCode());
       String workerMetrics = get(worker.httpPort(), "/metrics").body();
-      assertTrue(workerMetrics.contains("worker_committed_total{slot=") && workerMetrics.contains("worker_batch_size_count"), workerMetrics);
+      assertTrue(workerMetrics.lines().anyMatch(l -> l.startsWith("worker_committed_total{") && l.contains("slot=")) && workerMetrics.contains("worker_batch_size_count"),
+          workerMetrics);
       String probeMetrics = get(probe.httpPort(), "/metrics").body();
       assertTrue(probeMetrics.contains("outbox_depth") && probeMetrics.contains("outbox_confirms_total"), probeMetrics);
       assertEquals(200, get(probe.httpPort(), "/health/ready").statusCode());

@@ -388,6 +388,18 @@ public final class TestEnv implements AutoCloseable {
     return (String) query("SELECT now()::text").get(0)[0];
   }
 
+  /**
+   * Whether a /metrics text has a sample of {@code name} with all these labels (in any order, among the node and
+   * role tags every node adds) and this value.
+   */
+  public static boolean hasSample(String scrape, String name, String value, String... labels) {
+    return scrape.lines().anyMatch(l -> {
+      if (!(l.startsWith(name + "{") || l.startsWith(name + " ")) || !l.endsWith(" " + value)) return false;
+      for (String label : labels) if (!l.contains(label)) return false;
+      return true;
+    });
+  }
+
   public static void awaitTrue(Duration within, String what, Callable<Boolean> condition) {
     await(what).atMost(within).pollInterval(Duration.ofMillis(100)).ignoreExceptions().until(condition);
   }
