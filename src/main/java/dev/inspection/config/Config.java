@@ -41,8 +41,15 @@ public final class Config {
    * started without flags must not fill a real database with simulated devices.
    */
   private static Map<String, String> demoDefaults(Map<String, String> v, Set<String> given) {
-    if (v.get(Keys.DEMO_MODE.name()).trim().equals("true") && !given.contains(Keys.PROBE_SIM_DEVICES.name())) {
-      v.put(Keys.PROBE_SIM_DEVICES.name(), DEMO_SIM_DEVICES);
+    if (!v.get(Keys.DEMO_MODE.name()).trim().equals("true")) return v;
+    if (!given.contains(Keys.PROBE_SIM_DEVICES.name())) v.put(Keys.PROBE_SIM_DEVICES.name(), DEMO_SIM_DEVICES);
+    if (!given.contains(Keys.PROBE_SIM_FLAP_PCT.name())) v.put(Keys.PROBE_SIM_FLAP_PCT.name(), "1");
+    if (!given.contains(Keys.PROBE_SIM_PUSH_ROOMS.name())) v.put(Keys.PROBE_SIM_PUSH_ROOMS.name(), "40");
+    if (v.get(Keys.PROBE_INGEST_TOKENS.name()).isBlank() && !v.get(Keys.PROBE_SIM_PUSH_ROOMS.name()).trim().equals("0")) {
+      // the simulated rooms need a push token; nobody else knows this one
+      byte[] b = new byte[16];
+      new java.security.SecureRandom().nextBytes(b);
+      v.put(Keys.PROBE_INGEST_TOKENS.name(), java.util.HexFormat.of().formatHex(b));
     }
     return v;
   }
@@ -236,6 +243,12 @@ public final class Config {
     }
     double rate = c.getDouble(Keys.PROBE_SIM_FAIL_RATE);
     if (rate < 0 || rate > 1) throw new ConfigException("probe.sim.fail.rate must be between 0 and 1 (got " + rate + ")");
+    if (c.getInt(Keys.PROBE_SIM_FLAP_PCT) < 0 || c.getInt(Keys.PROBE_SIM_FLAP_PCT) > 100) throw new ConfigException("probe.sim.flap.pct must be 0..100");
+    if (c.getInt(Keys.PROBE_SIM_PUSH_ROOMS) < 0 || c.getInt(Keys.PROBE_SIM_PUSH_ROOMS) > 1000) throw new ConfigException("probe.sim.push.rooms must be 0..1000");
+    if (c.getLong(Keys.PROBE_SIM_PUSH_INTERVAL_MS) < 50) throw new ConfigException("probe.sim.push.interval.ms must be at least 50");
+    if (c.getInt(Keys.PROBE_SIM_PUSH_ROOMS) > 0 && c.get(Keys.PROBE_INGEST_TOKENS).isBlank()) {
+      throw new ConfigException("probe.sim.push.rooms needs a push token: set probe.ingest.tokens (the simulated rooms push with the first one)");
+    }
     if (c.getInt(Keys.HTTP_PORT) < 0 || c.getInt(Keys.HTTP_PORT) > 65535) throw new ConfigException("http.port must be 0..65535");
     if (c.getLong(Keys.WORKER_SUSPECT_AFTER_MS) >= c.getLong(Keys.WORKER_DEAD_AFTER_MS)) {
       throw new ConfigException("worker.suspect.after.ms (" + c.get(Keys.WORKER_SUSPECT_AFTER_MS) + ") must be below worker.dead.after.ms ("
