@@ -45,8 +45,7 @@ public final class Config {
     if (!given.contains(Keys.PROBE_SIM_DEVICES.name())) v.put(Keys.PROBE_SIM_DEVICES.name(), DEMO_SIM_DEVICES);
     if (!given.contains(Keys.PROBE_SIM_FLAP_PCT.name())) v.put(Keys.PROBE_SIM_FLAP_PCT.name(), "1");
     if (!given.contains(Keys.PROBE_SIM_PUSH_ROOMS.name())) v.put(Keys.PROBE_SIM_PUSH_ROOMS.name(), "40");
-    if (v.get(Keys.PROBE_INGEST_TOKENS.name()).isBlank() && !v.get(Keys.PROBE_SIM_PUSH_ROOMS.name()).trim().equals("0")) {
-      // the simulated rooms need a push token; nobody else knows this one
+    if (v.get(Keys.PROBE_INGEST_TOKENS.name()).isBlank() && !v.get(Keys.PROBE_SIM_PUSH_ROOMS.name()).trim().equals("0")) { // the rooms' push token
       byte[] b = new byte[16];
       new java.security.SecureRandom().nextBytes(b);
       v.put(Keys.PROBE_INGEST_TOKENS.name(), java.util.HexFormat.of().formatHex(b));
@@ -377,8 +376,9 @@ public final class Config {
         Usage: java -jar node.jar --role=probe|worker|scheduler|all [--config FILE] [--key=value ...]
 
         Runs one node of the device-inspection platform: --role=all runs every role in one JVM. --demo.mode=true
-        (what ./run.sh demo passes) adds a simulated fleet of 10,000 devices unless probe.sim.devices is given,
-        generates the API token and console password, and allows the local services' default accounts.
+        (what ./run.sh demo passes) adds a simulated fleet of 10,000 devices unless probe.sim.devices is given (1 % flapping)
+        and 40 simulated hotel rooms pushing frames (probe.sim.push.rooms), generates the API token and console password
+        (and a push token for the rooms), and allows the local services' default accounts.
         Without it a node adds no simulated device and refuses RabbitMQ's guest and a PostgreSQL superuser.
         --version prints the version and the git commit the jar was built from.
 
