@@ -13,7 +13,8 @@ usage: ./run.sh <command> [args...]
 commands:
   demo [flags...]       start PostgreSQL, RabbitMQ and Redis if needed (scripts/ensure-services.sh),
                         build target/node.jar if needed, run every role in one JVM (--role=all) in demo
-                        mode (--demo.mode=true: 10,000 simulated devices, generated API token and password)
+                        mode (--demo.mode=true: 10,000 simulated devices, 1 % of them flapping, 40 simulated hotel
+                        rooms pushing frames to the probe, generated API token and password)
   test [mvn args...]    start the services and install chromium if needed, mvn -B verify, then check that no test secret reached a log
                         (unit tests *Test with surefire, integration tests *IT with failsafe)
   probe [flags...]      build if needed, run the probe role      (--role=probe)

@@ -39,6 +39,10 @@
 #   --commit           only the batch-write benchmark (dev.inspection.bench.CommitBench, from the test sources:
 #                      full device-state write against the plain upsert + history, in one run; builds with mvn;
 #                      its flags through BENCH_COMMIT_ARGS, e.g. "--batches 300 --batch 200 --devices 20000")
+#   --ingest           only the push-ingest benchmark (dev.inspection.bench.IngestBench, from the test sources): one
+#                      probe, frames/s acknowledged durable and ack p50/p99 through POST /ingest/v1/hotel_room against
+#                      the same frames handed straight to its group commit (the baseline), in one run; its flags through
+#                      BENCH_INGEST_ARGS, e.g. "--seconds 20 --clients 8 --frames 100 --devices 2000"
 #   -h, --help         this text
 # Environment overrides (optional): BENCH_CAP_DEVICES, BENCH_CAP_INTERVAL_MS, BENCH_HALF_INTERVAL_MS,
 #   BENCH_WARMUP_S, BENCH_WINDOW_S (every run unless a run's own variable below is set), BENCH_HEAP (default 2g;
@@ -71,6 +75,7 @@ usage() { awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$SEL
 QUICK=0
 SKIP_BASELINES=0
 COMMIT_ONLY=0
+INGEST_ONLY=0
 ONLY_IDLE=0
 ONLY_MILLION=0
 WITH_BASELINES=0
@@ -79,6 +84,7 @@ for arg in "$@"; do
   case "$arg" in
     --quick) QUICK=1 ;;
     --commit) COMMIT_ONLY=1 ;;
+    --ingest) INGEST_ONLY=1 ;;
     --skip-baselines) SKIP_BASELINES=1 ;;
     --idle) ONLY_IDLE=1 ;;
     --million) ONLY_MILLION=1 ;;
@@ -94,6 +100,13 @@ if [ "$COMMIT_ONLY" = 1 ]; then
   mvn -q -B test-compile dependency:build-classpath -Dmdep.outputFile=target/bench-classpath.txt
   # shellcheck disable=SC2086 # BENCH_COMMIT_ARGS holds several flags
   exec java -cp "target/classes:target/test-classes:$(cat target/bench-classpath.txt)" dev.inspection.bench.CommitBench ${BENCH_COMMIT_ARGS:-}
+fi
+
+if [ "$INGEST_ONLY" = 1 ]; then
+  # IngestBench is test code too: one probe in the JVM, its queues deleted at the end (Teardown)
+  mvn -q -B test-compile dependency:build-classpath -Dmdep.outputFile=target/bench-classpath.txt
+  # shellcheck disable=SC2086 # BENCH_INGEST_ARGS holds several flags
+  exec java -cp "target/classes:target/test-classes:$(cat target/bench-classpath.txt)" dev.inspection.bench.IngestBench ${BENCH_INGEST_ARGS:-}
 fi
 
 # which runs: the default run (baselines, capacity, half, idle), or only the ones named, or all of them

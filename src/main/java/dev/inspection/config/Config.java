@@ -41,8 +41,14 @@ public final class Config {
    * started without flags must not fill a real database with simulated devices.
    */
   private static Map<String, String> demoDefaults(Map<String, String> v, Set<String> given) {
-    if (v.get(Keys.DEMO_MODE.name()).trim().equals("true") && !given.contains(Keys.PROBE_SIM_DEVICES.name())) {
-      v.put(Keys.PROBE_SIM_DEVICES.name(), DEMO_SIM_DEVICES);
+    if (!v.get(Keys.DEMO_MODE.name()).trim().equals("true")) return v;
+    if (!given.contains(Keys.PROBE_SIM_DEVICES.name())) v.put(Keys.PROBE_SIM_DEVICES.name(), DEMO_SIM_DEVICES);
+    if (!given.contains(Keys.PROBE_SIM_FLAP_PCT.name())) v.put(Keys.PROBE_SIM_FLAP_PCT.name(), "1");
+    if (!given.contains(Keys.PROBE_SIM_PUSH_ROOMS.name())) v.put(Keys.PROBE_SIM_PUSH_ROOMS.name(), "40");
+    if (v.get(Keys.PROBE_INGEST_TOKENS.name()).isBlank() && !v.get(Keys.PROBE_SIM_PUSH_ROOMS.name()).trim().equals("0")) { // the rooms' push token
+      byte[] b = new byte[16];
+      new java.security.SecureRandom().nextBytes(b);
+      v.put(Keys.PROBE_INGEST_TOKENS.name(), java.util.HexFormat.of().formatHex(b));
     }
     return v;
   }
@@ -151,38 +157,10 @@ public final class Config {
     }
     if (k == null) {
       throw new ConfigException("unknown configuration key '" + key + "' in " + source
-          + ": see --help or conf/node.properties for the keys" + suggestion(key));
+          + ": see --help or conf/node.properties for the keys" + KeySuggestion.forUnknown(key));
     }
     validate(k, value, source);
     v.put(key, value);
-  }
-
-  private static String suggestion(String key) {
-    String best = null;
-    int bestD = Integer.MAX_VALUE;
-    for (String name : Keys.BY_NAME.keySet()) {
-      int d = distance(key, name);
-      if (d < bestD) {
-        bestD = d;
-        best = name;
-      }
-    }
-    return best != null && bestD <= 3 ? " (did you mean '" + best + "'?)" : "";
-  }
-
-  private static int distance(String a, String b) {
-    int[] prev = new int[b.length() + 1];
-    for (int j = 0; j <= b.length(); j++) prev[j] = j;
-    for (int i = 1; i <= a.length(); i++) {
-      int[] cur = new int[b.length() + 1];
-      cur[0] = i;
-      for (int j = 1; j <= b.length(); j++) {
-        int c = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
-        cur[j] = Math.min(Math.min(cur[j - 1] + 1, prev[j] + 1), prev[j - 1] + c);
-      }
-      prev = cur;
-    }
-    return prev[b.length()];
   }
 
   private static void validate(ConfigKey k, String value, String source) {
@@ -236,6 +214,12 @@ public final class Config {
     }
     double rate = c.getDouble(Keys.PROBE_SIM_FAIL_RATE);
     if (rate < 0 || rate > 1) throw new ConfigException("probe.sim.fail.rate must be between 0 and 1 (got " + rate + ")");
+    if (c.getInt(Keys.PROBE_SIM_FLAP_PCT) < 0 || c.getInt(Keys.PROBE_SIM_FLAP_PCT) > 100) throw new ConfigException("probe.sim.flap.pct must be 0..100");
+    if (c.getInt(Keys.PROBE_SIM_PUSH_ROOMS) < 0 || c.getInt(Keys.PROBE_SIM_PUSH_ROOMS) > 1000) throw new ConfigException("probe.sim.push.rooms must be 0..1000");
+    if (c.getLong(Keys.PROBE_SIM_PUSH_INTERVAL_MS) < 50) throw new ConfigException("probe.sim.push.interval.ms must be at least 50");
+    if (c.getInt(Keys.PROBE_SIM_PUSH_ROOMS) > 0 && c.get(Keys.PROBE_INGEST_TOKENS).isBlank()) {
+      throw new ConfigException("probe.sim.push.rooms needs a push token: set probe.ingest.tokens (the simulated rooms push with the first one)");
+    }
     if (c.getInt(Keys.HTTP_PORT) < 0 || c.getInt(Keys.HTTP_PORT) > 65535) throw new ConfigException("http.port must be 0..65535");
     if (c.getLong(Keys.WORKER_SUSPECT_AFTER_MS) >= c.getLong(Keys.WORKER_DEAD_AFTER_MS)) {
       throw new ConfigException("worker.suspect.after.ms (" + c.get(Keys.WORKER_SUSPECT_AFTER_MS) + ") must be below worker.dead.after.ms ("
@@ -364,8 +348,9 @@ public final class Config {
         Usage: java -jar node.jar --role=probe|worker|scheduler|all [--config FILE] [--key=value ...]
 
         Runs one node of the device-inspection platform: --role=all runs every role in one JVM. --demo.mode=true
-        (what ./run.sh demo passes) adds a simulated fleet of 10,000 devices unless probe.sim.devices is given,
-        generates the API token and console password, and allows the local services' default accounts.
+        (what ./run.sh demo passes) adds a simulated fleet of 10,000 devices unless probe.sim.devices is given (1 % flapping)
+        and 40 simulated hotel rooms pushing frames (probe.sim.push.rooms), generates the API token and console password
+        (and a push token for the rooms), and allows the local services' default accounts.
         Without it a node adds no simulated device and refuses RabbitMQ's guest and a PostgreSQL superuser.
         --version prints the version and the git commit the jar was built from.
 

@@ -65,6 +65,9 @@ public final class Keys {
   public static final ConfigKey PROBE_GROUP = k("probe.group", "default", STRING, "probe group whose devices this probe inspects");
   public static final ConfigKey PROBE_SIM_DEVICES = k("probe.sim.devices", "0", INT, "simulated devices (check type sim) this probe adds to its inventory; 0 for none; with demo.mode=true and this key not given, 10000");
   public static final ConfigKey PROBE_SIM_FAIL_RATE = k("probe.sim.fail.rate", "0.02", DOUBLE, "probability that a simulated check reports DOWN");
+  public static final ConfigKey PROBE_SIM_FLAP_PCT = k("probe.sim.flap.pct", "0", INT, "percent (0..100) of the simulated devices that flap: they alternate UP/DOWN for 40 checks, then stay UP for 40, so device.flapping alerts start and stop; with demo.mode=true and this key not given, 1");
+  public static final ConfigKey PROBE_SIM_PUSH_ROOMS = k("probe.sim.push.rooms", "0", INT, "simulated hotel rooms (one room-control unit each, hotel 'sim-hotel') that push 0x36/0x0F frames to this probe's own POST /ingest/v1/hotel_room with the first of probe.ingest.tokens, including reordered, late, duplicated and malformed frames; 0 for none; with demo.mode=true and this key not given, 40 (and a push token is generated when probe.ingest.tokens is empty)");
+  public static final ConfigKey PROBE_SIM_PUSH_INTERVAL_MS = k("probe.sim.push.interval.ms", "2000", LONG, "how often every simulated room pushes a frame (probe.sim.push.rooms): one push of all rooms' frames per interval");
   public static final ConfigKey PROBE_INTERVAL_MS = k("probe.interval.ms", "10000", LONG, "default inspection interval of a device");
   public static final ConfigKey PROBE_JITTER_PCT = k("probe.jitter.pct", "10", INT, "each device's schedule is shifted by up to this percent of its interval");
   public static final ConfigKey PROBE_INVENTORY_FILE = k("probe.inventory.file", "", STRING, "JSON-lines file of devices to inspect (one device object per line); empty for none");
@@ -199,7 +202,7 @@ public final class Keys {
   public static final ConfigKey API_TOKEN = k("api.token", "", STRING, "SECRET: the operator token for the API (header Authorization: Bearer <token>; reads and changes); required by the scheduler role unless demo.mode; prefer INSPECT_API_TOKEN (e.g. openssl rand -hex 32)");
   public static final ConfigKey CONSOLE_USER = k("console.user", "operator", STRING, "user name of the console login");
   public static final ConfigKey CONSOLE_PASSWORD = k("console.password", "", STRING, "SECRET: password of the console login (at least 12 characters), or its PBKDF2 hash pbkdf2$ITERATIONS$SALT$HASH (java -cp node.jar dev.inspection.admin.PasswordHash reads a password on stdin and prints one); kept only as a slow hash in memory; required unless demo.mode; prefer INSPECT_CONSOLE_PASSWORD");
-  public static final ConfigKey DEMO_MODE = k("demo.mode", "false", BOOL, "demo only: generate a random API token and console password when none is set and print them once at start, allow the services' default accounts, and add 10000 simulated devices unless probe.sim.devices is given");
+  public static final ConfigKey DEMO_MODE = k("demo.mode", "false", BOOL, "demo only: generate a random API token and console password when none is set and print them once at start, allow the services' default accounts, add 10000 simulated devices unless probe.sim.devices is given (1 % of them flapping: probe.sim.flap.pct) and 40 simulated hotel rooms pushing frames (probe.sim.push.rooms)");
   public static final ConfigKey SECURITY_ALLOW_INSECURE_CREDENTIALS = k("security.allow.insecure.credentials", "false", BOOL, "outside demo.mode a node refuses rabbit.user=guest and a PostgreSQL superuser as pg.user; true allows them (local tests, drills and benchmarks only)");
   // issue 10 (HTTP surface): roles, probe credentials, sessions, login throttling, body limits
   public static final ConfigKey API_READ_TOKEN = k("api.read.token", "", STRING, "SECRET: optional read-only API token (reads everything, every mutation answers 403); empty = none; at least 16 characters");
@@ -227,7 +230,7 @@ public final class Keys {
       RABBIT_HOST, RABBIT_PORT, RABBIT_ADDRESSES, RABBIT_USER, RABBIT_PASSWORD, RABBIT_VHOST, RABBIT_SSL, RABBIT_TLS_CA, RABBIT_MANAGEMENT_URL, RABBIT_MANAGEMENT_USER, RABBIT_MANAGEMENT_PASSWORD,
       REDIS_URL, REDIS_CHANNEL_PREFIX,
       SLOTS_TOTAL, RESHARD_EFFECTIVE_AFTER_MS, RESHARD_WINDOW_END_MS, TOPOLOGY_PREFIX, BROKER_QUEUE_BUDGET_BYTES, BROKER_QUEUE_HIGH_WEIGHT, QUEUE_LOW_MAX_BYTES, QUEUE_LOW_MAX_LENGTH, QUEUE_LOW_TYPE, QUEUE_DELIVERY_LIMIT,
-      PROBE_GROUP, PROBE_SIM_DEVICES, PROBE_SIM_FAIL_RATE, PROBE_INTERVAL_MS, PROBE_JITTER_PCT,
+      PROBE_GROUP, PROBE_SIM_DEVICES, PROBE_SIM_FAIL_RATE, PROBE_SIM_FLAP_PCT, PROBE_SIM_PUSH_ROOMS, PROBE_SIM_PUSH_INTERVAL_MS, PROBE_INTERVAL_MS, PROBE_JITTER_PCT,
       PROBE_INVENTORY_FILE, PROBE_INVENTORY_URL, PROBE_INVENTORY_REFRESH_MS, PROBE_PACING_REFRESH_MS, PROBE_PACING_START, PROBE_CHECK_TIMEOUT_MS,
       PROBE_CHECKS_MAX_INFLIGHT, PROBE_HTTP_MAX_BODY_BYTES, PROBE_TARGET_ALLOW, PROBE_TARGET_DENY,
       OUTBOX_COMMIT_MAX_ROWS, OUTBOX_PUBLISH_CHANNELS, OUTBOX_MAX_INFLIGHT, OUTBOX_PUBLISH_BATCH_MAX, OUTBOX_PUBLISH_BATCH_BYTES, OUTBOX_REPLAY_INTERVAL_MS, OUTBOX_REPLAY_MIN_AGE_MS, OUTBOX_MAX_ROWS, OUTBOX_MAX_BYTES, OUTBOX_MIN_FREE_BYTES, OUTBOX_SHED_REPORT_MS, OUTBOX_RETENTION_MS,

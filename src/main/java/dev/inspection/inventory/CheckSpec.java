@@ -15,7 +15,7 @@ import java.util.Set;
  * would otherwise be silently ignored.
  *
  * <ul>
- *   <li>{@code sim}: {@code fail_rate} 0..1;</li>
+ *   <li>{@code sim}: {@code fail_rate} 0..1, {@code pattern} {@code random} (default) or {@code flap};</li>
  *   <li>{@code tcp}: {@code host} (a name or an address, 1..253 characters), {@code port} 1..65535, {@code timeout_ms};</li>
  *   <li>{@code http}: {@code url} (absolute http or https with a host), {@code expect_status} 100..599, {@code timeout_ms};</li>
  *   <li>{@code icmp}: {@code host} (resolving to an IPv4 address), {@code count} echoes 1..10 (default 3),
@@ -25,7 +25,7 @@ import java.util.Set;
  */
 public final class CheckSpec {
   private static final Map<String, Set<String>> FIELDS = Map.of(
-      "sim", Set.of("fail_rate"),
+      "sim", Set.of("fail_rate", "pattern"),
       "tcp", Set.of("host", "port", "timeout_ms"),
       "http", Set.of("url", "expect_status", "timeout_ms"),
       "icmp", Set.of("host", "count", "interval_ms", "timeout_ms"));
@@ -44,6 +44,10 @@ public final class CheckSpec {
     switch (type) {
       case "sim" -> {
         if (spec.containsKey("fail_rate")) number(spec, "fail_rate", 0, 1);
+        Object pattern = spec.getValue("pattern");
+        if (pattern != null && !"random".equals(pattern) && !"flap".equals(pattern)) {
+          throw new IllegalArgumentException("check_spec.pattern must be \"random\" or \"flap\", was " + pattern);
+        }
       }
       case "tcp" -> {
         host(spec);

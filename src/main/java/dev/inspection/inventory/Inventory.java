@@ -15,9 +15,16 @@ public final class Inventory {
 
   /** {@code count} simulated devices {@code sim-000001..}; every 20th is critical (priority 1). */
   public static List<Device> simulated(int count, String group, long intervalMs) {
+    return simulated(count, group, intervalMs, 0);
+  }
+
+  /** {@code flapPct} percent of them, spread evenly, with {@code check_spec.pattern = "flap"}. */
+  public static List<Device> simulated(int count, String group, long intervalMs, int flapPct) {
     List<Device> out = new ArrayList<>(count);
     for (int i = 1; i <= count; i++) {
-      out.add(new Device(String.format("sim-%06d", i), i % 20 == 0 ? 1 : 2, group, "sim", new JsonObject(), intervalMs, "default", 0));
+      boolean flaps = (long) i * flapPct / 100 != (long) (i - 1) * flapPct / 100;
+      JsonObject spec = flaps ? new JsonObject().put("pattern", "flap") : new JsonObject();
+      out.add(new Device(String.format("sim-%06d", i), i % 20 == 0 ? 1 : 2, group, "sim", spec, intervalMs, "default", 0));
     }
     return out;
   }

@@ -30,6 +30,7 @@ import dev.inspection.messaging.Topology;
 import dev.inspection.metrics.Metrics;
 import dev.inspection.probe.IngestRoutes;
 import dev.inspection.probe.ProbeVerticle;
+import dev.inspection.probe.PushSimulator;
 import dev.inspection.scheduler.Operations;
 import dev.inspection.scheduler.SchedulerVerticle;
 import dev.inspection.state.AlertRules;
@@ -69,6 +70,7 @@ public final class Node {
   private WorkerVerticle worker;
   private SchedulerVerticle scheduler;
   private HttpApi http;
+  private PushSimulator pushSim;
 
   public Node(Config config, Clock clock) {
     this.config = config;
@@ -152,7 +154,8 @@ public final class Node {
           scheduler.audit());
       if (probe != null) http.withRoleRoutes(List.of(new IngestRoutes(config, probe::push, topology, metrics, clock)::mount));
       return vertx.deployVerticle(http);
-    }).<Void>mapEmpty().onFailure(e -> {
+    }).compose(x -> probe == null || config.getInt(Keys.PROBE_SIM_PUSH_ROOMS) == 0 ? Future.succeededFuture()
+        : vertx.deployVerticle(pushSim = pushSimulator())).<Void>mapEmpty().onFailure(e -> {
       metrics.close();
       vertx.close();
     });
@@ -167,6 +170,15 @@ public final class Node {
     String bind = config.get(Keys.HTTP_HOST);
     String hostName = advertised.isBlank() && AdvertisedUrl.isWildcard(bind.trim()) ? AdvertisedUrl.localHostName() : bind;
     return () -> http == null ? "" : AdvertisedUrl.choose(advertised, HttpTls.scheme(config), bind, http.port(), () -> hostName);
+  }
+
+  /** Simulated hotel rooms pushing to this probe's own ingest endpoint, over loopback when it binds every address. */
+  private PushSimulator pushSimulator() {
+    String bind = config.get(Keys.HTTP_HOST);
+    String host = bind.equals("0.0.0.0") || bind.equals("::") || bind.isBlank() ? "127.0.0.1" : bind;
+    String token = config.get(Keys.PROBE_INGEST_TOKENS).split(",")[0].trim();
+    return new PushSimulator(config.getInt(Keys.PROBE_SIM_PUSH_ROOMS), config.getLong(Keys.PROBE_SIM_PUSH_INTERVAL_MS),
+        new PushSimulator.Target(HttpTls.scheme(config), host, http.port(), token), clock, metrics, new java.util.Random());
   }
 
   /** Netty's allocator event classes; their static initialisers register JFR event types (issue 14). */
@@ -269,6 +281,11 @@ public final class Node {
 
   public ProbeVerticle probe() {
     return probe;
+  }
+
+  /** The push simulator (probe.sim.push.rooms), or null. */
+  public PushSimulator pushSim() {
+    return pushSim;
   }
 
   public WorkerVerticle worker() {

@@ -19,6 +19,8 @@ import io.vertx.core.net.SocketAddress;
 import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.URI;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
@@ -44,6 +46,8 @@ public final class Checker {
   private final long timeoutMs;
   private final double simFailRate;
   private final Random random;
+  /** Checks made of each flapping simulated device (only those: a small map), on the probe's event loop. */
+  private final Map<String, Long> flapChecks = new HashMap<>();
   private final TargetPolicy policy;
   private final int maxBodyBytes;
   private final Supplier<IcmpEngine> openIcmp;
@@ -86,10 +90,14 @@ public final class Checker {
     }
   }
 
-  /** A simulated device: DOWN with probability {@code fail_rate} (spec) or probe.sim.fail.rate. */
+  /** A simulated device: DOWN with probability {@code fail_rate} (spec) or probe.sim.fail.rate, or as its {@code pattern} says ({@link SimPattern}). */
   JsonObject sim(Device d) {
-    double rate = d.checkSpec().getDouble("fail_rate", simFailRate);
-    boolean up = random.nextDouble() >= rate;
+    boolean up;
+    if (SimPattern.FLAP.equals(d.checkSpec().getString("pattern"))) {
+      up = SimPattern.flapUp(flapChecks.merge(d.deviceId(), 1L, Long::sum) - 1 + SimPattern.offset(d.deviceId()));
+    } else {
+      up = random.nextDouble() >= d.checkSpec().getDouble("fail_rate", simFailRate);
+    }
     return new JsonObject().put("check", "sim").put("status", up ? "UP" : "DOWN").put("latency_ms", 1 + random.nextInt(50));
   }
 

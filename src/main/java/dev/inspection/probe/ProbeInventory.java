@@ -53,9 +53,10 @@ final class ProbeInventory {
     String group = config.get(Keys.PROBE_GROUP);
     long interval = config.getLong(Keys.PROBE_INTERVAL_MS);
     int sim = config.getInt(Keys.PROBE_SIM_DEVICES);
+    int flapPct = config.getInt(Keys.PROBE_SIM_FLAP_PCT);
     String file = config.get(Keys.PROBE_INVENTORY_FILE);
     return vertx.executeBlocking(() -> {
-      List<Device> all = new ArrayList<>(Inventory.simulated(sim, group, interval));
+      List<Device> all = new ArrayList<>(Inventory.simulated(sim, group, interval, flapPct));
       if (!file.isBlank()) all.addAll(Inventory.readJsonLines(Path.of(file), group, interval));
       Path cache = inventoryCache();
       if (!config.get(Keys.PROBE_INVENTORY_URL).isBlank() && Files.exists(cache)) {

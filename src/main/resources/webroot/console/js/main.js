@@ -1,5 +1,6 @@
 // The console's router and poll loop. Hash routes: #/overview, #/workers, #/workers/ID, #/devices,
-// #/devices/ID, #/alerts, #/dead-letters. The current view refreshes every 2 s (or what it asks for)
+// #/devices/ID, #/alerts, #/dead-letters, #/hotels, #/hotels/H, #/hotels/H/rooms/R. The current view refreshes
+// every 2 s (or what it asks for)
 // while the tab is visible; the header strip refreshes the cluster summary on every page.
 import { api, describe, showErrors, clearNotice, fmtInt, fmtRate, POLL_MS, fill, h } from './core.js';
 import overview from './overview.js';
@@ -7,6 +8,7 @@ import { workersView, workerView } from './workers.js';
 import { devicesView, deviceView } from './devices.js';
 import alerts from './alerts.js';
 import deadLetters from './deadletters.js';
+import { hotelsView, hotelView, roomView } from './hotels.js';
 
 const routes = [
   { re: /^\/?$/, view: overview },
@@ -17,6 +19,9 @@ const routes = [
   { re: /^\/devices\/([^/]+)$/, view: deviceView, keys: ['id'] },
   { re: /^\/alerts$/, view: alerts },
   { re: /^\/dead-letters$/, view: deadLetters },
+  { re: /^\/hotels$/, view: hotelsView },
+  { re: /^\/hotels\/([^/]+)$/, view: hotelView, keys: ['hotel'] },
+  { re: /^\/hotels\/([^/]+)\/rooms\/([^/]+)$/, view: roomView, keys: ['hotel', 'room'] },
 ];
 
 function parseHash() {

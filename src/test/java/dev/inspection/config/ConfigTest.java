@@ -37,6 +37,34 @@ class ConfigTest {
   }
 
   @Test
+  void demoModePushesSimulatedHotelRoomsWithAGeneratedTokenAndFlapsOnePercent() {
+    Config demo = Config.load(new String[] {"--demo.mode=true"}, Map.of());
+    assertEquals(40, demo.getInt(Keys.PROBE_SIM_PUSH_ROOMS));
+    assertEquals(1, demo.getInt(Keys.PROBE_SIM_FLAP_PCT));
+    assertEquals(32, demo.get(Keys.PROBE_INGEST_TOKENS).length(), "a generated push token for the simulated rooms");
+    Config.validateAll(demo);
+    Config own = Config.load(new String[] {"--demo.mode=true", "--probe.ingest.tokens=gateway-token-0123456789"}, Map.of());
+    assertEquals("gateway-token-0123456789", own.get(Keys.PROBE_INGEST_TOKENS), "a configured token is kept");
+    Config none = Config.load(new String[] {"--demo.mode=true", "--probe.sim.push.rooms=0"}, Map.of());
+    assertEquals("", none.get(Keys.PROBE_INGEST_TOKENS), "no rooms, no generated token");
+    Config plain = Config.load(new String[0], Map.of());
+    assertEquals(0, plain.getInt(Keys.PROBE_SIM_PUSH_ROOMS));
+    assertEquals(0, plain.getInt(Keys.PROBE_SIM_FLAP_PCT));
+  }
+
+  @Test
+  void pushedSimulatedRoomsOutsideDemoModeNeedAPushToken() {
+    ConfigException e = assertThrows(ConfigException.class,
+        () -> Config.validateAll(Config.load(new String[] {"--probe.sim.push.rooms=5"}, Map.of())));
+    assertTrue(e.getMessage().contains("probe.ingest.tokens"), e.getMessage());
+    e = assertThrows(ConfigException.class, () -> Config.validateAll(Config.load(new String[] {"--probe.sim.flap.pct=101"}, Map.of())));
+    assertTrue(e.getMessage().startsWith("probe.sim.flap.pct"), e.getMessage());
+    e = assertThrows(ConfigException.class, () -> Config.validateAll(Config.load(
+        new String[] {"--probe.sim.push.rooms=5", "--probe.ingest.tokens=gateway-token-0123456789", "--probe.sim.push.interval.ms=10"}, Map.of())));
+    assertTrue(e.getMessage().startsWith("probe.sim.push.interval.ms"), e.getMessage());
+  }
+
+  @Test
   void flagsWinOverEnvironmentWhichWinsOverTheFile(@TempDir Path dir) throws Exception {
     Path f = dir.resolve("node.properties");
     Files.writeString(f, "pg.host=file-host\nhttp.port=1111\nslots.total=16\n");

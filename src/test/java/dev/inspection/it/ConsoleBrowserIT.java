@@ -285,14 +285,14 @@ class ConsoleBrowserIT {
   }
 
   /** An explicit wait that polls every 200 ms and reads again an element the page re-rendered meanwhile (every poll repaints). */
-  private static WebDriverWait waiting(WebDriver driver, int seconds) {
+  static WebDriverWait waiting(WebDriver driver, int seconds) {
     WebDriverWait w = new WebDriverWait(driver, Duration.ofSeconds(seconds), Duration.ofMillis(200));
     w.ignoring(StaleElementReferenceException.class);
     return w;
   }
 
   /** Clicks an element once it is displayed and enabled, finding it again if a repaint replaced it. */
-  private static void click(WebDriverWait wait, By by) {
+  static void click(WebDriverWait wait, By by) {
     wait.until(d -> {
       WebElement e = d.findElement(by);
       if (!e.isDisplayed() || !e.isEnabled()) return false;
@@ -302,12 +302,12 @@ class ConsoleBrowserIT {
   }
 
   /** The page shows API errors in a banner: none may be up. */
-  private static void assertNoErrorBanner(WebDriver driver, String page) {
+  static void assertNoErrorBanner(WebDriver driver, String page) {
     WebElement banner = driver.findElement(By.id("error"));
     if (banner.isDisplayed()) fail("the " + page + " page shows an error: " + banner.getText());
   }
 
-  private static ChromeDriver startBrowser() {
+  static ChromeDriver startBrowser() {
     ChromeOptions o = new ChromeOptions();
     o.setBinary(CHROMIUM.toFile());
     o.addArguments("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1400,1000", "--disable-gpu",
@@ -319,7 +319,7 @@ class ConsoleBrowserIT {
     return new ChromeDriver(service, o);
   }
 
-  private static void logIn(WebDriver driver, String user, String password) {
+  static void logIn(WebDriver driver, String user, String password) {
     WebElement u = new WebDriverWait(driver, Duration.ofSeconds(15)).until(ExpectedConditions.visibilityOfElementLocated(By.name("username")));
     u.clear();
     u.sendKeys(user);
@@ -352,7 +352,7 @@ class ConsoleBrowserIT {
     return out;
   }
 
-  private static Path screenshot(WebDriver driver, Path target) throws Exception {
+  static Path screenshot(WebDriver driver, Path target) throws Exception {
     File f = ((TakesScreenshot) driver).getScreenshotAs(OutputType.FILE);
     Files.copy(f.toPath(), target, StandardCopyOption.REPLACE_EXISTING);
     System.out.println("console screenshot: " + target);
