@@ -43,11 +43,15 @@ public final class DeadLetterDesk {
       SELECT id, reason, detail, queue, routing_key, at, state, handled_at, handled_by, length(body) FROM dead_letter
       WHERE ($1::varchar IS NULL OR state = $1) AND ($2::varchar IS NULL OR reason = $2) ORDER BY id DESC LIMIT $3""";
   static final String COUNTS = "SELECT state, reason, count(*) FROM dead_letter GROUP BY state, reason ORDER BY state, reason";
-  static final String PENDING_COUNT = "SELECT count(*) FROM dead_letter WHERE state = 'PENDING' AND ($1::bigint[] IS NULL OR id = ANY($1))";
-  /** One page of a replay, in id order after the last one replayed: "replay all" never holds more than a page in the heap. */
+  static final String PENDING_COUNT = "SELECT count(*), coalesce(max(id), 0) FROM dead_letter WHERE state = 'PENDING' AND ($1::bigint[] IS NULL OR id = ANY($1))";
+  /**
+   * One page of a replay, in id order after the last one replayed: "replay all" never holds more than a page in the heap.
+   * Only letters that were pending when the job started ({@code id <= $4}): a replayed result that is dead-lettered again
+   * arrives as a new, higher id and waits for the operator instead of being replayed again by the same job.
+   */
   static final String PENDING_PAGE = """
       SELECT id, routing_key, body FROM dead_letter WHERE state = 'PENDING' AND ($1::bigint[] IS NULL OR id = ANY($1)) AND id > $2
-      ORDER BY id LIMIT $3""";
+      AND id <= $4 ORDER BY id LIMIT $3""";
   static final int REPLAY_PAGE = 100;
   static final String MARK = "UPDATE dead_letter SET state = $2, handled_at = now(), handled_by = $3 WHERE id = ANY($1::bigint[]) AND state = 'PENDING'";
 
@@ -198,14 +202,15 @@ public final class DeadLetterDesk {
   /** Replays the given pending dead letters (all pending ones when {@code ids} is null) as a job, a page of {@value #REPLAY_PAGE} at a time. */
   public Future<Jobs.Job> replay(Long[] ids, String by) {
     return pool.preparedQuery(PENDING_COUNT).execute(Tuple.of((Object) ids)).map(rows -> {
-      Jobs.Job job = jobs.start("dead-letter replay", rows.iterator().next().getLong(0).intValue());
-      replayPage(job, ids, 0L, 0, by);
+      Row counted = rows.iterator().next();
+      Jobs.Job job = jobs.start("dead-letter replay", counted.getLong(0).intValue());
+      replayPage(job, ids, 0L, counted.getLong(1), 0, by);
       return job;
     });
   }
 
-  private void replayPage(Jobs.Job job, Long[] ids, long after, int done, String by) {
-    pool.preparedQuery(PENDING_PAGE).execute(Tuple.of(ids, after, REPLAY_PAGE)).compose(rows -> {
+  private void replayPage(Jobs.Job job, Long[] ids, long after, long upTo, int done, String by) {
+    pool.preparedQuery(PENDING_PAGE).execute(Tuple.of(ids, after, REPLAY_PAGE, upTo)).compose(rows -> {
       List<Object[]> page = new ArrayList<>();
       for (Row r : rows) page.add(new Object[] {r.getLong(0), r.getString(1), r.getBuffer(2).getBytes()});
       if (page.isEmpty()) {
@@ -215,7 +220,7 @@ public final class DeadLetterDesk {
       return publish(page).compose(v -> pool.preparedQuery(MARK).execute(Tuple.of(page.stream().map(l -> (Long) l[0]).toArray(Long[]::new), "REPLAYED", by)))
           .onSuccess(r -> {
             job.advance(page.size());
-            replayPage(job, ids, (Long) page.get(page.size() - 1)[0], done + page.size(), by);
+            replayPage(job, ids, (Long) page.get(page.size() - 1)[0], upTo, done + page.size(), by);
           }).mapEmpty();
     }).onFailure(e -> job.fail("stopped after " + done + ": " + e.getMessage()));
   }
