@@ -14,7 +14,8 @@ import java.util.Map;
  * A slot's mailbox, one lane per priority, and the rule that picks its next batch (seed 000 §7.4, issue 12).
  * Pure: deliveries of any type, time from the clock.
  * <ul>
- *   <li>a batch holds at most {@code batchMax} deliveries;</li>
+ *   <li>a batch holds at most {@code batchMax} deliveries; with {@link #firstBatch} the first one after the mailbox
+ *       starts (or is cleared) holds at most that many;</li>
  *   <li>the lanes that hold something share it by weight (default high:normal:low = 6:2:1, so high:normal is
  *       3:1); a lane with a weight gets at least one place; a share a lane cannot use goes to the others,
  *       high first ({@link LaneShares});</li>
@@ -67,6 +68,9 @@ public final class BatchPicker<D> {
   private record Waiting<D>(D delivery, long receivedAtMs, long collectedAtMs) {}
 
   private final int batchMax;
+  /** The most the next batch holds: {@code firstMax} until the first batch after a start or clear, then {@code batchMax}. */
+  private int limit;
+  private int firstMax;
   private final long lingerMs;
   private final Lanes weights;
   private final Clock clock;
@@ -80,10 +84,24 @@ public final class BatchPicker<D> {
   public BatchPicker(int batchMax, long lingerMs, Lanes weights, Clock clock) {
     if (batchMax < 1) throw new IllegalArgumentException("batchMax must be >= 1, got " + batchMax);
     this.batchMax = batchMax;
+    this.limit = batchMax;
+    this.firstMax = batchMax;
     this.lingerMs = lingerMs;
     this.weights = weights;
     this.clock = clock;
     for (Priority p : Priority.values()) lanes.put(p, new ArrayDeque<>());
+  }
+
+  /**
+   * The first batch after the mailbox starts or is cleared holds at most {@code max} (issue 14, takeover): a worker
+   * taking over 146 slots with a backlog behind each used to hand in 146 full batches, 4 to a group commit, and
+   * the last slot's first commit came 9.5 s after the first; small first batches all fit the first groups.
+   */
+  public BatchPicker<D> firstBatch(int max) {
+    if (max < 1) throw new IllegalArgumentException("first batch must be >= 1, got " + max);
+    firstMax = Math.min(max, batchMax);
+    limit = size == 0 ? firstMax : limit;
+    return this;
   }
 
   /** A delivery arrived now on the queue of priority {@code p}; its age counts from now. */
@@ -116,6 +134,7 @@ public final class BatchPicker<D> {
   public void clear() {
     lanes.values().forEach(ArrayDeque::clear);
     size = 0;
+    limit = firstMax;
   }
 
   /**
@@ -124,13 +143,13 @@ public final class BatchPicker<D> {
    */
   public long dueInMs(boolean flush) {
     if (isEmpty()) return -1;
-    if (flush || size >= batchMax) return 0;
+    if (flush || size >= limit) return 0;
     long oldest = Long.MAX_VALUE;
     for (ArrayDeque<Waiting<D>> lane : lanes.values()) if (!lane.isEmpty()) oldest = Math.min(oldest, lane.peek().receivedAtMs());
     return Math.max(0, lingerMs - (clock.millis() - oldest));
   }
 
-  /** Takes the next batch by the lane rule: at most {@code batchMax}, empty when the mailbox is. */
+  /** Takes the next batch by the lane rule: at most {@code batchMax} (or the first batch's limit), empty when the mailbox is. */
   public List<D> take() {
     return pick().batch();
   }
@@ -142,9 +161,10 @@ public final class BatchPicker<D> {
     Map<Priority, Integer> overAge = new EnumMap<>(Priority.class);
     for (Priority p : Priority.values()) {
       waiting.put(p, lanes.get(p).size());
-      overAge.put(p, overAge(lanes.get(p), now, LaneShares.starvationCap(batchMax)));
+      overAge.put(p, overAge(lanes.get(p), now, LaneShares.starvationCap(limit)));
     }
-    LaneShares.Shares shares = LaneShares.of(batchMax, weights, waiting, overAge);
+    LaneShares.Shares shares = LaneShares.of(limit, weights, waiting, overAge);
+    if (shares.total() > 0) limit = batchMax;
     List<D> batch = new ArrayList<>(shares.total());
     Map<Priority, LaneTake> taken = new EnumMap<>(Priority.class);
     for (Priority p : Priority.values()) {

@@ -274,4 +274,21 @@ class BatchPickerTest {
     assertTrue(picker.isEmpty());
     assertEquals(-1, picker.dueInMs(false));
   }
+
+  @Test
+  void theFirstBatchAfterAStartOrAClearIsSmallThenBatchesAreFull() {
+    FakeClock clock = new FakeClock();
+    BatchPicker<String> m = new BatchPicker<String>(8, 200, clock).firstBatch(3);
+    for (int i = 0; i < 20; i++) m.add(Priority.NORMAL, "n" + i);
+    assertEquals(0, m.dueInMs(false), "due as soon as the first batch's 3 are there");
+    assertEquals(List.of("n0", "n1", "n2"), m.take(), "the first batch holds 3");
+    assertEquals(8, m.take().size(), "then full batches");
+    m.clear(); // the slot's channels closed: it starts again small
+    m.add(Priority.NORMAL, "x0");
+    m.add(Priority.NORMAL, "x1");
+    assertTrue(m.dueInMs(false) > 0, "two of three: still lingering");
+    m.add(Priority.NORMAL, "x2");
+    assertEquals(0, m.dueInMs(false));
+    assertEquals(3, m.take().size());
+  }
 }
