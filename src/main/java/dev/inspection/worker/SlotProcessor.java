@@ -51,8 +51,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class SlotProcessor {
   private static final Logger log = LoggerFactory.getLogger(SlotProcessor.class);
-  /** Messages in a slot's first batch after it starts consuming ({@link BatchPicker#firstBatch}). */
-  static final int FIRST_BATCH = 16;
+  /** Messages in a slot's first batch after it starts consuming ({@link BatchPicker#firstBatch}): one, as a v3 message may carry hundreds of results. */
+  static final int FIRST_BATCH = 1;
 
   /** Where the processor stands; a batch in flight is not a phase (at most one, in any phase). */
   enum Phase { DISCONNECTED, OPENING, CONSUMING, PAUSED_FOR_DATABASE, CLOSING, STOPPED }
