@@ -1,0 +1,127 @@
+package dev.inspection.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.inspection.messaging.Envelope;
+import dev.inspection.messaging.Priority;
+import dev.inspection.messaging.SlotHash;
+import dev.inspection.scheduler.SlotSwitch;
+import dev.inspection.state.AlertRules;
+import dev.inspection.state.PayloadProfiles;
+import dev.inspection.store.Db;
+import dev.inspection.store.Migrations;
+import dev.inspection.store.PgOptions;
+import dev.inspection.worker.BatchStore;
+import dev.inspection.worker.DeviceDirectory;
+import dev.inspection.worker.StatePlanner;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonObject;
+import io.vertx.sqlclient.Pool;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The database side of a reshard's switch (seed 000 §3.4, issue 14 item 3): the leader's move of
+ * {@code current_slot} at the effective time ({@link SlotSwitch}) and the fencing upsert's {@code current_slot}
+ * predicate, through the worker's real {@link BatchStore} on PostgreSQL. 4 -> 8 slots.
+ */
+class ReshardSwitchIT {
+  static final int FROM = 4;
+  static final int TO = 8;
+
+  @Test
+  void theSwitchMovesEveryRemappedDeviceOnceAndThenOnlyTheNewSlotsOwnerWritesIt() throws Exception {
+    try (TestEnv env = new TestEnv(FROM)) {
+      Vertx vertx = Vertx.vertx();
+      Pool pool = Db.pool(vertx, PgOptions.from(env.config(Map.of())), 2);
+      try {
+        await(Migrations.apply(pool, env.name, FROM));
+        // the new version's slots exist (step 1 of the switch); every slot is worker w's at epoch 1
+        env.execute("INSERT INTO $S.slot_lease (slot_id) SELECT s FROM generate_series(0, " + (TO - 1) + ") s ON CONFLICT DO NOTHING");
+        env.execute("UPDATE $S.slot_lease SET owner_worker_id = 'w', lease_epoch = 1, state = 'ACTIVE'");
+        BatchStore store = new BatchStore(pool, "w");
+
+        // 2,000 devices written by their old slots' owner (version 1, 4 slots)
+        long cycle = System.currentTimeMillis() - 60_000;
+        Map<Integer, List<String>> bySlot = new HashMap<>();
+        for (int i = 0; i < 2_000; i++) bySlot.computeIfAbsent(SlotHash.slotOf("rs-" + i, FROM), s -> new ArrayList<>()).add("rs-" + i);
+        List<BatchStore.Part> parts = new ArrayList<>();
+        bySlot.forEach((slot, devices) -> parts.add(new BatchStore.Part(slot, 1, plan(slot, devices, cycle))));
+        await(store.commit(parts));
+        assertEquals(2_000, env.queryLong("SELECT count(*) FROM $S.device_status_current"));
+        long remapped = 0;
+        for (int i = 0; i < 2_000; i++) if (SlotHash.slotOf("rs-" + i, FROM) != SlotHash.slotOf("rs-" + i, TO)) remapped++;
+
+        env.execute("INSERT INTO $S.slot_map_version (version, total_slots, effective_at) VALUES (1, " + FROM + ", now() - interval '1 hour')"
+            + " ON CONFLICT DO NOTHING");
+        env.execute("INSERT INTO $S.slot_map_version (version, total_slots, effective_at, window_until) VALUES (2, " + TO
+            + ", now(), now() + interval '1 hour')");
+        SlotSwitch sw = new SlotSwitch(pool::withTransaction);
+        long t0 = System.nanoTime();
+        long moved = await(sw.run(2, TO));
+        System.out.printf("switch 4 -> 8 slots: %d of 2000 devices moved in %d ms%n", moved, (System.nanoTime() - t0) / 1_000_000);
+        assertEquals(remapped, moved);
+        assertTrue(moved > 800 && moved < 1_200, "about half move when the count doubles: " + moved);
+        for (Object[] r : env.query("SELECT device_id, current_slot, slot_id FROM $S.device_status_current")) {
+          int home = SlotHash.slotOf((String) r[0], TO);
+          assertEquals(home, ((Number) r[1]).intValue(), (String) r[0]);
+          assertEquals(home, ((Number) r[2]).intValue(), (String) r[0]);
+        }
+        assertNotNull(env.query("SELECT switched_at FROM $S.slot_map_version WHERE version = 2").get(0)[0]);
+        assertEquals(0L, await(sw.run(2, TO)), "run again (a new leader after a cut-short switch): nothing left to move");
+
+        // a moved device: its old slot's owner (a version-1 result in the grace window) writes history but not current
+        String d = null;
+        for (int i = 0; d == null; i++) if (SlotHash.slotOf("rs-" + i, FROM) != SlotHash.slotOf("rs-" + i, TO)) d = "rs-" + i;
+        int oldSlot = SlotHash.slotOf(d, FROM);
+        int newSlot = SlotHash.slotOf(d, TO);
+        Map<Integer, BatchStore.Outcome> old = await(store.commit(List.of(new BatchStore.Part(oldSlot, 1, plan(oldSlot, List.of(d), cycle + 1_000)))));
+        assertInstanceOf(BatchStore.Committed.class, old.get(oldSlot));
+        assertEquals(0, ((BatchStore.Committed) old.get(oldSlot)).currentRows(), "the old slot's owner no longer writes the device");
+        assertEquals(cycle, env.queryLong("SELECT cycle_id FROM $S.device_status_current WHERE device_id = '" + d + "'"));
+        assertEquals(1, env.queryLong("SELECT count(*) FROM $S.device_status_history WHERE device_id = '" + d + "' AND cycle_id = " + (cycle + 1_000)),
+            "history is append-only: the old slot's result is kept there (seed 000 §3.4)");
+
+        // the new slot's owner writes it
+        Map<Integer, BatchStore.Outcome> nu = await(store.commit(List.of(new BatchStore.Part(newSlot, 1, plan(newSlot, List.of(d), cycle + 2_000)))));
+        assertEquals(1, ((BatchStore.Committed) nu.get(newSlot)).currentRows());
+        assertEquals(cycle + 2_000, env.queryLong("SELECT cycle_id FROM $S.device_status_current WHERE device_id = '" + d + "'"));
+        assertEquals(newSlot, env.queryLong("SELECT current_slot FROM $S.device_status_current WHERE device_id = '" + d + "'"));
+        // and a device that did not move is still written by its slot (the same number in both versions)
+        String stay = null;
+        for (int i = 0; stay == null; i++) if (SlotHash.slotOf("rs-" + i, FROM) == SlotHash.slotOf("rs-" + i, TO)) stay = "rs-" + i;
+        int staySlot = SlotHash.slotOf(stay, TO);
+        Map<Integer, BatchStore.Outcome> st = await(store.commit(List.of(new BatchStore.Part(staySlot, 1, plan(staySlot, List.of(stay), cycle + 3_000)))));
+        assertEquals(1, ((BatchStore.Committed) st.get(staySlot)).currentRows());
+      } finally {
+        pool.close();
+        vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+      }
+    }
+  }
+
+  /** A slot's plan: one UP result per device at {@code cycle}. */
+  private static StatePlanner.Plan plan(int slot, List<String> devices, long cycle) {
+    List<Envelope> batch = new ArrayList<>();
+    Map<String, DeviceDirectory.Info> infos = new HashMap<>();
+    for (String d : devices) {
+      batch.add(new Envelope(Envelope.messageId("n", cycle, d, 1), d, slot, 1, 1, 1, "n", cycle, 1, Instant.ofEpochMilli(cycle), Priority.NORMAL,
+          new JsonObject().put("status", "UP")));
+      infos.put(d, new DeviceDirectory.Info(2, PayloadProfiles.DEFAULT, false));
+    }
+    return StatePlanner.plan(batch, Map.of(), infos, AlertRules::forPriority);
+  }
+
+  private static <T> T await(Future<T> f) throws Exception {
+    return f.toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
+  }
+}
