@@ -109,6 +109,33 @@ class ReshardSwitchIT {
     }
   }
 
+  @Test
+  void theLeaderSwitchesAVersionAtItsEffectiveTimeAndOnlyThen() throws Exception {
+    try (TestEnv env = new TestEnv(FROM)) {
+      env.start(Map.of("role", "scheduler", "node.id", env.name + "-s"));
+      env.execute("INSERT INTO $S.device_status_current (device_id, slot_id, current_slot, seq, cycle_id, collected_at, writer_epoch, message_id,"
+          + " status_payload) SELECT 'sw-' || i, 0, 0, 1, 1, now(), 1, 'm-' || i, '{}' FROM generate_series(0, 499) i");
+      // each in its slot of the 4-slot map (CRC32 is Java's, not SQL's)
+      for (int i = 0; i < 500; i++) {
+        env.execute("UPDATE $S.device_status_current SET slot_id = " + SlotHash.slotOf("sw-" + i, FROM) + ", current_slot = "
+            + SlotHash.slotOf("sw-" + i, FROM) + " WHERE device_id = 'sw-" + i + "'");
+      }
+      // a version effective in an hour: nothing moves before its time
+      env.execute("INSERT INTO $S.slot_map_version (version, total_slots, effective_at, window_until) VALUES (2, " + TO
+          + ", now() + interval '1 hour', now() + interval '2 hours')");
+      TestEnv.awaitTrue(java.time.Duration.ofSeconds(30), "the leader is elected", () -> env.scheduler().scheduler().leading());
+      long before = env.queryLong("SELECT count(*) FROM $S.device_status_current WHERE current_slot >= " + FROM);
+      assertEquals(0, before, "nothing moves before the effective time");
+      // its time comes
+      env.execute("UPDATE $S.slot_map_version SET effective_at = now() WHERE version = 2");
+      TestEnv.awaitTrue(java.time.Duration.ofSeconds(60), "the switch ran", () ->
+          env.queryLong("SELECT count(*) FROM $S.slot_map_version WHERE version = 2 AND switched_at IS NOT NULL") == 1);
+      for (Object[] r : env.query("SELECT device_id, current_slot FROM $S.device_status_current")) {
+        assertEquals(SlotHash.slotOf((String) r[0], TO), ((Number) r[1]).intValue(), (String) r[0]);
+      }
+    }
+  }
+
   /** A slot's plan: one UP result per device at {@code cycle}. */
   private static StatePlanner.Plan plan(int slot, List<String> devices, long cycle) {
     List<Envelope> batch = new ArrayList<>();
