@@ -5,9 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.rabbitmq.client.Channel;
 import dev.inspection.messaging.Envelope;
 import dev.inspection.messaging.Priority;
 import dev.inspection.messaging.SlotHash;
+import dev.inspection.messaging.Topology;
+import dev.inspection.node.Node;
 import dev.inspection.scheduler.SlotSwitch;
 import dev.inspection.state.AlertRules;
 import dev.inspection.state.PayloadProfiles;
@@ -21,6 +24,7 @@ import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
 import io.vertx.sqlclient.Pool;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -123,15 +127,56 @@ class ReshardSwitchIT {
       // a version effective in an hour: nothing moves before its time
       env.execute("INSERT INTO $S.slot_map_version (version, total_slots, effective_at, window_until) VALUES (2, " + TO
           + ", now() + interval '1 hour', now() + interval '2 hours')");
-      TestEnv.awaitTrue(java.time.Duration.ofSeconds(30), "the leader is elected", () -> env.scheduler().scheduler().leading());
+      TestEnv.awaitTrue(Duration.ofSeconds(30), "the leader is elected", () -> env.scheduler().scheduler().leading());
       long before = env.queryLong("SELECT count(*) FROM $S.device_status_current WHERE current_slot >= " + FROM);
       assertEquals(0, before, "nothing moves before the effective time");
       // its time comes
       env.execute("UPDATE $S.slot_map_version SET effective_at = now() WHERE version = 2");
-      TestEnv.awaitTrue(java.time.Duration.ofSeconds(60), "the switch ran", () ->
+      TestEnv.awaitTrue(Duration.ofSeconds(60), "the switch ran", () ->
           env.queryLong("SELECT count(*) FROM $S.slot_map_version WHERE version = 2 AND switched_at IS NOT NULL") == 1);
       for (Object[] r : env.query("SELECT device_id, current_slot FROM $S.device_status_current")) {
         assertEquals(SlotHash.slotOf((String) r[0], TO), ((Number) r[1]).intValue(), (String) r[0]);
+      }
+    }
+  }
+
+  @Test
+  void aWorkerFollowsTheMapAndDeadLettersAResultOfTheOldVersionAfterTheWindowAsStaleSlotMap() throws Exception {
+    try (TestEnv env = new TestEnv(FROM)) {
+      env.start(Map.of("role", "scheduler", "node.id", env.name + "-s"));
+      Node worker = env.start(Map.of("role", "worker", "node.id", env.name + "-w"));
+      env.awaitConsuming();
+      Topology t = env.topology();
+      try (Channel ch = env.channel()) {
+        // version 1 in force: a result stamped 1 is written
+        String before = WorkerIT.devicesIn(1, FROM, 1, "before-").get(0);
+        WorkerIT.publish(ch, t, WorkerIT.envelope(before, FROM, System.currentTimeMillis(), 1, "UP"));
+        TestEnv.awaitTrue(Duration.ofSeconds(30), "the version-1 result is written",
+            () -> env.queryLong("SELECT count(*) FROM $S.device_status_current WHERE device_id = '" + before + "'") == 1);
+
+        // a reshard to 8 slots whose grace window has closed; the worker reads it with its lease poll
+        env.execute("INSERT INTO $S.slot_map_version (version, total_slots, effective_at, window_until) VALUES (2, " + TO
+            + ", now() - interval '2 seconds', now() - interval '1 second')");
+        TestEnv.awaitTrue(Duration.ofSeconds(30), "the worker read version 2", () -> worker.worker().slotMap().get().newest().version() == 2);
+
+        // a probe that missed the switch: its version-1 result is dead-lettered, not written
+        String missed = WorkerIT.devicesIn(1, FROM, 1, "missed-").get(0);
+        WorkerIT.publish(ch, t, WorkerIT.envelope(missed, FROM, System.currentTimeMillis(), 1, "DOWN"));
+        // a probe that switched: a version-2 result of a device whose slot under 8 is slot 1 is written
+        String switched = null;
+        for (int i = 0; switched == null; i++) if (SlotHash.slotOf("sw2-" + i, TO) == 1) switched = "sw2-" + i;
+        Envelope v2 = WorkerIT.envelope(switched, TO, System.currentTimeMillis(), 1, "UP");
+        WorkerIT.publish(ch, t, new Envelope(v2.messageId(), v2.deviceId(), v2.slotId(), 2, 1, 1, v2.isNode(), v2.cycleId(), v2.seq(),
+            v2.collectedAt(), v2.priority(), v2.payload()));
+        String written = switched;
+        TestEnv.awaitTrue(Duration.ofSeconds(30), "the version-2 result is written",
+            () -> env.queryLong("SELECT count(*) FROM $S.device_status_current WHERE device_id = '" + written + "'") == 1);
+        TestEnv.awaitTrue(Duration.ofSeconds(30), "the version-1 result is dead-lettered as stale_slot_map",
+            () -> env.queryLong("SELECT count(*) FROM $S.dead_letter WHERE reason = 'stale_slot_map'") == 1);
+        assertEquals(0, env.queryLong("SELECT count(*) FROM $S.device_status_current WHERE device_id = '" + missed + "'"));
+        assertEquals(0, env.queryLong("SELECT count(*) FROM $S.device_status_history WHERE device_id = '" + missed + "'"));
+        String detail = (String) env.query("SELECT detail FROM $S.dead_letter WHERE reason = 'stale_slot_map'").get(0)[0];
+        assertTrue(detail.contains("missed the switch"), detail);
       }
     }
   }
