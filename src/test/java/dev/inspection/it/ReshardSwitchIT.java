@@ -12,13 +12,17 @@ import dev.inspection.messaging.SlotHash;
 import dev.inspection.messaging.Topology;
 import dev.inspection.node.Node;
 import dev.inspection.scheduler.SlotSwitch;
+import dev.inspection.state.AlertEvent;
 import dev.inspection.state.AlertRules;
+import dev.inspection.state.DerivedState;
 import dev.inspection.state.PayloadProfiles;
 import dev.inspection.store.Db;
 import dev.inspection.store.Migrations;
 import dev.inspection.store.PgOptions;
+import dev.inspection.worker.BatchHandler;
 import dev.inspection.worker.BatchStore;
 import dev.inspection.worker.DeviceDirectory;
+import dev.inspection.worker.SnapshotLoader;
 import dev.inspection.worker.StatePlanner;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -95,8 +99,17 @@ class ReshardSwitchIT {
         assertEquals(1, env.queryLong("SELECT count(*) FROM $S.device_status_history WHERE device_id = '" + d + "' AND cycle_id = " + (cycle + 1_000)),
             "history is append-only: the old slot's result is kept there (seed 000 §3.4)");
 
-        // the new slot's owner writes it
-        Map<Integer, BatchStore.Outcome> nu = await(store.commit(List.of(new BatchStore.Part(newSlot, 1, plan(newSlot, List.of(d), cycle + 2_000)))));
+        // the switch gave every receiving slot (doubling: exactly the new ones) a new epoch, once per page that moved devices into it
+        for (Object[] r : env.query("SELECT slot_id, lease_epoch FROM $S.slot_lease")) {
+          int slot = ((Number) r[0]).intValue();
+          long epoch = ((Number) r[1]).longValue();
+          assertTrue(slot >= FROM ? epoch > 1 : epoch == 1, "slot " + slot + " at epoch " + epoch);
+        }
+        // the new slot's owner, at its new epoch, writes it; at the epoch it had before the switch it is fenced
+        long newEpoch = env.queryLong("SELECT lease_epoch FROM $S.slot_lease WHERE slot_id = " + newSlot);
+        assertInstanceOf(BatchStore.Fenced.class,
+            await(store.commit(List.of(new BatchStore.Part(newSlot, 1, plan(newSlot, List.of(d), cycle + 2_000))))).get(newSlot));
+        Map<Integer, BatchStore.Outcome> nu = await(store.commit(List.of(new BatchStore.Part(newSlot, newEpoch, plan(newSlot, List.of(d), cycle + 2_000)))));
         assertEquals(1, ((BatchStore.Committed) nu.get(newSlot)).currentRows());
         assertEquals(cycle + 2_000, env.queryLong("SELECT cycle_id FROM $S.device_status_current WHERE device_id = '" + d + "'"));
         assertEquals(newSlot, env.queryLong("SELECT current_slot FROM $S.device_status_current WHERE device_id = '" + d + "'"));
@@ -179,6 +192,87 @@ class ReshardSwitchIT {
         assertTrue(detail.contains("missed the switch"), detail);
       }
     }
+  }
+
+  /**
+   * INV-10 for a moved device: its new slot's owner loaded the slot before the switch moved the device in; the
+   * switch bumps that slot's epoch, so the owner's batch at the old epoch (planned without the device's counters)
+   * is fenced, it loads the slot again and the device, 4 failures into the 5 a normal device needs, fires on
+   * exactly the 5th, the first after the switch.
+   */
+  @Test
+  void aMovedDeviceMidDebounceFiresOnExactlyTheNthFailureAfterTheSwitch() throws Exception {
+    try (TestEnv env = new TestEnv(FROM)) {
+      Vertx vertx = Vertx.vertx();
+      Pool pool = Db.pool(vertx, PgOptions.from(env.config(Map.of())), 2);
+      try {
+        await(Migrations.apply(pool, env.name, FROM));
+        env.execute("INSERT INTO $S.slot_lease (slot_id) SELECT s FROM generate_series(0, " + (TO - 1) + ") s ON CONFLICT DO NOTHING");
+        env.execute("UPDATE $S.slot_lease SET owner_worker_id = 'w', lease_epoch = 1, state = 'ACTIVE'");
+        BatchStore store = new BatchStore(pool, "w");
+        SnapshotLoader loader = new SnapshotLoader(pool, 1_000);
+        String d = null;
+        for (int i = 0; d == null; i++) if (SlotHash.slotOf("deb-" + i, FROM) != SlotHash.slotOf("deb-" + i, TO)) d = "deb-" + i;
+        int oldSlot = SlotHash.slotOf(d, FROM);
+        int newSlot = SlotHash.slotOf(d, TO);
+        int n = AlertRules.forPriority(2).offlineAfterFailures();
+        // the new slot's owner loaded it before the switch: the device is not there yet
+        Map<String, DerivedState> newOwnersMemory = BatchHandler.memoryOf(await(loader.load(newSlot)));
+        assertTrue(newOwnersMemory.isEmpty());
+
+        // n - 1 failures written by the old slot's owner, each planned on the state the previous one left
+        long cycle = System.currentTimeMillis() - 600_000;
+        Map<String, DerivedState> oldOwnersMemory = new HashMap<>();
+        for (int k = 1; k < n; k++) {
+          StatePlanner.Plan p = failure(oldSlot, d, cycle + k * 1_000L, oldOwnersMemory);
+          assertTrue(p.events().isEmpty(), "failure " + k + " of " + n + " fires nothing");
+          assertInstanceOf(BatchStore.Committed.class, await(store.commit(List.of(new BatchStore.Part(oldSlot, 1, p)))).get(oldSlot));
+          oldOwnersMemory = p.next();
+        }
+
+        env.execute("INSERT INTO $S.slot_map_version (version, total_slots, effective_at) VALUES (1, " + FROM + ", now() - interval '1 hour')"
+            + " ON CONFLICT DO NOTHING");
+        env.execute("INSERT INTO $S.slot_map_version (version, total_slots, effective_at, window_until) VALUES (2, " + TO
+            + ", now(), now() + interval '1 hour')");
+        await(new SlotSwitch(pool::withTransaction).run(2, TO));
+        assertEquals(2, env.queryLong("SELECT lease_epoch FROM $S.slot_lease WHERE slot_id = " + newSlot), "the receiving slot has a new epoch");
+        assertEquals(1, env.queryLong("SELECT lease_epoch FROM $S.slot_lease WHERE slot_id = " + oldSlot), "a slot that only gave devices keeps its epoch");
+        assertEquals("w", env.query("SELECT owner_worker_id FROM $S.slot_lease WHERE slot_id = " + newSlot).get(0)[0], "and its owner");
+        assertEquals(1, env.queryLong("SELECT count(*) FROM $S.slot_lease_history WHERE slot_id = " + newSlot
+            + " AND reason = 'reshard' AND old_epoch = 1 AND new_epoch = 2 AND old_state = 'ACTIVE' AND new_state = 'ACTIVE'"));
+        for (Object[] r : env.query("SELECT slot_id, lease_epoch FROM $S.slot_lease")) {
+          int slot = ((Number) r[0]).intValue();
+          assertEquals(slot == newSlot ? 2 : 1, ((Number) r[1]).intValue(), "only the slot that received a device has a new epoch: slot " + slot);
+        }
+
+        // the nth failure, planned by the new owner on what it loaded before the switch: that batch is fenced
+        long nth = cycle + n * 1_000L;
+        StatePlanner.Plan blind = failure(newSlot, d, nth, newOwnersMemory);
+        assertTrue(blind.events().isEmpty(), "without the device's counters the nth failure would fire nothing");
+        assertInstanceOf(BatchStore.Fenced.class, await(store.commit(List.of(new BatchStore.Part(newSlot, 1, blind)))).get(newSlot));
+
+        // the owner follows the new epoch: it loads the slot again, now with the moved device's counters
+        Map<String, DerivedState> reloaded = BatchHandler.memoryOf(await(loader.load(newSlot)));
+        assertTrue(reloaded.containsKey(d), "the moved device's derived state is loaded by its new slot's owner");
+        StatePlanner.Plan p = failure(newSlot, d, nth, reloaded);
+        assertEquals(1, p.events().size(), "the nth failure fires: " + p.events());
+        assertEquals(AlertEvent.FIRING, p.events().get(0).type());
+        Map<Integer, BatchStore.Outcome> out = await(store.commit(List.of(new BatchStore.Part(newSlot, 2, p))));
+        assertEquals(1, ((BatchStore.Committed) out.get(newSlot)).currentRows());
+        assertEquals(1, env.queryLong("SELECT count(*) FROM $S.alert_event WHERE device_id = '" + d + "' AND event_type = 'FIRING'"));
+        assertEquals(nth, env.queryLong("SELECT cycle_id FROM $S.alert_event WHERE device_id = '" + d + "' AND event_type = 'FIRING'"));
+      } finally {
+        pool.close();
+        vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+      }
+    }
+  }
+
+  /** One DOWN result of a normal device in {@code slot}, planned on {@code memory}. */
+  private static StatePlanner.Plan failure(int slot, String device, long cycle, Map<String, DerivedState> memory) {
+    Envelope e = new Envelope(Envelope.messageId("n", cycle, device, 1), device, slot, 1, 1, 1, "n", cycle, 1, Instant.ofEpochMilli(cycle),
+        Priority.NORMAL, new JsonObject().put("status", "DOWN"));
+    return StatePlanner.plan(List.of(e), memory, Map.of(device, new DeviceDirectory.Info(2, PayloadProfiles.DEFAULT, false)), AlertRules::forPriority);
   }
 
   /** A slot's plan: one UP result per device at {@code cycle}. */

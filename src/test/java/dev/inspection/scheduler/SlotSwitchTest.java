@@ -35,4 +35,11 @@ class SlotSwitchTest {
     assertEquals(List.of(), SlotSwitch.moves(ids, atNew, 128), "devices already in their new slot stay");
     assertEquals(List.of(), SlotSwitch.moves(List.of(), List.of(), 128));
   }
+
+  @Test
+  void theReceivingSlotsAreEachSlotAMoveGoesToOnceInSlotOrder() {
+    List<Move> moves = List.of(new Move("a", 3, 67), new Move("b", 1, 65), new Move("c", 3, 67), new Move("d", 0, 64));
+    assertEquals(List.of(64, 65, 67), List.of(SlotSwitch.receiving(moves)));
+    assertEquals(List.of(), List.of(SlotSwitch.receiving(List.of())));
+  }
 }
