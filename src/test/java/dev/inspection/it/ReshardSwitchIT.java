@@ -34,6 +34,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
@@ -265,6 +266,56 @@ class ReshardSwitchIT {
         pool.close();
         vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
       }
+    }
+  }
+
+  /**
+   * The same on a running worker and leader (8 -> 4 slots: the receiving slots' queues exist): the worker owns the
+   * device's new slot, loaded before the switch; the leader's switch bumps that slot's epoch, the worker reloads it,
+   * and the device, 4 failures into 5 under its old slot, fires on exactly the 5th, stamped with the new version.
+   */
+  @Test
+  void onARunningWorkerAMovedDeviceMidDebounceFiresOnExactlyTheNthFailure() throws Exception {
+    int from = 8;
+    int to = 4;
+    try (TestEnv env = new TestEnv(from); Channel ch = env.channel()) {
+      ch.confirmSelect();
+      Node worker = env.start(Map.of("role", "worker", "node.id", env.name + "-w"));
+      env.awaitSettled(Set.of(env.name + "-w"), Duration.ofSeconds(30));
+      Topology t = env.topology();
+      String d = null;
+      for (int i = 0; d == null; i++) if (SlotHash.slotOf("live-" + i, from) != SlotHash.slotOf("live-" + i, to)) d = "live-" + i;
+      String dev = d;
+      int newSlot = SlotHash.slotOf(dev, to);
+      long base = System.currentTimeMillis() - 60_000;
+      WorkerIT.publish(ch, t, WorkerIT.envelope(dev, from, base, 1, "UP"));
+      for (int k = 2; k <= 5; k++) WorkerIT.publish(ch, t, WorkerIT.envelope(dev, from, base + k * 1_000L, k, "DOWN"));
+      ch.waitForConfirmsOrDie(30_000);
+      TestEnv.awaitTrue(Duration.ofSeconds(30), "UP and 4 failures written under the old slot",
+          () -> env.queryLong("SELECT count(*) FROM $S.device_status_history WHERE device_id = '" + dev + "'") == 5);
+      assertEquals(4, env.queryLong("SELECT (derived_snapshot->>'consec_failure_count')::int FROM $S.device_status_current WHERE device_id = '"
+          + dev + "'"));
+      long epochBefore = env.queryLong("SELECT lease_epoch FROM $S.slot_lease WHERE slot_id = " + newSlot);
+
+      env.execute("INSERT INTO $S.slot_map_version (version, total_slots, effective_at, window_until) VALUES (2, " + to
+          + ", now(), now() + interval '1 hour')");
+      TestEnv.awaitTrue(Duration.ofSeconds(60), "the leader switched", () ->
+          env.queryLong("SELECT count(*) FROM $S.slot_map_version WHERE version = 2 AND switched_at IS NOT NULL") == 1);
+      TestEnv.awaitTrue(Duration.ofSeconds(30), "the worker read version 2", () -> worker.worker().slotMap().get().newest().version() == 2);
+      assertEquals(newSlot, env.queryLong("SELECT current_slot FROM $S.device_status_current WHERE device_id = '" + dev + "'"));
+      assertEquals(epochBefore + 1, env.queryLong("SELECT lease_epoch FROM $S.slot_lease WHERE slot_id = " + newSlot));
+      assertEquals(0, env.queryLong("SELECT count(*) FROM $S.alert_event WHERE device_id = '" + dev + "'"), "not earlier");
+
+      Envelope e = WorkerIT.envelope(dev, to, base + 6_000, 6, "DOWN");
+      WorkerIT.publish(ch, t, new Envelope(e.messageId(), e.deviceId(), e.slotId(), 2, 1, 1, e.isNode(), e.cycleId(), e.seq(), e.collectedAt(),
+          e.priority(), e.payload()));
+      ch.waitForConfirmsOrDie(30_000);
+      TestEnv.awaitTrue(Duration.ofSeconds(30), "the 5th failure is written by the new slot's owner",
+          () -> env.queryLong("SELECT count(*) FROM $S.device_status_history WHERE device_id = '" + dev + "'") == 6);
+      List<Object[]> fired = env.query("SELECT alert_key, event_type, seq FROM $S.alert_event WHERE device_id = '" + dev + "'");
+      assertEquals(1, fired.size(), "exactly one event: " + fired.size());
+      assertEquals("FIRING", fired.get(0)[1]);
+      assertEquals(6L, ((Number) fired.get(0)[2]).longValue(), "fired on the 5th failure, the first after the switch");
     }
   }
 
