@@ -222,6 +222,7 @@ public final class SchedulerVerticle extends VerticleBase implements Operations.
     slotMaps = new SlotMaps(pool, leadership, new ReshardPlan.Settings(Duration.ofMillis(config.getLong(Keys.RESHARD_EFFECTIVE_AFTER_MS)),
         Duration.ofMillis(config.getLong(Keys.RESHARD_WINDOW_END_MS))));
     operations = new Operations(context, this, devices, state, deadLetters, jobs, slotMaps);
+    vertx.setPeriodic(config.getLong(Keys.SCHEDULER_TICK_MS), t -> slotMaps.switchDue());
     connector = new RabbitConnector(vertx, RabbitOptions.from(config), RetryPolicy.from(config), "scheduler-" + config.nodeId(),
         c -> deadLetters.connected(c).compose(v -> shed.connected(c)),
         deadLetters::connectionLost);

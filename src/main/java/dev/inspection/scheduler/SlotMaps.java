@@ -37,11 +37,14 @@ public final class SlotMaps {
   static final String VERSIONS = "SELECT version, total_slots, effective_at, window_until, now() FROM slot_map_version ORDER BY version";
   /** The same, locked: two requests at once schedule one version, the second sees it and is refused. */
   static final String VERSIONS_LOCKED = "SELECT version, total_slots, effective_at, window_until, now() FROM slot_map_version ORDER BY version FOR UPDATE";
+  /** Versions whose effective time has come and whose current_slot switch has not run (or was cut short). */
+  static final String DUE = "SELECT version, total_slots FROM slot_map_version WHERE version > 1 AND effective_at <= now() AND switched_at IS NULL ORDER BY version";
   static final String INSERT = "INSERT INTO slot_map_version (version, total_slots, effective_at, window_until, term) VALUES ($1, $2, $3, $4, $5)";
 
   private final Pool pool;
   private final Leadership leadership;
   private final ReshardPlan.Settings settings;
+  private boolean switching;
 
   SlotMaps(Pool pool, Leadership leadership, ReshardPlan.Settings settings) {
     this.pool = pool;
@@ -74,6 +77,28 @@ public final class SlotMaps {
             return ReshardPlan.status(after, r.now());
           });
     }));
+  }
+
+  /**
+   * Leader, every tick, on the scheduler's context: runs the {@code current_slot} switch ({@link SlotSwitch}) of a
+   * version whose effective time has come, one run at a time; a failed or deposed run is picked up again by the
+   * next tick or the next leader (the version stays without {@code switched_at}).
+   */
+  void switchDue() {
+    if (switching || !leadership.leading()) return;
+    switching = true;
+    pool.query(DUE).execute().compose(rows -> {
+      Future<Long> chain = Future.succeededFuture(0L);
+      for (Row r : rows) {
+        long version = r.getLong(0);
+        int slots = r.getInteger(1);
+        chain = chain.compose(x -> new SlotSwitch(leadership::fenced).run(version, slots));
+      }
+      return chain;
+    }).onComplete(ar -> {
+      switching = false;
+      if (ar.failed()) log.warn("slot map switch failed, retried on the next tick: {}", ar.cause().toString());
+    });
   }
 
   private record Read(List<MapVersion> versions, Instant now) {}

@@ -35,7 +35,10 @@ import java.util.function.Function;
  *       the device's profile ({@code merge_payload}, the SQL twin of the in-memory fold; for a profile with a
  *       device time {@code merge_payload_guarded} applies the batch's frames one by one, parameter 11 maps each
  *       such device to them, so a frame older than the stored one changes nothing) and its derived
- *       state (counters, ring, debounce, rate window) is written in the same statement;</li>
+ *       state (counters, ring, debounce, rate window) is written in the same statement; and only while the
+ *       row's {@code current_slot} is the batch's slot (the seed's fencing predicate: during a reshard's grace
+ *       window the leader moves {@code current_slot} of remapped devices, after which the old slot's owner
+ *       no longer writes them);</li>
  *   <li>the results the device's history policy keeps (every one by default) are inserted into
  *       {@code device_status_history}; a redelivery hits the key and is ignored (D4);</li>
  *   <li>every result is counted once in the per-minute rollups, by the (cycle_id, seq) each rollup row
@@ -73,7 +76,8 @@ public final class BatchStore {
             coalesce((SELECT default_rule FROM payload_profile WHERE name = EXCLUDED.payload_profile), 'replace')) END,
         derived_snapshot = coalesce(EXCLUDED.derived_snapshot, c.derived_snapshot),
         updated_at = now()
-      WHERE (c.cycle_id, c.seq) < (EXCLUDED.cycle_id, EXCLUDED.seq)""";
+      WHERE (c.cycle_id, c.seq) < (EXCLUDED.cycle_id, EXCLUDED.seq)
+        AND c.current_slot = EXCLUDED.slot_id  -- seed 000 §3.4: only the legal slot's owner writes a device (a reshard moves current_slot)""";
 
   static final String INSERT_EVENTS = """
       INSERT INTO alert_event (device_id, alert_key, event_type, severity, event_time, cycle_id, seq, payload, ingest_writer_epoch)

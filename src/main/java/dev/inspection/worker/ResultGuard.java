@@ -3,18 +3,24 @@ package dev.inspection.worker;
 import dev.inspection.messaging.Envelope;
 import dev.inspection.messaging.InvalidMessage;
 import dev.inspection.messaging.SlotHash;
+import dev.inspection.messaging.SlotMapWindow;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 
 /**
  * What a worker checks of a parsed result before it may touch a device's status (issue 10 item 4). Pure:
  * the caller passes the time. A result that fails is dead-lettered alone; the rest of its batch commits.
  * <ul>
+ *   <li>{@code stale_slot_map}: its {@code slot_map_version} was replaced by a reshard whose grace window has
+ *       closed (seed 000 §3.4: the probe missed the switch); {@code unknown_slot_map}: a version newer than
+ *       this worker's map ({@link SlotMapWindow#judge});</li>
  *   <li>{@code wrong_slot}: the envelope names another slot than the queue it came from, or its device does
- *       not hash to this slot ({@code CRC32(device_id) mod slots.total}). Such a result would be written by
- *       the wrong owner, outside the lease that fences the device's real slot;</li>
+ *       not hash to this slot ({@code CRC32(device_id) mod} the slot count of the envelope's map version).
+ *       Such a result would be written by the wrong owner, outside the lease that fences the device's real
+ *       slot;</li>
  *   <li>{@code future_cycle}: its {@code cycle_id} (the probe's check time in epoch ms) lies more than
  *       {@code worker.max.future.skew.ms} ahead of the worker's clock. Results are ordered by
  *       {@code (cycle_id, seq)}, so one such result would win over every real one until that time and
@@ -27,13 +33,21 @@ import java.util.Map;
  * </ul>
  *
  * @param slot the slot whose queue the result came from
- * @param totalSlots {@code slots.total}
+ * @param map the slot map's versions as this worker last read them (times on the worker's clock)
  * @param maxFutureSkewMs how far ahead of now a cycle_id may be
  */
-public record ResultGuard(int slot, int totalSlots, long maxFutureSkewMs) {
+public record ResultGuard(int slot, Supplier<SlotMapWindow> map, long maxFutureSkewMs) {
   public ResultGuard {
-    if (totalSlots < 1) throw new IllegalArgumentException("totalSlots must be >= 1, got " + totalSlots);
     if (maxFutureSkewMs < 0) throw new IllegalArgumentException("maxFutureSkewMs must be >= 0, got " + maxFutureSkewMs);
+  }
+
+  /** A guard for a map that never changes: one version with {@code totalSlots} ({@code slots.total}). */
+  public ResultGuard(int slot, int totalSlots, long maxFutureSkewMs) {
+    this(slot, fixed(SlotMapWindow.single(totalSlots)), maxFutureSkewMs);
+  }
+
+  private static Supplier<SlotMapWindow> fixed(SlotMapWindow m) {
+    return () -> m;
   }
 
   /** Longest {@code message_id} the history and current tables take ({@code VARCHAR(160)}). */
@@ -59,10 +73,15 @@ public record ResultGuard(int slot, int totalSlots, long maxFutureSkewMs) {
       throw new InvalidMessage("wrong_slot", "envelope.slot_id " + e.slotId() + " arrived on slot " + slot
           + "'s queue: probe and worker disagree on slots.total or the routing key");
     }
+    SlotMapWindow.Verdict v = map.get().judge(e.slotMapVersion(), nowMs);
+    if (v.kind() == SlotMapWindow.Kind.STALE) throw new InvalidMessage(SlotMapWindow.STALE_REASON, v.detail());
+    if (v.kind() == SlotMapWindow.Kind.UNKNOWN) throw new InvalidMessage("unknown_slot_map", v.detail());
+    int totalSlots = v.totalSlots();
     int home = SlotHash.slotOf(e.deviceId(), totalSlots);
     if (home != slot) {
-      throw new InvalidMessage("wrong_slot", "device " + e.deviceId() + " hashes to slot " + home + " (of " + totalSlots
-          + "), not to slot " + slot + " whose queue it arrived on: a forged or misrouted result, or probe and worker disagree on slots.total");
+      throw new InvalidMessage("wrong_slot", "device " + e.deviceId() + " hashes to slot " + home + " (of " + totalSlots + ", slot map version "
+          + Math.max(1, e.slotMapVersion()) + "), not to slot " + slot
+          + " whose queue it arrived on: a forged or misrouted result, or probe and worker disagree on the slot map");
     }
     long ahead = e.cycleId() - nowMs;
     if (ahead > maxFutureSkewMs) {

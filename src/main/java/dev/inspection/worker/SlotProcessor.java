@@ -125,7 +125,7 @@ public final class SlotProcessor {
     this.consumers = new SlotConsumers(vertx, slot, epoch, services.workerId(), services.topology(),
         settings.prefetch(), services.broker(), services.acks(), metrics, this::accept).onBroken(this::channelBroken);
     this.mailbox = new BatchPicker<Delivery>(settings.batchMax(), settings.lingerMs(), settings.lanes(), services.clock()).firstBatch(FIRST_BATCH);
-    this.handler = new BatchHandler(new ResultGuard(slot, services.topology().totalSlots(), settings.maxFutureSkewMs()), services.clock(),
+    this.handler = new BatchHandler(new ResultGuard(slot, services.slotMap(), settings.maxFutureSkewMs()), services.clock(),
         settings.limits(), services.topology(), services.devices(), services.rules(), settings.histories(),
         BatchHandler.memoryOf(snapshot));
     this.reopen = new Retry(vertx, settings.reopen(), log);

@@ -51,6 +51,8 @@ public final class WorkerVerticle extends VerticleBase {
   private final Map<Integer, SnapshotLoader.Snapshot> loaded = new HashMap<>();
   private final Map<Integer, long[]> rateMarks = new HashMap<>();
   private Pool pool;
+  private SlotMapFollower slotMap;
+  private long mapTimer = -1;
   /** Heartbeats, lease reads and snapshot loads: never queued behind batch commits (a takeover under a redelivery flood stays fast). */
   private Pool controlPool;
   private DbGate gate;
@@ -95,6 +97,11 @@ public final class WorkerVerticle extends VerticleBase {
     return held;
   }
 
+  /** The slot map's versions as this worker last read them (tests, the console). */
+  public SlotMapFollower slotMap() {
+    return slotMap;
+  }
+
   /** The lease follower, for tests (state, fault switch). */
   public LeaseKeeper leases() {
     return leases;
@@ -115,6 +122,9 @@ public final class WorkerVerticle extends VerticleBase {
     store.degradedMode(degraded, spill, backFiller::store, clock);
     controlPool = Db.pool(vertx, PgOptions.from(config), 3);
     snapshots = new SnapshotLoader(controlPool, config.getInt(Keys.WORKER_SNAPSHOT_PAGE));
+    slotMap = new SlotMapFollower(controlPool, clock, topology.totalSlots());
+    slotMap.refresh();
+    mapTimer = vertx.setPeriodic(config.getLong(Keys.WORKER_LEASE_POLL_MS), t -> slotMap.refresh());
     directory = new DeviceDirectory(pool, 600_000, 1_000_000);
     for (int p = 1; p <= 3; p++) rules.put(p, AlertRules.fromConfig(p, config::raw));
     deadLetters = new DeadLetterPublisher(vertx, topology, workerId);
@@ -179,7 +189,7 @@ public final class WorkerVerticle extends VerticleBase {
     leases.onChange(() -> notifier.publish(workerId + " leases-changed"));
     notifier.start();
     services = new SlotServices(workerId, topology, () -> connector.isConnected() ? connector.connection() : null, acks, store,
-        deadLetters, gate, directory::lookup, rules::get, metrics, clock, (s, e, f) -> leases.forget(s, e));
+        deadLetters, gate, directory::lookup, rules::get, metrics, clock, (s, e, f) -> leases.forget(s, e), slotMap);
     // the leader's broker fence finds this worker's connections by these properties (messaging/BrokerFence)
     connector.clientProperties(BrokerConnections.workerProperties(workerId, config.get(Keys.TOPOLOGY_PREFIX))).onReady(this::consumeAll).start();
     backFiller.start(() -> connector.isConnected() ? connector.connection() : null);
@@ -286,6 +296,7 @@ public final class WorkerVerticle extends VerticleBase {
         .eventually(() -> connector.stop())
         .eventually(() -> {
           vertx.cancelTimer(gaugeTimer);
+          vertx.cancelTimer(mapTimer);
           acks.close();
           deadLetters.close();
           spill.close();

@@ -124,6 +124,13 @@ class LeaseReconcilerTest {
   }
 
   @Test
+  void aReshardsEpochBumpOfAnActiveSlotReloadsItsDerivedState() {
+    Result r = new Worker().holds(67, 5, CONSUMING).reads(row(67, 6, ACTIVE));
+    assertOutcome(r, List.of(new Drop(67, 5), new Load(67, 6)), Map.of(67, new Holding(6, LOADING)),
+        "the same owner, a new epoch (moved devices arrived): stop, then load the slot again (INV-10)");
+  }
+
+  @Test
   void slotMissingFromTheReadIsDropped() {
     Result r = new Worker().holds(2, 5, CONSUMING).holds(8, 1, LOADING).reads();
     assertOutcome(r, List.of(new Drop(2, 5), new Drop(8, 1)), Map.of());

@@ -9,10 +9,12 @@ import dev.inspection.messaging.Envelope;
 import dev.inspection.messaging.InvalidMessage;
 import dev.inspection.messaging.Priority;
 import dev.inspection.messaging.SlotHash;
+import dev.inspection.messaging.SlotMapWindow;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class ResultGuardTest {
@@ -74,6 +76,40 @@ class ResultGuardTest {
     ResultGuard g = new ResultGuard(0, 1, 0);
     assertDoesNotThrow(() -> g.check(result("any", 0, NOW), NOW));
     assertThrows(InvalidMessage.class, () -> g.check(result("any", 0, NOW + 1), NOW));
+  }
+
+  private static Envelope stamped(String device, int slot, long version) {
+    return new Envelope(Envelope.messageId("p", NOW, device, 1), device, slot, version, 1, 1, "p", NOW, 1, Instant.ofEpochMilli(NOW),
+        Priority.NORMAL, new JsonObject().put("status", "UP"));
+  }
+
+  /** 16 -> 32 slots, effective at NOW, grace window until NOW + 1000. */
+  private static final SlotMapWindow RESHARD = new SlotMapWindow(List.of(new SlotMapWindow.Version(1, 16, 0, 0),
+      new SlotMapWindow.Version(2, 32, NOW, NOW + 1_000)));
+
+  /** A device in slot 5 of 16 that moves to slot 21 of 32. */
+  private static String movingFrom5() {
+    for (int i = 0; ; i++) if (SlotHash.slotOf("dev-" + i, 16) == 5 && SlotHash.slotOf("dev-" + i, 32) == 21) return "dev-" + i;
+  }
+
+  @Test
+  void inTheGraceWindowEachVersionIsCheckedWithItsOwnSlotCount() {
+    String d = movingFrom5();
+    assertDoesNotThrow(() -> new ResultGuard(5, () -> RESHARD, 600_000).check(stamped(d, 5, 1), NOW + 999), "old version, old slot");
+    assertDoesNotThrow(() -> new ResultGuard(21, () -> RESHARD, 600_000).check(stamped(d, 21, 2), NOW + 999), "new version, new slot");
+    InvalidMessage e = assertThrows(InvalidMessage.class, () -> new ResultGuard(5, () -> RESHARD, 600_000).check(stamped(d, 5, 2), NOW));
+    assertEquals("wrong_slot", e.reason);
+    assertTrue(e.getMessage().contains("of 32, slot map version 2"), e.getMessage());
+  }
+
+  @Test
+  void afterTheWindowTheOldVersionIsStaleSlotMapAndAnUnknownVersionIsRefused() {
+    String d = movingFrom5();
+    InvalidMessage e = assertThrows(InvalidMessage.class, () -> new ResultGuard(5, () -> RESHARD, 600_000).check(stamped(d, 5, 1), NOW + 1_000));
+    assertEquals("stale_slot_map", e.reason);
+    assertTrue(e.getMessage().contains("missed the switch"), e.getMessage());
+    InvalidMessage u = assertThrows(InvalidMessage.class, () -> new ResultGuard(21, () -> RESHARD, 600_000).check(stamped(d, 21, 3), NOW));
+    assertEquals("unknown_slot_map", u.reason);
   }
 
   private static Envelope withPayload(String device, JsonObject payload) {

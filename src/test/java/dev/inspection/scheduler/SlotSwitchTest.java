@@ -1,0 +1,45 @@
+package dev.inspection.scheduler;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.inspection.messaging.SlotHash;
+import dev.inspection.scheduler.SlotSwitch.Move;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class SlotSwitchTest {
+  @Test
+  void aDeviceMovesWhenItsCurrentSlotIsNotItsSlotUnderTheNewCount() {
+    List<String> ids = new ArrayList<>();
+    List<Integer> slots = new ArrayList<>();
+    for (int i = 0; i < 500; i++) {
+      ids.add("d" + i);
+      slots.add(SlotHash.slotOf("d" + i, 64));
+    }
+    List<Move> moves = SlotSwitch.moves(ids, slots, 128);
+    int expected = 0;
+    for (int i = 0; i < 500; i++) if (SlotHash.slotOf("d" + i, 64) != SlotHash.slotOf("d" + i, 128)) expected++;
+    assertEquals(expected, moves.size());
+    for (Move m : moves) {
+      assertEquals(SlotHash.slotOf(m.deviceId(), 64), m.from());
+      assertEquals(SlotHash.slotOf(m.deviceId(), 128), m.to());
+      assertEquals(m.from() + 64, m.to(), "doubling moves a device to its slot plus the old count");
+    }
+  }
+
+  @Test
+  void aSwitchDecidedFromCurrentSlotIsIdempotent() {
+    List<String> ids = List.of("a", "b", "c", "d");
+    List<Integer> atNew = ids.stream().map(d -> SlotHash.slotOf(d, 128)).toList();
+    assertEquals(List.of(), SlotSwitch.moves(ids, atNew, 128), "devices already in their new slot stay");
+    assertEquals(List.of(), SlotSwitch.moves(List.of(), List.of(), 128));
+  }
+
+  @Test
+  void theReceivingSlotsAreEachSlotAMoveGoesToOnceInSlotOrder() {
+    List<Move> moves = List.of(new Move("a", 3, 67), new Move("b", 1, 65), new Move("c", 3, 67), new Move("d", 0, 64));
+    assertEquals(List.of(64, 65, 67), List.of(SlotSwitch.receiving(moves)));
+    assertEquals(List.of(), List.of(SlotSwitch.receiving(List.of())));
+  }
+}
