@@ -22,7 +22,7 @@ public final class LogSetup {
 
   public static final String NODE = "node";
   public static final String ROLE = "role";
-  /** The key a slot's code logs its slot under (an slf4j key-value pair): a field in JSON, {@code slot=N} in text. */
+  /** The key a slot's code logs its slot under (an slf4j key-value pair): a field of a JSON line (its text already says "slot N:"). */
   public static final String SLOT = "slot";
   static final List<String> CONTEXT_FIELDS = List.of(NODE, ROLE);
   /** The console appender of logback.xml. */

@@ -99,11 +99,9 @@ class JsonLineEncoderTest {
   }
 
   @Test
-  void textContextShowsNodeRoleAndSlot() {
+  void textContextShowsNodeAndRole() {
     LoggingEvent e = event(context("w-1", "worker"), "m", null);
     assertEquals("w-1/worker", new ContextConverter().convert(e));
-    e.addKeyValuePair(new org.slf4j.event.KeyValuePair(LogSetup.SLOT, 3));
-    assertEquals("w-1/worker slot=3", new ContextConverter().convert(e));
     assertEquals("-", new ContextConverter().convert(event(context(null, null), "m", null)));
   }
 
