@@ -111,6 +111,7 @@ public final class HttpApi extends VerticleBase {
     Router r = Router.router(vertx);
     router = r;
     r.route().handler(new Frontline());
+    r.route().handler(new AccessLog()); // after Frontline: the line carries its request id
     health.mount(r);
     boolean api = credentials != null;
     if (api) {

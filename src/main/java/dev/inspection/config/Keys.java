@@ -222,6 +222,7 @@ public final class Keys {
   public static final ConfigKey HTTP_IMPORT_MAX_BYTES = k("http.import.max.bytes", "33554432", LONG, "largest body of POST /api/v1/devices/import (parsed off the event loop); larger answers 413");
   public static final ConfigKey SHUTDOWN_GRACE_MS = k("shutdown.grace.ms", "25000", LONG, "on SIGTERM, how long the node may take to finish batches, flush the outbox and hand back leases");
   public static final ConfigKey BACKOFF_INITIAL_MS = k("backoff.initial.ms", "200", LONG, "first reconnect / retry delay after a failure");
+  public static final ConfigKey LOG_FORMAT = k("log.format", "text", STRING, "text | json: the console log format. text: one line per event with ISO-8601 time (date and zone), level, thread, logger, node/role; json: one JSON object per line with timestamp (ISO-8601 with zone), level, logger, thread, message, node, role, the MDC and key-value fields (slot, the access log's method/path/status...) and exception (the whole stack as one string). The level: environment variable LOG_LEVEL (README Logs)");
   public static final ConfigKey BACKOFF_MAX_MS = k("backoff.max.ms", "10000", LONG, "cap of the reconnect / retry delay (jittered)");
 
   public static final List<ConfigKey> ALL = List.of(
@@ -258,7 +259,7 @@ public final class Keys {
       API_READ_TOKEN, API_PROBE_TOKENS, PROBE_API_TOKEN, CONSOLE_READONLY_USER, CONSOLE_READONLY_PASSWORD, CONSOLE_SESSIONS_MAX,
       CONSOLE_SESSION_IDLE_MS, CONSOLE_LOGIN_FREE_FAILURES, CONSOLE_LOGIN_MAX_DELAY_MS, HTTP_BODY_MAX_BYTES, HTTP_IMPORT_MAX_BYTES,
       PROBE_INGEST_TOKENS, PROBE_INGEST_MAX_BYTES, PROBE_INGEST_MAX_FRAMES, PROBE_INGEST_RATE_PER_S,
-      SHUTDOWN_GRACE_MS, BACKOFF_INITIAL_MS, BACKOFF_MAX_MS);
+      SHUTDOWN_GRACE_MS, BACKOFF_INITIAL_MS, BACKOFF_MAX_MS, LOG_FORMAT);
 
   public static final Map<String, ConfigKey> BY_NAME;
   static {

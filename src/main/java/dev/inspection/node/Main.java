@@ -5,6 +5,7 @@ import dev.inspection.common.BuildInfo;
 import dev.inspection.config.Config;
 import dev.inspection.config.ConfigException;
 import dev.inspection.config.Keys;
+import dev.inspection.config.LogSetup;
 import dev.inspection.config.Secrets;
 import java.time.Clock;
 import java.util.Arrays;
@@ -51,6 +52,7 @@ public final class Main {
     try {
       config = Config.load(migrateOnly ? Arrays.copyOfRange(args, 1, args.length) : args, System.getenv());
       Node.validate(config);
+      LogSetup.install(config); // node/role in every line, log.format, JUL through slf4j
     } catch (ConfigException e) {
       System.err.println("error: " + Secrets.redact(e.getMessage()));
       System.exit(EXIT_CONFIG);
@@ -81,8 +83,9 @@ public final class Main {
       System.exit(EXIT_START_FAILED);
       return;
     }
-    System.out.println("node " + config.nodeId() + " (" + config.role().name().toLowerCase() + ") is up: " + HttpTls.scheme(config) + "://"
-        + config.get(Keys.HTTP_HOST) + ":" + node.httpPort() + "/health/ready");
+    // a log line (not a bare println) so log.format=json output stays one JSON object per line
+    log.info("node {} ({}) is up: {}://{}:{}/health/ready", config.nodeId(), config.role().name().toLowerCase(), HttpTls.scheme(config),
+        config.get(Keys.HTTP_HOST), node.httpPort());
     long grace = config.getLong(Keys.SHUTDOWN_GRACE_MS);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       log.info("shutting down (grace {} ms): finishing batches, flushing the outbox, handing back leases", grace);

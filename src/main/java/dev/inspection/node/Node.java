@@ -23,6 +23,7 @@ import dev.inspection.common.RetryPolicy;
 import dev.inspection.config.Config;
 import dev.inspection.config.ConfigException;
 import dev.inspection.config.Keys;
+import dev.inspection.config.LogSetup;
 import dev.inspection.config.Role;
 import dev.inspection.inventory.TargetPolicy;
 import dev.inspection.messaging.RabbitOptions;
@@ -87,6 +88,7 @@ public final class Node {
     RabbitOptions.validated(config); // rabbit.tls.ca readable
     HttpTls.check(config); // http.tls.cert and http.tls.key both given and readable
     AdvertisedUrl.check(config.get(Keys.HTTP_ADVERTISED_URL));
+    LogSetup.format(config); // log.format text | json
     SlotProcessor.Settings.from(config); // history.policy and its companions
     DegradedMode.Settings.from(config); // worker.degraded.* thresholds (exit below enter), worker.backfill.*
     for (int p = 1; p <= 3; p++) {

@@ -3,6 +3,7 @@ package dev.inspection.scheduler;
 import dev.inspection.control.Liveness;
 import dev.inspection.control.SlotState;
 import dev.inspection.control.WorkerState;
+import dev.inspection.store.Db;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonObject;
 import io.vertx.sqlclient.Pool;
@@ -138,7 +139,7 @@ public final class ControlStore {
   /** The workers among {@code candidates} whose liveness lock could be taken: their process is gone. */
   public Future<Set<String>> crashed(List<String> candidates) {
     if (candidates.isEmpty()) return Future.succeededFuture(Set.of());
-    return pool.withTransaction(c -> c.preparedQuery(LIVENESS).execute(Tuple.of(livenessNamespace).addArrayOfString(candidates.toArray(String[]::new))))
+    return Db.inTransaction(pool, c -> c.preparedQuery(LIVENESS).execute(Tuple.of(livenessNamespace).addArrayOfString(candidates.toArray(String[]::new))))
         .map(rows -> {
           Set<String> out = new HashSet<>();
           for (Row r : rows) out.add(r.getString(0));

@@ -4,6 +4,7 @@ import dev.inspection.inventory.CheckSpec;
 import dev.inspection.inventory.Device;
 import dev.inspection.inventory.TargetPolicy;
 import dev.inspection.state.PayloadProfiles;
+import dev.inspection.store.Db;
 import dev.inspection.store.Rows;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonArray;
@@ -52,7 +53,7 @@ public final class DeviceStore {
    * they are in or leave ({@link PlanVersions}); returns the new resource version.
    */
   public Future<Long> importDevices(List<Device> devices) {
-    return pool.withTransaction(conn -> conn.query(NEXT_VERSION).execute().compose(rs -> {
+    return Db.inTransaction(pool, conn -> conn.query(NEXT_VERSION).execute().compose(rs -> {
       long version = rs.iterator().next().getLong(0);
       Set<String> groups = new HashSet<>();
       Future<Void> chain = Future.succeededFuture();
@@ -222,7 +223,7 @@ public final class DeviceStore {
     Tuple args = Tuple.tuple().addString(id).addValue(prio == null ? null : prio.shortValue())
         .addString(patch.getString("probe_group")).addValue(interval == null ? null : interval.intValue()).addString(profile)
         .addValue(patch.getBoolean("enabled")).addValue(spec); // a JsonObject: the client sends it as jsonb (a String would become a JSON string)
-    return pool.withTransaction(conn -> conn.preparedQuery(GROUP_FOR_UPDATE).execute(Tuple.of(id)).compose(before -> {
+    return Db.inTransaction(pool, conn -> conn.preparedQuery(GROUP_FOR_UPDATE).execute(Tuple.of(id)).compose(before -> {
       if (before.size() == 0) return Future.succeededFuture(null);
       Row b = before.iterator().next();
       if (spec != null) CheckSpec.validate(b.getString(1), spec); // a new spec must suit the device's check type (naming the field)

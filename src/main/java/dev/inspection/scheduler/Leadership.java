@@ -1,5 +1,6 @@
 package dev.inspection.scheduler;
 
+import dev.inspection.store.Db;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -204,7 +205,7 @@ public final class Leadership {
     long mine = term;
     if (mine <= 0) return Future.failedFuture(new Deposed(mine, -1));
     // a write waits at most lockTimeoutMs for a row lock (a batch of a paused worker): the round fails and is retried
-    return pool.withTransaction(c -> c.query("SET LOCAL lock_timeout = " + lockTimeoutMs).execute()
+    return Db.inTransaction(pool, c -> c.query("SET LOCAL lock_timeout = " + lockTimeoutMs).execute()
         .compose(v -> c.query(CHECK_TERM).execute()).compose(rows -> {
       long current = rows.iterator().next().getLong(0);
       if (current != mine) return Future.failedFuture(new Deposed(mine, current));

@@ -1,6 +1,7 @@
 package dev.inspection.store;
 
 import dev.inspection.common.Pem;
+import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.net.ClientSSLOptions;
 import io.vertx.core.net.PemTrustOptions;
@@ -10,8 +11,10 @@ import io.vertx.pgclient.PgConnectOptions;
 import io.vertx.pgclient.SslMode;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.PoolOptions;
+import io.vertx.sqlclient.SqlConnection;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -63,5 +66,22 @@ public final class Db {
         .connectingTo(connectOptions(pg))
         .using(vertx)
         .build();
+  }
+
+  /**
+   * {@code pool.withTransaction(work)}, the connection's own failures logged: a connection without an exception
+   * handler makes the SQL client print them bare on stderr, without a log header (PostgreSQL's FATAL 25P03
+   * idle-in-transaction or 57P01 admin shutdown, connection resets). The transaction fails too and its caller handles that.
+   */
+  public static <T> Future<T> inTransaction(Pool pool, Function<SqlConnection, Future<T>> work) {
+    return pool.withTransaction(conn -> {
+      conn.exceptionHandler(Db::connectionFailed);
+      return work.apply(conn);
+    });
+  }
+
+  /** The exception handler of a connection held outside the pool's transactions (a session lock's). */
+  public static void connectionFailed(Throwable e) {
+    log.warn("a PostgreSQL connection in use failed: {}", e.getMessage() != null ? e.getMessage() : e.toString());
   }
 }

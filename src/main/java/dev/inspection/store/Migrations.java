@@ -42,7 +42,7 @@ public final class Migrations {
         .onSuccess(n -> {
           if (n > 0) log.info("schema {}: applied {} migration(s)", schema, n);
         })
-        .compose(n -> pool.withTransaction(conn -> conn.query("SELECT pg_advisory_xact_lock(hashtext('inspection.migrate." + schema + "'))").execute()
+        .compose(n -> Db.inTransaction(pool, conn -> conn.query("SELECT pg_advisory_xact_lock(hashtext('inspection.migrate." + schema + "'))").execute()
             .compose(r -> conn.query("SET LOCAL search_path TO " + schema).execute())
             .compose(r -> SlotMapStart.seedOrCheck(conn, totalSlots, schema))
             .compose(v -> conn.preparedQuery("INSERT INTO slot_lease (slot_id) SELECT g FROM generate_series(0, $1 - 1) g ON CONFLICT DO NOTHING")

@@ -6,6 +6,7 @@ import com.rabbitmq.client.GetResponse;
 import dev.inspection.messaging.InvalidMessage;
 import dev.inspection.messaging.Topology;
 import dev.inspection.metrics.Metrics;
+import dev.inspection.store.Db;
 import dev.inspection.worker.DbErrors.Kind;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -194,7 +195,7 @@ public final class BackFiller {
     for (StatePlanner.HistoryRow h : b.rows()) items.add(new HistoryRollups.Item(b.slot(), b.epoch(), h));
     items.sort(Comparator.comparing((HistoryRollups.Item h) -> h.row().envelope().deviceId()).thenComparingLong(h -> h.row().envelope().cycleId())
         .thenComparingLong(h -> h.row().envelope().seq()));
-    return pool.withTransaction(conn -> conn.preparedQuery(LOCK_SLOT).execute(Tuple.of(b.slot()))
+    return Db.inTransaction(pool, conn -> conn.preparedQuery(LOCK_SLOT).execute(Tuple.of(b.slot()))
         .compose(v -> HistoryRollups.write(conn, items, JsonObject::encode, b.committedAtMs() > 0
             ? OffsetDateTime.ofInstant(Instant.ofEpochMilli(b.committedAtMs()), ZoneOffset.UTC) : null)));
   }

@@ -1,5 +1,7 @@
 package dev.inspection.worker;
 
+import static dev.inspection.config.LogSetup.SLOT;
+
 import dev.inspection.messaging.Envelope;
 import dev.inspection.messaging.InvalidMessage;
 import dev.inspection.messaging.ResultBatch;
@@ -100,7 +102,7 @@ public final class BatchHandler {
       try {
         out.put(e.getKey(), DerivedState.fromJson(e.getValue().derived()));
       } catch (RuntimeException bad) {
-        log.warn("slot {}: device {} has an unreadable derived snapshot ({}); its counters start again", snapshot.slot(), e.getKey(), bad.getMessage());
+        log.atWarn().addKeyValue(SLOT, snapshot.slot()).log("slot {}: device {} has an unreadable derived snapshot ({}); its counters start again", snapshot.slot(), e.getKey(), bad.getMessage());
       }
     }
     return out;

@@ -4,6 +4,7 @@ import dev.inspection.messaging.Envelope;
 import dev.inspection.state.AlertCurrent;
 import dev.inspection.state.AlertEvent;
 import dev.inspection.state.AlertFold;
+import dev.inspection.store.Db;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -124,7 +125,7 @@ public final class BatchStore {
   /** Commits several slots' batches in one transaction; the map holds each slot's outcome. */
   public Future<Map<Integer, Outcome>> commit(List<Part> parts) {
     Integer[] slots = parts.stream().map(Part::slot).distinct().toArray(Integer[]::new);
-    return pool.withTransaction(conn -> conn.preparedQuery(LEASE_CHECK).execute(Tuple.of(slots)).compose(rows -> {
+    return Db.inTransaction(pool, conn -> conn.preparedQuery(LEASE_CHECK).execute(Tuple.of(slots)).compose(rows -> {
       Map<Integer, Row> leases = new HashMap<>();
       for (Row r : rows) leases.put((int) r.getShort(0), r);
       Map<Integer, Outcome> outcomes = new HashMap<>();

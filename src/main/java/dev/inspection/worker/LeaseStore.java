@@ -6,6 +6,7 @@ import static dev.inspection.control.SlotState.LOADING_NEW;
 
 import dev.inspection.control.SlotState;
 import dev.inspection.control.WorkerState;
+import dev.inspection.store.Db;
 import dev.inspection.worker.LeaseReconciler.Lease;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonObject;
@@ -125,7 +126,7 @@ final class LeaseStore {
 
   /** REGISTERED with its history, and whatever an earlier incarnation held handed back, in one transaction. */
   Future<Void> register(JsonObject metadata) {
-    return pool.withTransaction(c -> c.preparedQuery(PREVIOUS).execute(Tuple.of(workerId)).compose(prev -> {
+    return Db.inTransaction(pool, c -> c.preparedQuery(PREVIOUS).execute(Tuple.of(workerId)).compose(prev -> {
       List<WorkerState> path = restart(prev.size() == 0 ? null : WorkerState.parse(prev.iterator().next().getString(0)));
       Future<?> f = Future.succeededFuture();
       for (int i = 1; i < path.size(); i++) {
@@ -193,7 +194,7 @@ final class LeaseStore {
    * or empty when it was in none of them.
    */
   Future<Optional<WorkerState>> selfState(WorkerState to, Set<WorkerState> from, String why) {
-    return pool.withTransaction(c -> c.preparedQuery(LOCK_SELF).execute(Tuple.of(workerId)).compose(rows -> {
+    return Db.inTransaction(pool, c -> c.preparedQuery(LOCK_SELF).execute(Tuple.of(workerId)).compose(rows -> {
       WorkerState was = rows.size() == 0 ? null : WorkerState.parse(rows.iterator().next().getString(0));
       if (was == null || !from.contains(was)) return Future.succeededFuture(Optional.<WorkerState>empty());
       WorkerState.TRANSITIONS.check(was, to);

@@ -3,6 +3,7 @@ package dev.inspection.worker;
 import dev.inspection.common.Retry;
 import dev.inspection.common.RetryPolicy;
 import dev.inspection.control.Liveness;
+import dev.inspection.store.Db;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.pgclient.PgConnectOptions;
@@ -67,6 +68,7 @@ final class LivenessSession {
         return;
       }
       session = c;
+      c.exceptionHandler(Db::connectionFailed); // never printed bare by the SQL client; the close below is what counts
       c.closeHandler(v -> {
         if (session != c) return;
         session = null;

@@ -1,5 +1,7 @@
 package dev.inspection.worker;
 
+import static dev.inspection.config.LogSetup.SLOT;
+
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
@@ -158,7 +160,7 @@ final class SlotConsumers {
         if (env.isRedeliver()) {
           metrics.redelivered(slot);
           if (redeliveriesLogged.getAndIncrement() < 3) {
-            log.debug("slot {} (epoch {}): a redelivered message on the {} queue (an earlier consumer did not ack it)", slot, epoch, p.wire);
+            log.atDebug().addKeyValue(SLOT, slot).log("slot {} (epoch {}): a redelivered message on the {} queue (an earlier consumer did not ack it)", slot, epoch, p.wire);
           }
         }
         context.runOnContext(v -> arrived(d));
@@ -207,7 +209,7 @@ final class SlotConsumers {
     cancelled = done;
     cancelPending.addAll(chs.keySet());
     long timer = vertx.setTimer(CANCEL_TIMEOUT_MS, t -> {
-      if (done.tryComplete()) log.warn("slot {}: no cancel-ok from the broker within {} ms; closing anyway", slot, CANCEL_TIMEOUT_MS);
+      if (done.tryComplete()) log.atWarn().addKeyValue(SLOT, slot).log("slot {}: no cancel-ok from the broker within {} ms; closing anyway", slot, CANCEL_TIMEOUT_MS);
     });
     vertx.executeBlocking(() -> {
       for (Map.Entry<Priority, Channel> e : chs.entrySet()) {

@@ -1,5 +1,7 @@
 package dev.inspection.worker;
 
+import static dev.inspection.config.LogSetup.SLOT;
+
 import dev.inspection.common.Retry;
 import dev.inspection.common.RetryPolicy;
 import dev.inspection.config.Config;
@@ -169,7 +171,7 @@ public final class SlotProcessor {
   private void to(Phase next) {
     Phase from = phase;
     phase = PHASES.check(from, next);
-    log.debug("slot {} (epoch {}): {} -> {}", slot, epoch, from, next);
+    log.atDebug().addKeyValue(SLOT, slot).log("slot {} (epoch {}): {} -> {}", slot, epoch, from, next);
   }
 
   /** Starts consuming if the slot is not consumed yet and the worker has a connection; call again after every (re)connect. */
@@ -205,7 +207,7 @@ public final class SlotProcessor {
     boolean again = now - lastBrokenNanos < 5_000_000_000L;
     lastBrokenNanos = now;
     metrics.channelsBroken(slot);
-    log.warn("slot {} (epoch {}): {}; its channels close and its consumers open again", slot, epoch, why);
+    log.atWarn().addKeyValue(SLOT, slot).log("slot {} (epoch {}): {}; its channels close and its consumers open again", slot, epoch, why);
     consumers.close();
     mailbox.clear();
     to(Phase.DISCONNECTED);
@@ -263,7 +265,7 @@ public final class SlotProcessor {
       List<Dead<Delivery>> deadOnes = handled.succeeded() ? handled.result().dead() : parsed.dead();
       boolean committed = commit.succeeded() && commit.result().outcome() instanceof Committed;
       if (dead.failed()) {
-        log.warn("slot {}: cannot dead-letter {} message(s) ({}); they will be delivered again", slot, deadOnes.size(), dead.cause().getMessage());
+        log.atWarn().addKeyValue(SLOT, slot).log("slot {}: cannot dead-letter {} message(s) ({}); they will be delivered again", slot, deadOnes.size(), dead.cause().getMessage());
       }
       // committed: the channels stay open, so what could not be set aside goes back now; otherwise they close
       // a v3 delivery carries several results: it is acked only when every one of them is settled
@@ -282,7 +284,7 @@ public final class SlotProcessor {
       if (dead.succeeded()) countDead(deadOnes);
       if (refusedDead.succeeded()) countDead(refusedOnes);
       else if (!refusedOnes.isEmpty()) {
-        log.warn("slot {}: cannot dead-letter {} refused result(s) ({}); requeued", slot, refusedOnes.size(), refusedDead.cause().getMessage());
+        log.atWarn().addKeyValue(SLOT, slot).log("slot {}: cannot dead-letter {} refused result(s) ({}); requeued", slot, refusedOnes.size(), refusedDead.cause().getMessage());
       }
       if (committed) {
         batchInFlight = false;
@@ -314,7 +316,7 @@ public final class SlotProcessor {
   private void countDead(List<Dead<Delivery>> dead) {
     dead.forEach(d -> {
       metrics.deadLettered(d.letter().reason());
-      log.warn("slot {}: dead-lettered a message ({}): {}", slot, d.letter().reason(), d.letter().detail());
+      log.atWarn().addKeyValue(SLOT, slot).log("slot {}: dead-lettered a message ({}): {}", slot, d.letter().reason(), d.letter().detail());
     });
   }
 
@@ -328,14 +330,14 @@ public final class SlotProcessor {
 
   private void fenced(Fenced f, int batchSize) {
     metrics.fenced(slot, batchSize);
-    log.warn("slot {}: lease moved (now owner={} epoch={}, mine epoch={}); batch of {} rolled back, consumers cancelled",
+    log.atWarn().addKeyValue(SLOT, slot).log("slot {}: lease moved (now owner={} epoch={}, mine epoch={}); batch of {} rolled back, consumers cancelled",
         slot, f.owner(), f.epoch(), epoch, batchSize);
     abort();
     services.listener().fenced(slot, epoch, f);
   }
 
   private void pauseForDatabase(Throwable cause) {
-    log.warn("slot {}: batch failed on a database error ({}); requeued, waiting for PostgreSQL", slot, cause.getMessage());
+    log.atWarn().addKeyValue(SLOT, slot).log("slot {}: batch failed on a database error ({}); requeued, waiting for PostgreSQL", slot, cause.getMessage());
     Future<Void> healthy = services.gate().failed(cause);
     if (phase == Phase.STOPPED || phase == Phase.PAUSED_FOR_DATABASE) return;
     consumers.close();
