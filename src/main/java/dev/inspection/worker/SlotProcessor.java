@@ -53,8 +53,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class SlotProcessor {
   private static final Logger log = LoggerFactory.getLogger(SlotProcessor.class);
-  /** Messages in a slot's first batch after it starts consuming ({@link BatchPicker#firstBatch}): one, as a v3 message may carry hundreds of results. */
-  static final int FIRST_BATCH = 1;
 
   /** Where the processor stands; a batch in flight is not a phase (at most one, in any phase). */
   enum Phase { DISCONNECTED, OPENING, CONSUMING, PAUSED_FOR_DATABASE, CLOSING, STOPPED }
@@ -126,7 +124,7 @@ public final class SlotProcessor {
     this.metrics = services.metrics();
     this.consumers = new SlotConsumers(vertx, slot, epoch, services.workerId(), services.topology(),
         settings.prefetch(), services.broker(), services.acks(), metrics, this::accept).onBroken(this::channelBroken);
-    this.mailbox = new BatchPicker<Delivery>(settings.batchMax(), settings.lingerMs(), settings.lanes(), services.clock()).firstBatch(FIRST_BATCH);
+    this.mailbox = new BatchPicker<Delivery>(settings.batchMax(), settings.lingerMs(), settings.lanes(), services.clock()).firstBatch(1); // one message: a v3 one may carry hundreds of results
     this.handler = new BatchHandler(new ResultGuard(slot, services.slotMap(), settings.maxFutureSkewMs()), services.clock(),
         settings.limits(), services.topology(), services.devices(), services.rules(), settings.histories(),
         BatchHandler.memoryOf(snapshot));
