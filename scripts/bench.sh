@@ -505,6 +505,20 @@ start_node() { # tag devices interval_ms heap
   say "node up after $(fmt1 "$(calc 'a / 10' "$waited")") s (pid $NODE_PID, -Xmx$heap, $n devices every $i ms, $SLOTS slots)"
 }
 
+await_slots() { # tag: the warm-up starts once the worker consumes every slot (the cold start opens them in waves)
+  local t0 waited=0 held
+  t0=$(now)
+  while :; do
+    scrape "$OUT/slots-$1.prom"
+    held=$(mget "$OUT/slots-$1.prom" worker_slots_held)
+    [ "$held" != NA ] && [ "${held%.*}" -ge "$SLOTS" ] && break
+    [ "$waited" -lt 300 ] || { say "[$1] WARNING: the worker holds ${held} of $SLOTS slots after 300 s; warming up anyway"; return; }
+    kill -0 "$NODE_PID" 2>/dev/null || die "the node died (log: $NODE_LOG)"
+    sleep 1; waited=$((waited + 1))
+  done
+  say "[$1] the worker consumes all $SLOTS slots $(fmt1 "$(calc 'a - b' "$(now)" "$t0")") s after start-up (cold start in waves); warm-up begins"
+}
+
 scrape() { # file: /metrics into file; fails softly (file then has no metrics)
   curl -s --max-time 20 "http://127.0.0.1:$PORT/metrics" -o "$1" || : >"$1"
 }
@@ -550,6 +564,7 @@ e2e_run() { # tag devices interval_ms warm-up_s window_s heap
   offered=$(calc 'a * 1000 / b' "$n" "$i")
   say "end to end [$tag]: $n simulated devices every $i ms = $(fmt0 "$offered") results/s offered; warm-up ${warmup} s, window ${window} s"
   start_node "$tag" "$n" "$i" "$heap"
+  await_slots "$tag"
   nap "$warmup"
 
   local m0=$OUT/metrics-$tag-0.txt m1=$OUT/metrics-$tag-1.txt prev cur t0 t1 tp tc cpu0 cpu1 gc0 gc1 hb0 hb1
