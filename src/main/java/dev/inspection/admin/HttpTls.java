@@ -44,7 +44,9 @@ public final class HttpTls {
 
   /** The server options: TLS with the configured certificate and key, or plain. Blocking (file reads): call off the event loop. */
   static HttpServerOptions serverOptions(Config c, Vertx vertx) {
-    HttpServerOptions o = new HttpServerOptions();
+    // no h2c upgrade: a client asking for it (Java's HttpClient does by default) got a 101 and then an HTTP/2
+    // framing error for /metrics (47 KB) — one hung StorageIT for 10 minutes; plain HTTP/1.1 answers it instead
+    HttpServerOptions o = new HttpServerOptions().setHttp2ClearTextEnabled(false);
     if (!enabled(c)) return o;
     check(c);
     PemKeyCertOptions pem = new PemKeyCertOptions().setCertPath(c.get(Keys.HTTP_TLS_CERT).trim()).setKeyPath(c.get(Keys.HTTP_TLS_KEY).trim());

@@ -349,7 +349,8 @@ public final class TestEnv implements AutoCloseable {
 
   /** A request to a node's HTTP API: status and body. */
   public static Map.Entry<Integer, String> http(int port, String method, String path) throws Exception {
-    HttpClient c = HttpClient.newHttpClient();
+    // HTTP/1.1: the request timeout below does not bound the body of an upgraded (h2c) exchange
+    HttpClient c = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
         .timeout(Duration.ofSeconds(10)).header("Authorization", "Bearer " + API_TOKEN);
     b = method.equals("POST") ? b.POST(HttpRequest.BodyPublishers.noBody()) : b.GET();
