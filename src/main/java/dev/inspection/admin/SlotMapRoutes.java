@@ -18,7 +18,7 @@ public record SlotMapRoutes(SlotMaps maps, Operations operations) implements Rou
   @Override
   public void mount(Router r) {
     r.get("/api/v1/slot-map").handler(ctx -> maps.status().onSuccess(m -> json(ctx, 200, m)).onFailure(ctx::fail));
-    r.get("/api/v1/probe/slot-map").handler(ctx -> maps.status().onSuccess(m -> json(ctx, 200, m)).onFailure(ctx::fail));
+    r.get("/api/v1/probe/slot-map").handler(ctx -> maps.forProbes().onSuccess(m -> json(ctx, 200, m)).onFailure(ctx::fail));
     r.post("/api/v1/slot-map").handler(this::schedule);
   }
 

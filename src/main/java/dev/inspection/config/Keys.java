@@ -74,6 +74,7 @@ public final class Keys {
   public static final ConfigKey PROBE_INVENTORY_URL = k("probe.inventory.url", "", STRING, "scheduler base URL to pull this group's inventory from (cached in data.dir); empty for none");
   public static final ConfigKey PROBE_INVENTORY_REFRESH_MS = k("probe.inventory.refresh.ms", "30000", LONG, "how often the inventory is pulled from probe.inventory.url");
   public static final ConfigKey PROBE_PACING_REFRESH_MS = k("probe.pacing.refresh.ms", "5000", LONG, "how often a probe reads the cold-start pace (scheduler.min.workers) from probe.inventory.url or, in --role=all, from its own scheduler (the leader also announces it on Redis)");
+  public static final ConfigKey PROBE_SLOT_MAP_REFRESH_MS = k("probe.slot.map.refresh.ms", "5000", LONG, "how often a probe reads the slot map version to stamp results with (a reshard's switch) from probe.inventory.url or, in --role=all, from its own scheduler");
   public static final ConfigKey PROBE_PACING_START = k("probe.pacing.start", "0.25", DOUBLE, "share of the normal rate non-critical devices are inspected at until a scheduler's pace is heard (the cold-start pace; 1 = start at full speed); 0 < value <= 1");
   public static final ConfigKey PROBE_CHECK_TIMEOUT_MS = k("probe.check.timeout.ms", "2000", LONG, "timeout of one tcp/http check, and of each echo of an icmp check (a device's check_spec.timeout_ms only shortens it)");
   public static final ConfigKey PROBE_CHECKS_MAX_INFLIGHT = k("probe.checks.max.inflight", "2000", INT, "checks one probe runs at the same time, at most; devices due beyond it wait for the next tick (a fleet of slow or silent targets cannot pile up sockets)");
@@ -232,7 +233,7 @@ public final class Keys {
       REDIS_URL, REDIS_CHANNEL_PREFIX,
       SLOTS_TOTAL, RESHARD_EFFECTIVE_AFTER_MS, RESHARD_WINDOW_END_MS, TOPOLOGY_PREFIX, BROKER_QUEUE_BUDGET_BYTES, BROKER_QUEUE_HIGH_WEIGHT, QUEUE_LOW_MAX_BYTES, QUEUE_LOW_MAX_LENGTH, QUEUE_LOW_TYPE, QUEUE_DELIVERY_LIMIT,
       PROBE_GROUP, PROBE_SIM_DEVICES, PROBE_SIM_FAIL_RATE, PROBE_SIM_FLAP_PCT, PROBE_SIM_PUSH_ROOMS, PROBE_SIM_PUSH_INTERVAL_MS, PROBE_INTERVAL_MS, PROBE_JITTER_PCT,
-      PROBE_INVENTORY_FILE, PROBE_INVENTORY_URL, PROBE_INVENTORY_REFRESH_MS, PROBE_PACING_REFRESH_MS, PROBE_PACING_START, PROBE_CHECK_TIMEOUT_MS,
+      PROBE_INVENTORY_FILE, PROBE_INVENTORY_URL, PROBE_INVENTORY_REFRESH_MS, PROBE_PACING_REFRESH_MS, PROBE_SLOT_MAP_REFRESH_MS, PROBE_PACING_START, PROBE_CHECK_TIMEOUT_MS,
       PROBE_CHECKS_MAX_INFLIGHT, PROBE_HTTP_MAX_BODY_BYTES, PROBE_TARGET_ALLOW, PROBE_TARGET_DENY,
       OUTBOX_COMMIT_MAX_ROWS, OUTBOX_PUBLISH_CHANNELS, OUTBOX_MAX_INFLIGHT, OUTBOX_PUBLISH_BATCH_MAX, OUTBOX_PUBLISH_BATCH_BYTES, OUTBOX_REPLAY_INTERVAL_MS, OUTBOX_REPLAY_MIN_AGE_MS, OUTBOX_MAX_ROWS, OUTBOX_MAX_BYTES, OUTBOX_MIN_FREE_BYTES, OUTBOX_SHED_REPORT_MS, OUTBOX_RETENTION_MS,
       WORKER_PREFETCH_HIGH, WORKER_PREFETCH_NORMAL, WORKER_PREFETCH_LOW, WORKER_LANE_WEIGHT_HIGH, WORKER_LANE_WEIGHT_NORMAL, WORKER_LANE_WEIGHT_LOW,

@@ -1,5 +1,6 @@
 package dev.inspection.messaging;
 
+import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -129,6 +130,24 @@ public final class SlotMapWindow {
     int from = SlotHash.slotOf(deviceId, fromSlots);
     int to = SlotHash.slotOf(deviceId, toSlots);
     return from == to ? -1 : to;
+  }
+
+  /** The version numbered {@code version}, or null when this map does not hold it. */
+  public Version version(long version) {
+    return find(version);
+  }
+
+  /**
+   * The slots a device of slot {@code slot} under {@code fromSlots} can be in under {@code toSlots}: a device
+   * whose CRC is {@code c} has {@code c mod from = slot}, so {@code c mod to} is congruent to {@code slot} modulo
+   * {@code gcd(from, to)} (doubling 64 to 128: {@code slot} and {@code slot + 64}). The leader's switch locks
+   * these lease rows, in slot order, before it reads the slot's devices. Pure.
+   */
+  public static List<Integer> candidates(int slot, int fromSlots, int toSlots) {
+    int g = BigInteger.valueOf(fromSlots).gcd(BigInteger.valueOf(toSlots)).intValue();
+    List<Integer> out = new ArrayList<>();
+    for (int t = slot % g; t < toSlots; t += g) out.add(t);
+    return out;
   }
 
   private Version find(long version) {

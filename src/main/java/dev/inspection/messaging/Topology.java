@@ -6,8 +6,13 @@ import dev.inspection.config.Config;
 import dev.inspection.config.ConfigException;
 import dev.inspection.config.Keys;
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Names and arguments of every exchange and queue. Declared again on every (re)connect; declaring is
@@ -23,6 +28,7 @@ import java.util.Map;
  * first and the probe keeps those rows ({@link #queueArguments(Priority)}).
  */
 public final class Topology {
+  private static final Logger log = LoggerFactory.getLogger(Topology.class);
   private final String prefix;
   private final int totalSlots;
   private final QueueBudget budget;
@@ -171,32 +177,72 @@ public final class Topology {
     spillArgs.put("x-delivery-limit", deliveryLimit);
     spillArgs.put("x-dead-letter-exchange", deadLetterExchange());
     ch.queueDeclare(backfillQueue(), true, false, false, spillArgs);
-    for (int s = 0; s < totalSlots; s++) {
-      for (Priority p : Priority.values()) {
-        declareSlotQueue(ch, s, p);
-        ch.queueBind(queue(s, p), exchange(), routingKey(s, p));
+    declareSlots(ch, 0, totalSlots);
+  }
+
+  /**
+   * Declares and binds one slot's queues; blocking. A reshard's new slots (beyond {@code slots.total}) are declared
+   * by the worker that opens them, before it consumes.
+   */
+  public void declareSlot(Channel ch, int slot) throws IOException {
+    declareSlots(ch, slot, slot + 1);
+  }
+
+  /**
+   * Slots {@code from} until {@code to}, on a channel of their own (the broker closes a channel that meets a queue
+   * with other arguments, and the caller's stays usable), replaced after each such refusal and closed at the end.
+   */
+  private void declareSlots(Channel given, int from, int to) throws IOException {
+    Channel[] ch = {given.getConnection().createChannel()};
+    List<String> kept = new ArrayList<>();
+    try {
+      for (int s = from; s < to; s++) {
+        for (Priority p : Priority.values()) {
+          if (!declareSlotQueue(ch, s, p)) kept.add(queue(s, p));
+          ch[0].queueBind(queue(s, p), exchange(), routingKey(s, p));
+        }
       }
+    } finally {
+      try {
+        if (ch[0].isOpen()) ch[0].close();
+      } catch (TimeoutException | IOException e) {
+        log.debug("closing the declaring channel: {}", e.toString());
+      }
+    }
+    if (!kept.isEmpty()) {
+      log.warn("{} slot queue(s) exist with another byte limit than this configuration gives them ({}, first: {}) and are kept as they are,"
+          + " since RabbitMQ cannot change a queue's arguments: expected after a reshard (each slot keeps the share of {} it was declared"
+          + " with) or a budget change. To apply the new limit, set a RabbitMQ policy with max-length-bytes, or drain and delete the queues",
+          kept.size(), Keys.BROKER_QUEUE_BUDGET_BYTES.name() + "=" + budget.totalBytes() + " over " + totalSlots + " slots", kept.get(0),
+          Keys.BROKER_QUEUE_BUDGET_BYTES.name());
     }
   }
 
   /**
-   * RabbitMQ cannot change the arguments of an existing queue: a queue declared earlier with another byte
-   * limit (e.g. the former 64 MiB per queue) refuses this declare with PRECONDITION_FAILED. Said plainly,
-   * with what to do, rather than as the broker's channel error.
+   * RabbitMQ cannot change the arguments of an existing queue: a queue declared earlier with other arguments
+   * refuses this declare with PRECONDITION_FAILED (and closes the channel; {@code ch[0]} is then replaced by a new
+   * one); false when the queue was kept with its own byte limit. A byte limit alone that differs is expected after a reshard (a slot's queues keep the share of the budget
+   * they were declared with, while {@code slots.total} now splits it over more slots) and after a budget change:
+   * the queue is kept as it is, checked passively, with a warning that says how to apply the new limit. Any other
+   * difference is said plainly, with what to do, rather than as the broker's channel error.
    */
-  private void declareSlotQueue(Channel ch, int slot, Priority p) throws IOException {
+  private boolean declareSlotQueue(Channel[] ch, int slot, Priority p) throws IOException {
     try {
-      ch.queueDeclare(queue(slot, p), true, false, false, queueArguments(p));
+      ch[0].queueDeclare(queue(slot, p), true, false, false, queueArguments(p));
+      return true;
     } catch (IOException e) {
       String reason = String.valueOf(e.getCause() == null ? e.getMessage() : e.getCause().getMessage());
       if (!reason.contains("PRECONDITION_FAILED")) throw e;
+      ch[0] = ch[0].getConnection().createChannel();
+      if (reason.contains("'x-max-length-bytes'")) {
+        ch[0].queueDeclarePassive(queue(slot, p));
+        return false;
+      }
       String limits = p == Priority.LOW
-          ? "x-max-length-bytes=" + lowMaxBytes + " from " + Keys.QUEUE_LOW_MAX_BYTES.name() + ", x-max-length=" + lowMaxLength + " from "
-              + Keys.QUEUE_LOW_MAX_LENGTH.name()
-          : "x-max-length-bytes=" + budget.bytes(p) + " from " + Keys.BROKER_QUEUE_BUDGET_BYTES.name() + "=" + budget.totalBytes() + ", "
-              + Keys.BROKER_QUEUE_HIGH_WEIGHT.name() + "=" + budget.highWeight() + " over " + totalSlots + " slots";
+          ? "x-max-length=" + lowMaxLength + " from " + Keys.QUEUE_LOW_MAX_LENGTH.name()
+          : "x-delivery-limit=" + deliveryLimit + " from " + Keys.QUEUE_DELIVERY_LIMIT.name();
       throw new IOException("queue " + queue(slot, p) + " already exists with other arguments than this configuration gives it"
-          + " (" + limits + "), and RabbitMQ cannot"
+          + " (" + limits + ", type and dead-lettering), and RabbitMQ cannot"
           + " change a queue's arguments. Either set those keys back to the values the queues were declared with, or stop the probes,"
           + " let the workers empty the queues and delete them (rabbitmqctl delete_queue NAME; a test or demo installation:"
           + " java -cp node.jar dev.inspection.node.Teardown --yes) so they are declared again with the new limits. Broker said: " + reason, e);

@@ -206,6 +206,10 @@ public final class Metrics {
   }
 
   public void deadLettered(String reason) {
+    if (reason.equals("forwarded")) {
+      counter("worker_reshard_forwarded_total", "results of an older slot map version sent on to the slot their device moved to (a reshard's grace window)").increment();
+      return;
+    }
     counter("worker_dead_letters_total", "messages dead-lettered by the worker, by reason", "reason", reason).increment();
   }
 

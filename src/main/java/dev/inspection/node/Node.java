@@ -145,6 +145,7 @@ public final class Node {
         if (scheduler != null) {
           SchedulerVerticle own = scheduler;
           probe.pacingFrom(() -> own.view().pacing(own.minWorkers()));
+          probe.slotMapFrom(() -> own.slotMaps().forProbes());
         }
         checks.put("probe", probe::ready);
         checks.put("probe.outbox", probe.outboxCheck());

@@ -82,6 +82,9 @@ public final class ProbeVerticle extends VerticleBase {
   /** Cold-start pacing (issue 14 item 2); {@code localPacing}: this process's own scheduler, when it runs one. */
   private PaceKeeper pacing;
   private Supplier<Future<JsonObject>> localPacing;
+  private Supplier<Future<JsonObject>> localSlotMap;
+  /** The slot map version results are stamped with and hashed by (issue 14 item 3). */
+  private SlotMapStamp stamp;
   /** This group's plan version as the scheduler last served it (INV-2), stamped on every result; 1 until then. */
   private ProbeInventory inventory;
 
@@ -129,6 +132,11 @@ public final class ProbeVerticle extends VerticleBase {
     this.localPacing = scheduler;
   }
 
+  /** In {@code --role=all}: follow the slot map of this process's own scheduler (a reshard's switch). */
+  public void slotMapFrom(Supplier<Future<JsonObject>> scheduler) {
+    this.localSlotMap = scheduler;
+  }
+
   @Override
   public Future<?> start() {
     schedule = new ProbeSchedule(config.getInt(Keys.PROBE_JITTER_PCT), random);
@@ -142,7 +150,12 @@ public final class ProbeVerticle extends VerticleBase {
     Path file = Path.of(config.get(Keys.DATA_DIR), "outbox-" + isNode.replaceAll("[^A-Za-z0-9._-]", "_") + ".db");
     metrics.probeGauges(outboxDepth::get, () -> outboxOldestAgeMs.get() / 1000.0, () -> schedule.size());
     // D11: a probe with another slots.total than the map in force would route every result to the wrong slot
-    return SlotMapCheck.check(web, config.get(Keys.PROBE_INVENTORY_URL), config.get(Keys.PROBE_API_TOKEN), topology.totalSlots())
+    stamp = new SlotMapStamp(isNode, topology.totalSlots());
+    String schedulerUrl = config.get(Keys.PROBE_INVENTORY_URL);
+    Future<Void> checked = localSlotMap != null
+        ? localSlotMap.get().map(m -> stamp.heard(m, "its own scheduler")).<Void>mapEmpty().otherwiseEmpty()
+        : SlotMapCheck.check(web, schedulerUrl, config.get(Keys.PROBE_API_TOKEN), topology.totalSlots(), m -> stamp.heard(m, schedulerUrl));
+    return checked
         .compose(v -> Outbox.open(vertx, file, isNode, topology, clock))
         .compose(o -> {
           outbox = o;
@@ -163,6 +176,7 @@ public final class ProbeVerticle extends VerticleBase {
         })
         .onSuccess(n -> {
           log.info("probe {} inspecting {} devices; outbox {}", isNode, schedule.size(), file.toAbsolutePath());
+          stamp.start(vertx, web, localSlotMap, schedulerUrl, config.get(Keys.PROBE_API_TOKEN), config.getLong(Keys.PROBE_SLOT_MAP_REFRESH_MS));
           timers.add(vertx.setPeriodic(50, t -> tick()));
           mode.start();
           timers.add(vertx.setPeriodic(20, t -> flush()));
@@ -197,15 +211,15 @@ public final class ProbeVerticle extends VerticleBase {
     int room = (int) Math.min(MAX_BUFFERED - buffer.size(), config.getInt(Keys.PROBE_CHECKS_MAX_INFLIGHT) - checksInFlight);
     if (room <= 0) return;
     List<Device> due = schedule.pollDue(clock.millis(), room);
-    int slots = topology.totalSlots();
+    SlotMapStamp.Stamp map = stamp.current();
     for (Device d : due) {
       checksInFlight++;
       checker.check(d).onComplete(ar -> {
         checksInFlight--;
         metrics.probeChecked(d.priority());
         JsonObject payload = ar.succeeded() ? ar.result() : new JsonObject().put("status", "DOWN").put("error", String.valueOf(ar.cause()));
-        buffer.add(new CheckResult(d.deviceId(), SlotHash.slotOf(d.deviceId(), slots), Priority.ofDevicePriority(d.priority()),
-            Instant.ofEpochMilli(clock.millis()), d.resourceVersion(), inventory.planVersion(), 1, payload, d.priority()));
+        buffer.add(new CheckResult(d.deviceId(), SlotHash.slotOf(d.deviceId(), map.slots()), Priority.ofDevicePriority(d.priority()),
+            Instant.ofEpochMilli(clock.millis()), d.resourceVersion(), inventory.planVersion(), map.version(), payload, d.priority()));
         if (buffer.size() >= config.getInt(Keys.OUTBOX_COMMIT_MAX_ROWS)) flush();
       });
     }
@@ -259,7 +273,7 @@ public final class ProbeVerticle extends VerticleBase {
       for (CheckResult r : results) {
         Promise<OutboxRow> p = Promise.promise();
         each.add(p.future());
-        buffer.add(r, p);
+        buffer.add(stamp.stamped(r), p);
       }
       Future.all(each).onComplete(ar -> {
         if (ar.succeeded()) all.complete(each.stream().map(Future::result).toList());
@@ -297,6 +311,7 @@ public final class ProbeVerticle extends VerticleBase {
     timers.forEach(vertx::cancelTimer); // nothing periodic may reach the outbox while it closes
     if (mode != null) mode.stop();
     if (pacing != null) pacing.stop();
+    if (stamp != null) stamp.stop(vertx);
     if (redis != null) redis.close();
     // each step is bounded: whatever is not confirmed in time stays in the outbox and is replayed next start
     return drainBuffer()

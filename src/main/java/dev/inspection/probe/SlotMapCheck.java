@@ -4,6 +4,7 @@ import dev.inspection.config.ConfigException;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.client.WebClient;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,7 +27,8 @@ final class SlotMapCheck {
         + " database is the truth";
   }
 
-  static Future<Void> check(WebClient web, String base, String token, int configured) {
+  /** {@code heard}: the scheduler's answer, when it agrees (the probe's {@link SlotMapStamp} starts from it). */
+  static Future<Void> check(WebClient web, String base, String token, int configured, Consumer<JsonObject> heard) {
     if (base.isBlank()) return Future.succeededFuture();
     String url = base.replaceAll("/+$", "") + "/api/v1/probe/slot-map";
     return web.getAbs(url).bearerTokenAuthentication(token).timeout(10_000).send().<Void>compose(resp -> {
@@ -34,10 +36,13 @@ final class SlotMapCheck {
         log.warn("cannot check slots.total against the slot map: {} answered HTTP {}; starting with slots.total={}", url, resp.statusCode(), configured);
         return Future.succeededFuture();
       }
-      JsonObject current = resp.bodyAsJsonObject().getJsonObject("current");
+      JsonObject map = resp.bodyAsJsonObject();
+      JsonObject current = map.getJsonObject("current");
       if (current == null) return Future.succeededFuture();
       String refused = refusal(configured, current.getInteger("slots"), current.getLong("version"), url);
-      return refused == null ? Future.succeededFuture() : Future.failedFuture(new ConfigException(refused));
+      if (refused != null) return Future.failedFuture(new ConfigException(refused));
+      heard.accept(map);
+      return Future.succeededFuture();
     }).recover(e -> {
       if (e instanceof ConfigException) return Future.failedFuture(e);
       log.warn("cannot check slots.total against the slot map at {} ({}); starting with slots.total={}", url, e.getMessage(), configured);

@@ -71,6 +71,8 @@ public final class ControlLoop {
   private final BrokerFence fence;
   private final Map<Integer, Long> lastSlotMove = new HashMap<>();
   private final Map<String, Long> lastSourceMove = new HashMap<>();
+  /** Lease rows read by the last round: a reshard adds slots beyond slots.total before its effective time. */
+  private int slotCount;
   /** The last wave sent to each worker (cold start, scale-out), settled every round. */
   private Map<String, ScaleOutPlanner.Wave> waves = new HashMap<>();
   private Map<Integer, Long> devices = Map.of();
@@ -175,6 +177,7 @@ public final class ControlLoop {
       if (pastGrace()) for (WorkerRow w : workers) if (w.state().live() || w.state() == WorkerState.DEAD) probe.add(w.id());
       return store.crashed(probe).compose(crashed -> {
         long now = clock.millis();
+        for (SlotRow r : slots) slotCount = Math.max(slotCount, r.slot() + 1);
         settleWaves(slots, now);
         figures = SlotFigures.fold(figures, slots, workers);
         Snapshot snapshot = new Snapshot(workers, slots, crashed, now, pastGrace(), rebalanceDue || now - lastRebalance >= settings.rebalanceIntervalMs(),
@@ -326,7 +329,7 @@ public final class ControlLoop {
       });
     }
     Map<Integer, Double> out = new HashMap<>();
-    for (int s = 0; s < settings.totalSlots(); s++) {
+    for (int s = 0; s < Math.max(settings.totalSlots(), slotCount); s++) {
       SlotFigures.Figures f = figures.getOrDefault(s, SlotFigures.Figures.NONE);
       out.put(s, SlotWeight.weight(settings.weights(), devices.getOrDefault(s, 0L), f.rateOrZero(), f.backlog(),
           withBatchTime ? f.msOrZero() : 0, critical.getOrDefault(s, 0L)));

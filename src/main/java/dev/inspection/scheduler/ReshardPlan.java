@@ -61,6 +61,10 @@ public final class ReshardPlan {
           + newest.effectiveAt() + " and its grace window ends at " + newest.windowUntil() + "; schedule the next one after that");
     }
     if (newest.totalSlots() == slots) return refuse(409, "the slot map in force (version " + newest.version() + ") already has " + slots + " slots");
+    if (slots < newest.totalSlots()) {
+      return refuse(501, "fewer slots (" + slots + " < " + newest.totalSlots() + ") is not available in this build: a shrink must drain and delete the"
+          + " retired slots' queues after the window, which is not built; the slot count can only grow");
+    }
     return new Outcome(new MapVersion(newest.version() + 1, slots, now.plus(s.effectiveAfter()), now.plus(s.windowEnd())), null);
   }
 

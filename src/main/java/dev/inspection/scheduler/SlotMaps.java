@@ -25,20 +25,20 @@ import org.slf4j.LoggerFactory;
 public final class SlotMaps {
   private static final Logger log = LoggerFactory.getLogger(SlotMaps.class);
 
-  /**
-   * Whether the switch is built (issue 14 item 3 step 3: probes and workers move to a new version at its
-   * effective time, queues, current_slot, the window's fencing and stale_slot_map). Until it is, a new
-   * version would change nothing in the running fleet but make every restarting node refuse its
-   * slots.total, so a reshard is refused with 501. Scheduling itself is built and was tested with true
-   * ({@code SlotMapIT}, {@code ReshardPlanTest}).
-   */
-  static final boolean SWITCH_BUILT = false;
-
   static final String VERSIONS = "SELECT version, total_slots, effective_at, window_until, now() FROM slot_map_version ORDER BY version";
   /** The same, locked: two requests at once schedule one version, the second sees it and is refused. */
   static final String VERSIONS_LOCKED = "SELECT version, total_slots, effective_at, window_until, now() FROM slot_map_version ORDER BY version FOR UPDATE";
   /** Versions whose effective time has come and whose current_slot switch has not run (or was cut short). */
-  static final String DUE = "SELECT version, total_slots FROM slot_map_version WHERE version > 1 AND effective_at <= now() AND switched_at IS NULL ORDER BY version";
+  static final String DUE = """
+      SELECT v.version, v.total_slots, (SELECT p.total_slots FROM slot_map_version p WHERE p.version < v.version ORDER BY p.version DESC LIMIT 1)
+      FROM slot_map_version v WHERE v.version > 1 AND v.effective_at <= now() AND v.switched_at IS NULL ORDER BY v.version""";
+  /**
+   * The new version's slots get their lease rows now, before the effective time, so the leader hands them to workers
+   * (who declare their queues as they open them) while nothing is routed there yet; at the new version.
+   */
+  static final String NEW_SLOTS = "INSERT INTO slot_lease (slot_id, slot_map_version) SELECT g, $2 FROM generate_series(0, $1 - 1) g ON CONFLICT DO NOTHING";
+  /** The version probes stamp with: the newest one the leader has switched (version 1 needs no switch). */
+  static final String STAMP = "SELECT version, total_slots FROM slot_map_version WHERE version = 1 OR switched_at IS NOT NULL ORDER BY version DESC LIMIT 1";
   static final String INSERT = "INSERT INTO slot_map_version (version, total_slots, effective_at, window_until, term) VALUES ($1, $2, $3, $4, $5)";
 
   private final Pool pool;
@@ -57,18 +57,27 @@ public final class SlotMaps {
     return read(pool, VERSIONS).map(r -> ReshardPlan.status(r.versions(), r.now()));
   }
 
+  /**
+   * What a probe needs ({@code GET /api/v1/probe/slot-map}): the status, and under {@code stamp} the version it
+   * stamps results with and hashes devices by: the newest the leader has switched, so a probe never routes a
+   * device to a slot before the switch has moved the device there.
+   */
+  public Future<JsonObject> forProbes() {
+    return status().compose(st -> pool.query(STAMP).execute().map(rows -> {
+      for (Row r : rows) st.put("stamp", new JsonObject().put("version", r.getLong(0)).put("slots", r.getInteger(1)));
+      return st;
+    }));
+  }
+
   /** Leader: schedules version v+1 with {@code slots}; fails with an {@link ApiError} when the plan refuses. */
   Future<JsonObject> schedule(int slots) {
     long term = leadership.term();
     return leadership.fenced(c -> read(c, VERSIONS_LOCKED).compose(r -> {
       ReshardPlan.Outcome o = ReshardPlan.schedule(r.versions(), slots, r.now(), settings);
       if (o.refused() != null) return Future.failedFuture(new ApiError(o.refused().status(), o.refused().message()));
-      if (!SWITCH_BUILT) {
-        return Future.failedFuture(new ApiError(501, "resharding is not available in this build: the switch of probes and workers to a new slot"
-            + " map (issue 14 item 3) is not built yet, so the slot count stays as seeded; GET /api/v1/slot-map shows the map in force"));
-      }
       MapVersion v = o.scheduled();
       return c.preparedQuery(INSERT).execute(Tuple.of(v.version(), v.totalSlots(), utc(v.effectiveAt()), utc(v.windowUntil()), term))
+          .compose(x -> c.preparedQuery(NEW_SLOTS).execute(Tuple.of(v.totalSlots(), v.version())))
           .map(x -> {
             List<MapVersion> after = new ArrayList<>(r.versions());
             after.add(v);
@@ -92,7 +101,8 @@ public final class SlotMaps {
       for (Row r : rows) {
         long version = r.getLong(0);
         int slots = r.getInteger(1);
-        chain = chain.compose(x -> new SlotSwitch(leadership::fenced).run(version, slots));
+        int from = r.getInteger(2);
+        chain = chain.compose(x -> new SlotSwitch(leadership::fenced).run(version, from, slots));
       }
       return chain;
     }).onComplete(ar -> {

@@ -1,11 +1,13 @@
 package dev.inspection.scheduler;
 
 import dev.inspection.messaging.SlotHash;
+import dev.inspection.messaging.SlotMapWindow;
 import io.vertx.core.Future;
 import io.vertx.sqlclient.Row;
 import io.vertx.sqlclient.SqlConnection;
 import io.vertx.sqlclient.Tuple;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
@@ -20,22 +22,30 @@ import org.slf4j.LoggerFactory;
  * fencing upsert lets only the new slot's owner write it from then on, and the new owner finds its derived
  * state (debounce, counters) under the new slot. Then the version is marked {@code switched_at}.
  *
- * <p>Pages of {@link #PAGE_SIZE} devices by {@code device_id}, each in its own transaction of the runner
- * (the leader's term-fenced one: a deposed leader moves nothing). Each move is a compare-and-set on the
- * {@code current_slot} it read, and the devices to move are decided from {@code current_slot}, not from the
- * old count, so a switch cut short by a leader change is simply run again by the next leader.
- *
- * <p>INV-10 for moved devices: a page's transaction locks the lease rows of the slots receiving its devices
- * first, then moves them, then gives each owned receiving slot a new epoch (owner and state kept, a {@code reshard}
- * history row). The owner's batch planned on what it loaded before is fenced, and the worker, seeing its slot at a
- * new epoch, drops it and loads it again, the moved devices' derived state included ({@code LeaseReconciler}).
- * Per page: a slot receiving devices in several pages is reloaded after each.
+ * <p>One transaction per slot of the previous map (the giving slot), in the leader's term-fenced runner (a deposed
+ * leader moves nothing):
+ * <ol>
+ *   <li>the lease rows of the giving slot and of every slot its devices can go to ({@link SlotMapWindow#candidates})
+ *       are locked {@code FOR UPDATE}, in slot order, the order a batch takes them {@code FOR KEY SHARE} in: an
+ *       in-flight batch of those slots commits first, and a later one waits for this switch, so the two never
+ *       deadlock and no batch of the giving slot lands between the read of its devices and their move;</li>
+ *   <li>the giving slot's devices are read and those whose slot under the new count differs are moved
+ *       (compare-and-set on {@code current_slot}: a switch cut short by a leader change is simply run again;
+ *       a giving slot already at the version is skipped);</li>
+ *   <li>the giving slot and every slot that received devices get the version in {@code slot_lease.slot_map_version}
+ *       and, when owned, a new epoch (owner and state kept, a {@code reshard} history row), INV-10: the owners'
+ *       batches planned on what they loaded before are fenced, and each worker loads the slot again — the receiver
+ *       with the moved devices' derived state, the giver knowing its slot's version, so it sends a result of the
+ *       old version whose device moved on to the device's new slot ({@code ResultGuard.Forward}) instead of writing
+ *       it.</li>
+ * </ol>
  */
 public final class SlotSwitch {
   private static final Logger log = LoggerFactory.getLogger(SlotSwitch.class);
 
-  static final int PAGE_SIZE = 1000;
-  static final String PAGE = "SELECT device_id, current_slot FROM device_status_current WHERE device_id > $1 ORDER BY device_id LIMIT $2";
+  /** D1: in slot order, like a batch's {@code FOR KEY SHARE}; the giving slot's version tells whether it was switched already. */
+  static final String LOCK = "SELECT slot_id, slot_map_version FROM slot_lease WHERE slot_id = ANY($1::int[]) ORDER BY slot_id FOR UPDATE";
+  static final String DEVICES = "SELECT device_id FROM device_status_current WHERE current_slot = $1";
   /** Rows locked in device order first, the order a worker's batch takes them in, so a switch and a batch never deadlock. */
   static final String MOVE = """
       WITH t AS (SELECT * FROM unnest($1::varchar[], $2::smallint[], $3::smallint[]) AS u(d, os, ns)),
@@ -43,21 +53,15 @@ public final class SlotSwitch {
                       ORDER BY c.device_id FOR UPDATE OF c)
       UPDATE device_status_current c SET current_slot = t.ns, slot_id = t.ns
       FROM t JOIN locked l ON l.device_id = t.d WHERE c.device_id = t.d RETURNING c.current_slot""";
-  /**
-   * D1: the receiving slots' lease rows are locked first, {@code FOR UPDATE}, which waits for a batch holding them
-   * {@code FOR KEY SHARE}; slot order, as a batch takes them, so the two never deadlock.
-   */
-  static final String LOCK_RECEIVING = "SELECT slot_id FROM slot_lease WHERE slot_id = ANY($1::int[]) ORDER BY slot_id FOR UPDATE";
-  /**
-   * INV-10 for moved devices: every owned slot that received devices gets a new epoch (owner and state kept), so its
-   * owner's in-flight batch is fenced and it loads the slot's derived state again, the moved devices' included.
-   */
-  static final String BUMP_RECEIVING = """
+  /** The giving slot and the receiving ones: the version, and a new epoch where owned (INV-10). */
+  static final String BUMP = """
       WITH upd AS (
-        UPDATE slot_lease SET lease_epoch = lease_epoch + 1, updated_at = now()
-        WHERE slot_id = ANY($1::int[]) AND owner_worker_id IS NOT NULL RETURNING slot_id, owner_worker_id, lease_epoch, state)
+        UPDATE slot_lease SET slot_map_version = $2, lease_epoch = lease_epoch + CASE WHEN owner_worker_id IS NULL THEN 0 ELSE 1 END,
+          updated_at = now()
+        WHERE slot_id = ANY($1::int[]) RETURNING slot_id, owner_worker_id, lease_epoch, state)
       INSERT INTO slot_lease_history (slot_id, old_owner, new_owner, old_epoch, new_epoch, reason, old_state, new_state)
-      SELECT slot_id, owner_worker_id, owner_worker_id, lease_epoch - 1, lease_epoch, 'reshard', state, state FROM upd""";
+      SELECT slot_id, owner_worker_id, owner_worker_id, lease_epoch - 1, lease_epoch, 'reshard', state, state FROM upd
+      WHERE owner_worker_id IS NOT NULL""";
   static final String MARK = "UPDATE slot_map_version SET switched_at = now() WHERE version = $1 AND switched_at IS NULL";
 
   /** One device to move from the slot it is in to its slot under the new count. */
@@ -80,46 +84,57 @@ public final class SlotSwitch {
     return out;
   }
 
-  /** The slots the moves go to, each once, in slot order (the order their lease rows are locked in). Pure. */
+  /** The slots the moves go to, each once, in slot order. Pure. */
   static Integer[] receiving(List<Move> moves) {
     return moves.stream().map(Move::to).collect(Collectors.toCollection(TreeSet::new)).toArray(Integer[]::new);
   }
 
-  /** Moves every remapped device to its slot under version {@code version}'s {@code toSlots}; the number moved. */
-  public Future<Long> run(long version, int toSlots) {
+  /** The lease rows a giving slot's transaction locks: itself and every slot its devices can go to, in slot order. Pure. */
+  static Integer[] locked(int giving, int fromSlots, int toSlots) {
+    TreeSet<Integer> out = new TreeSet<>(SlotMapWindow.candidates(giving, fromSlots, toSlots));
+    out.add(giving);
+    return out.toArray(Integer[]::new);
+  }
+
+  /** Moves every remapped device of the {@code fromSlots} slots to its slot under version {@code version}'s {@code toSlots}; the number moved. */
+  public Future<Long> run(long version, int fromSlots, int toSlots) {
     long t0 = System.nanoTime();
-    return page("", toSlots, 0L).compose(moved -> tx.apply(c -> c.preparedQuery(MARK).execute(Tuple.of(version)).map(r -> r.rowCount()))
+    Future<Long> chain = Future.succeededFuture(0L);
+    for (int s = 0; s < fromSlots; s++) {
+      int giving = s;
+      chain = chain.compose(sum -> slot(version, giving, fromSlots, toSlots).map(n -> sum + n));
+    }
+    return chain.compose(moved -> tx.apply(c -> c.preparedQuery(MARK).execute(Tuple.of(version)).map(r -> r.rowCount()))
         .map(x -> {
-          log.info("slot map version {}: current_slot switched to {} slots for {} devices in {} ms", version, toSlots, moved,
+          log.info("slot map version {}: current_slot switched from {} to {} slots for {} devices in {} ms", version, fromSlots, toSlots, moved,
               (System.nanoTime() - t0) / 1_000_000);
           return moved;
         }));
   }
 
-  private Future<Long> page(String after, int toSlots, long movedSoFar) {
-    String[] last = {null};
-    int[] read = {0};
-    return tx.apply(c -> c.preparedQuery(PAGE).execute(Tuple.of(after, PAGE_SIZE)).compose(rows -> {
-      List<String> ids = new ArrayList<>();
-      List<Integer> slots = new ArrayList<>();
-      for (Row r : rows) {
-        ids.add(r.getString(0));
-        slots.add((int) r.getShort(1));
-      }
-      read[0] = ids.size();
-      if (!ids.isEmpty()) last[0] = ids.get(ids.size() - 1);
-      List<Move> moves = moves(ids, slots, toSlots);
-      if (moves.isEmpty()) return Future.succeededFuture(0);
-      Integer[] receiving = receiving(moves);
-      return c.preparedQuery(LOCK_RECEIVING).execute(Tuple.of(receiving))
-          .compose(l -> c.preparedQuery(MOVE).execute(Tuple.of(moves.stream().map(Move::deviceId).toArray(String[]::new),
-              moves.stream().map(m -> (short) m.from()).toArray(Short[]::new), moves.stream().map(m -> (short) m.to()).toArray(Short[]::new))))
-          .compose(moved -> {
-            Set<Integer> got = new TreeSet<>();
-            for (Row r : moved) got.add((int) r.getShort(0));
-            if (got.isEmpty()) return Future.succeededFuture(0);
-            return c.preparedQuery(BUMP_RECEIVING).execute(Tuple.of(got.toArray(Integer[]::new))).map(b -> moved.rowCount());
-          });
-    })).compose(n -> read[0] < PAGE_SIZE ? Future.succeededFuture(movedSoFar + n) : page(last[0], toSlots, movedSoFar + n));
+  private Future<Long> slot(long version, int giving, int fromSlots, int toSlots) {
+    return tx.apply(c -> c.preparedQuery(LOCK).execute(Tuple.of((Object) locked(giving, fromSlots, toSlots))).compose(lock -> {
+      for (Row r : lock) if (r.getShort(0) == giving && r.getLong(1) >= version) return Future.succeededFuture(0);
+      return c.preparedQuery(DEVICES).execute(Tuple.of((short) giving)).compose(rows -> {
+        List<String> ids = new ArrayList<>();
+        for (Row r : rows) ids.add(r.getString(0));
+        List<Move> moves = moves(ids, Collections.nCopies(ids.size(), giving), toSlots);
+        int[] count = {0};
+        Future<Set<Integer>> moved = moves.isEmpty() ? Future.succeededFuture(Set.of())
+            : c.preparedQuery(MOVE).execute(Tuple.of(moves.stream().map(Move::deviceId).toArray(String[]::new),
+                moves.stream().map(m -> (short) m.from()).toArray(Short[]::new), moves.stream().map(m -> (short) m.to()).toArray(Short[]::new)))
+                .map(done -> {
+                  count[0] = done.rowCount();
+                  Set<Integer> got = new TreeSet<>();
+                  for (Row r : done) got.add((int) r.getShort(0));
+                  return got;
+                });
+        return moved.compose(got -> {
+          Set<Integer> bumped = new TreeSet<>(got);
+          bumped.add(giving);
+          return c.preparedQuery(BUMP).execute(Tuple.of(bumped.toArray(Integer[]::new), version)).map(b -> count[0]);
+        });
+      });
+    })).map(Integer::longValue);
   }
 }

@@ -132,6 +132,9 @@ public final class BatchHandler {
           Envelope e = item.envelope();
           guard.check(e, now);
           valid.add(new Valid<>(d, e, item));
+        } catch (ResultGuard.Forward f) {
+          dead.add(new Dead<>(d, new DeadLetter(f.restamped.toBytes(), f.reason, f.getMessage(), d.routingKey(), topology.queue(slot, d.priority()),
+              topology.routingKey(f.restamped.slotId(), d.priority()))));
         } catch (InvalidMessage im) {
           dead.add(dead(d, item.body(), im.reason, im.getMessage()));
         }

@@ -12,11 +12,19 @@ import java.util.Map;
 /**
  * Sets aside messages that can never be processed: publishes a copy to the dead-letter exchange with
  * its reason in headers and waits for the broker's confirm; only then may the original be acked, so a
- * bad message is never lost and never blocks its queue.
+ * bad message is never lost and never blocks its queue. A result forwarded to another slot in a reshard goes
+ * the same way (published, confirmed, then the original acked), to the status exchange.
  */
 public final class DeadLetterPublisher {
-  /** One message to set aside. */
-  public record DeadLetter(byte[] body, String reason, String detail, String routingKey, String queue) {}
+  /**
+   * One message to set aside; with {@code forwardTo} (a routing key of the status exchange) a result sent on to
+   * the slot its device moved to in a reshard ({@link ResultGuard.Forward}) instead of to the dead-letter exchange.
+   */
+  public record DeadLetter(byte[] body, String reason, String detail, String routingKey, String queue, String forwardTo) {
+    public DeadLetter(byte[] body, String reason, String detail, String routingKey, String queue) {
+      this(body, reason, detail, routingKey, queue, null);
+    }
+  }
 
   private final ConfirmingChannel out;
   private final Topology topology;
@@ -35,6 +43,10 @@ public final class DeadLetterPublisher {
   public Future<Void> publish(List<DeadLetter> letters) {
     return out.publish(channel -> {
       for (DeadLetter d : letters) {
+        if (d.forwardTo() != null) {
+          channel.basicPublish(topology.exchange(), d.forwardTo(), new AMQP.BasicProperties.Builder().deliveryMode(2).build(), d.body());
+          continue;
+        }
         Map<String, Object> headers = new HashMap<>();
         headers.put("x-dead-reason", d.reason());
         // a detail may quote the bad input; PostgreSQL, where the scheduler keeps it, cannot store a NUL (D9)

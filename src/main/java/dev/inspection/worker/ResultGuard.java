@@ -29,16 +29,38 @@ import java.util.function.Supplier;
  *       refused transaction and its split: {@code bad_field} for a {@code device_id} or {@code message_id}
  *       holding a NUL character ({@code text} cannot store one) or a {@code message_id} longer than its
  *       column (160 characters); {@code invalid_payload} for a NUL in any string of the payload, key or value,
- *       at any depth ({@code jsonb} refuses {@code \u0000}: SQLSTATE 22P05), the detail naming its path.</li>
+ *       at any depth ({@code jsonb} refuses {@code \u0000}: SQLSTATE 22P05), the detail naming its path;</li>
+ *
+ *   <li>{@link Forward}: the slot has been switched to a newer map version ({@code slot_lease.slot_map_version},
+ *       set by the leader's {@code SlotSwitch} when it moved this slot's remapped devices away) and the result,
+ *       stamped with an older version inside its grace window, is of a device that now lives in another slot: it
+ *       is sent on to that slot, stamped with the slot's version, instead of being written here (this owner no
+ *       longer holds the device's derived state, and the fencing upsert would not let it write the device).</li>
  * </ul>
  *
  * @param slot the slot whose queue the result came from
  * @param map the slot map's versions as this worker last read them (times on the worker's clock)
  * @param maxFutureSkewMs how far ahead of now a cycle_id may be
+ * @param slotVersion the map version this slot's devices were switched to when it was loaded (1 before any reshard)
  */
-public record ResultGuard(int slot, Supplier<SlotMapWindow> map, long maxFutureSkewMs) {
+public record ResultGuard(int slot, Supplier<SlotMapWindow> map, long maxFutureSkewMs, long slotVersion) {
   public ResultGuard {
     if (maxFutureSkewMs < 0) throw new IllegalArgumentException("maxFutureSkewMs must be >= 0, got " + maxFutureSkewMs);
+  }
+
+  /** A slot never switched by a reshard. */
+  public ResultGuard(int slot, Supplier<SlotMapWindow> map, long maxFutureSkewMs) {
+    this(slot, map, maxFutureSkewMs, 1);
+  }
+
+  /** A result to send on to the slot its device moved to: its envelope restamped with that slot and map version. */
+  public static final class Forward extends InvalidMessage {
+    public final Envelope restamped;
+
+    Forward(Envelope restamped, String detail) {
+      super("forwarded", detail);
+      this.restamped = restamped;
+    }
   }
 
   /** A guard for a map that never changes: one version with {@code totalSlots} ({@code slots.total}). */
@@ -88,6 +110,21 @@ public record ResultGuard(int slot, Supplier<SlotMapWindow> map, long maxFutureS
       throw new InvalidMessage("future_cycle", "cycle_id " + e.cycleId() + " is " + ahead + " ms ahead of this worker's clock (limit "
           + maxFutureSkewMs + " ms, worker.max.future.skew.ms): a forged result or a probe whose clock runs ahead");
     }
+    forwardIfMoved(e, nowMs);
+  }
+
+  /** Throws a {@link Forward} when the device moved out of this slot in a version newer than the result's stamp. */
+  private void forwardIfMoved(Envelope e, long nowMs) throws Forward {
+    long stamped = Math.max(1, e.slotMapVersion());
+    if (stamped >= slotVersion) return;
+    SlotMapWindow.Version to = map.get().version(slotVersion);
+    if (to == null) return; // a version this worker's map does not hold yet: judged again once it is read
+    int home = SlotHash.slotOf(e.deviceId(), to.totalSlots());
+    if (home == slot) return;
+    Envelope restamped = new Envelope(e.messageId(), e.deviceId(), home, to.version(), e.resourceVersion(), e.planVersion(), e.isNode(),
+        e.cycleId(), e.seq(), e.collectedAt(), e.priority(), e.payload());
+    throw new Forward(restamped, "device " + e.deviceId() + " moved from slot " + slot + " to slot " + home + " with slot map version " + to.version()
+        + "; this result, stamped with version " + stamped + " inside its grace window, is sent on there");
   }
 
   /** The path of the first key or string value holding a NUL character, or null when there is none. */

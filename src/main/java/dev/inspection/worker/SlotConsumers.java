@@ -133,6 +133,12 @@ final class SlotConsumers {
     if (!channels.isEmpty()) return Future.succeededFuture();
     opening = vertx.executeBlocking(() -> {
       try {
+        if (slot >= topology.totalSlots()) {
+          // a reshard's new slot: its queues may not exist yet (every connect declares the configured slots.total only)
+          Channel declaring = conn.createChannel();
+          topology.declareSlot(declaring, slot);
+          closeQuietly(declaring);
+        }
         for (Priority p : Priority.values()) {
           Channel ch = conn.createChannel();
           channels.put(p, ch);

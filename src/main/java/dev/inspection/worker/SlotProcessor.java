@@ -125,7 +125,7 @@ public final class SlotProcessor {
     this.consumers = new SlotConsumers(vertx, slot, epoch, services.workerId(), services.topology(),
         settings.prefetch(), services.broker(), services.acks(), metrics, this::accept).onBroken(this::channelBroken);
     this.mailbox = new BatchPicker<Delivery>(settings.batchMax(), settings.lingerMs(), settings.lanes(), services.clock()).firstBatch(1); // one message: a v3 one may carry hundreds of results
-    this.handler = new BatchHandler(new ResultGuard(slot, services.slotMap(), settings.maxFutureSkewMs()), services.clock(),
+    this.handler = new BatchHandler(new ResultGuard(slot, services.slotMap(), settings.maxFutureSkewMs(), SnapshotLoader.mapVersion(snapshot)), services.clock(),
         settings.limits(), services.topology(), services.devices(), services.rules(), settings.histories(),
         BatchHandler.memoryOf(snapshot));
     this.reopen = new Retry(vertx, settings.reopen(), log);
@@ -314,7 +314,7 @@ public final class SlotProcessor {
   private void countDead(List<Dead<Delivery>> dead) {
     dead.forEach(d -> {
       metrics.deadLettered(d.letter().reason());
-      log.atWarn().addKeyValue(SLOT, slot).log("slot {}: dead-lettered a message ({}): {}", slot, d.letter().reason(), d.letter().detail());
+      (d.letter().forwardTo() == null ? log.atWarn() : log.atDebug()).addKeyValue(SLOT, slot).log("slot {}: set aside a message ({}): {}", slot, d.letter().reason(), d.letter().detail());
     });
   }
 

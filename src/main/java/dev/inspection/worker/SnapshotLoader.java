@@ -25,8 +25,20 @@ public final class SnapshotLoader {
   /** One device's committed position and derived state. */
   public record DeviceMemory(long seq, long cycleId, JsonObject derived) {}
 
-  /** A slot's loaded state. */
-  public record Snapshot(int slot, Map<String, DeviceMemory> devices, long millis) {}
+  /** The map version each slot's devices were switched to ({@code slot_lease.slot_map_version}, set by a reshard's switch). */
+  static final String MAP_VERSIONS = "SELECT slot_id, slot_map_version FROM slot_lease WHERE slot_id = ANY($1::smallint[])";
+
+  /** A slot's loaded state; {@code mapVersion}: the slot map version its devices were switched to, read before them. */
+  public record Snapshot(int slot, Map<String, DeviceMemory> devices, long millis, long mapVersion) {
+    public Snapshot(int slot, Map<String, DeviceMemory> devices, long millis) {
+      this(slot, devices, millis, 1);
+    }
+  }
+
+  /** The map version of a loaded slot (1 without a snapshot). */
+  public static long mapVersion(Snapshot s) {
+    return s == null ? 1 : s.mapVersion();
+  }
 
   private final Pool pool;
   private final int page;
@@ -46,10 +58,15 @@ public final class SnapshotLoader {
     Map<Integer, Map<String, DeviceMemory>> out = new HashMap<>();
     for (int s : slots) out.put(s, new HashMap<>());
     Short[] keys = slots.stream().map(Integer::shortValue).toArray(Short[]::new);
-    return next(keys, (short) -1, "", out).map(v -> {
+    Map<Integer, Long> versions = new HashMap<>();
+    // the version first: a switch committed between the two reads has bumped the epoch too, so this load's batches are fenced
+    return pool.preparedQuery(MAP_VERSIONS).execute(Tuple.of((Object) keys)).compose(rows -> {
+      for (Row r : rows) versions.put((int) r.getShort(0), r.getLong(1));
+      return next(keys, (short) -1, "", out);
+    }).map(v -> {
       long ms = (System.nanoTime() - start) / 1_000_000;
       Map<Integer, Snapshot> done = new HashMap<>();
-      out.forEach((s, devices) -> done.put(s, new Snapshot(s, devices, ms)));
+      out.forEach((s, devices) -> done.put(s, new Snapshot(s, devices, ms, versions.getOrDefault(s, 1L))));
       return done;
     });
   }

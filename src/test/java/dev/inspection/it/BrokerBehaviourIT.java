@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.ConfirmListener;
+import dev.inspection.config.Keys;
 import dev.inspection.messaging.Priority;
 import dev.inspection.messaging.QueueBudget;
 import java.io.IOException;
@@ -58,7 +59,7 @@ class BrokerBehaviourIT {
   }
 
   @Test
-  void budgetSplitsOverTheQueuesAndAChangedLimitOnExistingQueuesSaysWhatToDo() throws Exception {
+  void budgetSplitsOverTheQueuesAChangedByteLimitKeepsTheQueuesAndAnyOtherChangeSaysWhatToDo() throws Exception {
     try (TestEnv env = new TestEnv(2)) {
       Topology first = new Topology(env.name, 2, new QueueBudget(50_000, 4, 2), 20);
       try (Channel ch = env.channel()) {
@@ -76,10 +77,20 @@ class BrokerBehaviourIT {
       }
       assertEquals(4, env.ready(0, Priority.HIGH));
       assertEquals(2, env.ready(0, Priority.NORMAL), "the normal queue's 5,000 bytes refuse the third 4,000-byte message");
+      // a changed byte limit (a reshard's new slots.total splits the budget anew): the existing queues are kept as declared
       Topology changed = new Topology(env.name, 2, new QueueBudget(100_000, 4, 2), 20);
+      try (Channel ch = env.channel()) {
+        changed.declare(ch);
+        ch.confirmSelect();
+        ch.basicPublish(changed.exchange(), changed.routingKey(0, Priority.NORMAL), new AMQP.BasicProperties(), new byte[4_000]);
+        ch.waitForConfirms(10_000);
+      }
+      assertEquals(2, env.ready(0, Priority.NORMAL), "the normal queue keeps its 5,000 bytes: the new 10,000 did not apply");
+      // any other argument (the low lane's length limit) cannot be kept: the refusal says what to do
+      Topology otherLimit = new Topology(env.name, 2, new QueueBudget(50_000, 4, 2), 20, Long.parseLong(Keys.QUEUE_LOW_MAX_BYTES.defaultValue()), 7);
       Channel ch = env.channel(); // the broker closes it with the refusal
-      IOException e = assertThrows(IOException.class, () -> changed.declare(ch));
-      assertTrue(e.getMessage().contains("broker.queue.budget.bytes") && e.getMessage().contains("delete_queue"), e.getMessage());
+      IOException e = assertThrows(IOException.class, () -> otherLimit.declare(ch));
+      assertTrue(e.getMessage().contains("queue.low.max.length") && e.getMessage().contains("delete_queue"), e.getMessage());
     }
   }
 }

@@ -76,7 +76,7 @@ class ReshardSwitchIT {
             + ", now(), now() + interval '1 hour')");
         SlotSwitch sw = new SlotSwitch(pool::withTransaction);
         long t0 = System.nanoTime();
-        long moved = await(sw.run(2, TO));
+        long moved = await(sw.run(2, FROM, TO));
         System.out.printf("switch 4 -> 8 slots: %d of 2000 devices moved in %d ms%n", moved, (System.nanoTime() - t0) / 1_000_000);
         assertEquals(remapped, moved);
         assertTrue(moved > 800 && moved < 1_200, "about half move when the count doubles: " + moved);
@@ -86,25 +86,27 @@ class ReshardSwitchIT {
           assertEquals(home, ((Number) r[2]).intValue(), (String) r[0]);
         }
         assertNotNull(env.query("SELECT switched_at FROM $S.slot_map_version WHERE version = 2").get(0)[0]);
-        assertEquals(0L, await(sw.run(2, TO)), "run again (a new leader after a cut-short switch): nothing left to move");
+        assertEquals(0L, await(sw.run(2, FROM, TO)), "run again (a new leader after a cut-short switch): nothing left to move");
 
+        // every slot is at version 2 now: the giving ones (a worker reloads them and learns to forward) and the receiving ones
+        assertEquals(TO, env.queryLong("SELECT count(*) FROM $S.slot_lease WHERE slot_map_version = 2"));
         // a moved device: its old slot's owner (a version-1 result in the grace window) writes history but not current
         String d = null;
         for (int i = 0; d == null; i++) if (SlotHash.slotOf("rs-" + i, FROM) != SlotHash.slotOf("rs-" + i, TO)) d = "rs-" + i;
         int oldSlot = SlotHash.slotOf(d, FROM);
         int newSlot = SlotHash.slotOf(d, TO);
-        Map<Integer, BatchStore.Outcome> old = await(store.commit(List.of(new BatchStore.Part(oldSlot, 1, plan(oldSlot, List.of(d), cycle + 1_000)))));
+        assertInstanceOf(BatchStore.Fenced.class, await(store.commit(List.of(new BatchStore.Part(oldSlot, 1, plan(oldSlot, List.of(d), cycle + 1_000)))))
+            .get(oldSlot), "the giving slot's batch planned before the switch is fenced");
+        Map<Integer, BatchStore.Outcome> old = await(store.commit(List.of(new BatchStore.Part(oldSlot, 2, plan(oldSlot, List.of(d), cycle + 1_000)))));
         assertInstanceOf(BatchStore.Committed.class, old.get(oldSlot));
         assertEquals(0, ((BatchStore.Committed) old.get(oldSlot)).currentRows(), "the old slot's owner no longer writes the device");
         assertEquals(cycle, env.queryLong("SELECT cycle_id FROM $S.device_status_current WHERE device_id = '" + d + "'"));
         assertEquals(1, env.queryLong("SELECT count(*) FROM $S.device_status_history WHERE device_id = '" + d + "' AND cycle_id = " + (cycle + 1_000)),
             "history is append-only: the old slot's result is kept there (seed 000 §3.4)");
 
-        // the switch gave every receiving slot (doubling: exactly the new ones) a new epoch, once per page that moved devices into it
+        // the switch gave every giving slot and every receiving one (doubling: the new ones, one giver each) exactly one new epoch
         for (Object[] r : env.query("SELECT slot_id, lease_epoch FROM $S.slot_lease")) {
-          int slot = ((Number) r[0]).intValue();
-          long epoch = ((Number) r[1]).longValue();
-          assertTrue(slot >= FROM ? epoch > 1 : epoch == 1, "slot " + slot + " at epoch " + epoch);
+          assertEquals(2L, ((Number) r[1]).longValue(), "slot " + r[0]);
         }
         // the new slot's owner, at its new epoch, writes it; at the epoch it had before the switch it is fenced
         long newEpoch = env.queryLong("SELECT lease_epoch FROM $S.slot_lease WHERE slot_id = " + newSlot);
@@ -118,7 +120,7 @@ class ReshardSwitchIT {
         String stay = null;
         for (int i = 0; stay == null; i++) if (SlotHash.slotOf("rs-" + i, FROM) == SlotHash.slotOf("rs-" + i, TO)) stay = "rs-" + i;
         int staySlot = SlotHash.slotOf(stay, TO);
-        Map<Integer, BatchStore.Outcome> st = await(store.commit(List.of(new BatchStore.Part(staySlot, 1, plan(staySlot, List.of(stay), cycle + 3_000)))));
+        Map<Integer, BatchStore.Outcome> st = await(store.commit(List.of(new BatchStore.Part(staySlot, 2, plan(staySlot, List.of(stay), cycle + 3_000)))));
         assertEquals(1, ((BatchStore.Committed) st.get(staySlot)).currentRows());
       } finally {
         pool.close();
@@ -235,15 +237,16 @@ class ReshardSwitchIT {
             + " ON CONFLICT DO NOTHING");
         env.execute("INSERT INTO $S.slot_map_version (version, total_slots, effective_at, window_until) VALUES (2, " + TO
             + ", now(), now() + interval '1 hour')");
-        await(new SlotSwitch(pool::withTransaction).run(2, TO));
+        await(new SlotSwitch(pool::withTransaction).run(2, FROM, TO));
         assertEquals(2, env.queryLong("SELECT lease_epoch FROM $S.slot_lease WHERE slot_id = " + newSlot), "the receiving slot has a new epoch");
-        assertEquals(1, env.queryLong("SELECT lease_epoch FROM $S.slot_lease WHERE slot_id = " + oldSlot), "a slot that only gave devices keeps its epoch");
+        assertEquals(2, env.queryLong("SELECT lease_epoch FROM $S.slot_lease WHERE slot_id = " + oldSlot), "a giving slot is reloaded too");
         assertEquals("w", env.query("SELECT owner_worker_id FROM $S.slot_lease WHERE slot_id = " + newSlot).get(0)[0], "and its owner");
         assertEquals(1, env.queryLong("SELECT count(*) FROM $S.slot_lease_history WHERE slot_id = " + newSlot
             + " AND reason = 'reshard' AND old_epoch = 1 AND new_epoch = 2 AND old_state = 'ACTIVE' AND new_state = 'ACTIVE'"));
         for (Object[] r : env.query("SELECT slot_id, lease_epoch FROM $S.slot_lease")) {
           int slot = ((Number) r[0]).intValue();
-          assertEquals(slot == newSlot ? 2 : 1, ((Number) r[1]).intValue(), "only the slot that received a device has a new epoch: slot " + slot);
+          assertEquals(slot == newSlot || slot < FROM ? 2 : 1, ((Number) r[1]).intValue(),
+              "the giving slots and the one that received the device have a new epoch: slot " + slot);
         }
 
         // the nth failure, planned by the new owner on what it loaded before the switch: that batch is fenced
@@ -303,7 +306,7 @@ class ReshardSwitchIT {
           env.queryLong("SELECT count(*) FROM $S.slot_map_version WHERE version = 2 AND switched_at IS NOT NULL") == 1);
       TestEnv.awaitTrue(Duration.ofSeconds(30), "the worker read version 2", () -> worker.worker().slotMap().get().newest().version() == 2);
       assertEquals(newSlot, env.queryLong("SELECT current_slot FROM $S.device_status_current WHERE device_id = '" + dev + "'"));
-      assertEquals(epochBefore + 1, env.queryLong("SELECT lease_epoch FROM $S.slot_lease WHERE slot_id = " + newSlot));
+      assertTrue(env.queryLong("SELECT lease_epoch FROM $S.slot_lease WHERE slot_id = " + newSlot) > epochBefore, "the receiving slot was bumped");
       assertEquals(0, env.queryLong("SELECT count(*) FROM $S.alert_event WHERE device_id = '" + dev + "'"), "not earlier");
 
       Envelope e = WorkerIT.envelope(dev, to, base + 6_000, 6, "DOWN");

@@ -122,34 +122,27 @@ class SlotMapIT {
       assertEquals(409, onFollower.statusCode(), onFollower.body());
 
       HttpResponse<String> scheduled = call(port, "POST", "/api/v1/slot-map", "{\"slots\": 8}");
-      if (SCHEDULING_BUILT) {
-        assertEquals(202, scheduled.statusCode(), scheduled.body());
-        JsonObject change = new JsonObject(scheduled.body()).getJsonObject("change");
-        assertEquals(2L, change.getLong("version"));
-        assertEquals(8, change.getInteger("slots"));
-        assertEquals(4, change.getInteger("from_slots"));
-        assertEquals("PENDING", change.getString("state"));
-        assertTrue(change.getLong("effective_in_ms") > 50_000 && change.getLong("effective_in_ms") <= 60_000, change.encode());
-        assertTrue(change.getLong("window_ends_in_ms") > 110_000 && change.getLong("window_ends_in_ms") <= 120_000, change.encode());
-        assertEquals(409, call(port, "POST", "/api/v1/slot-map", "{\"slots\": 16}").statusCode(), "one reshard at a time");
-        JsonObject shown = new JsonObject(call(follower.httpPort(), "GET", "/api/v1/slot-map", "").body());
-        assertEquals(1L, shown.getJsonObject("current").getLong("version"), "v1 stays in force until the effective time");
-        assertEquals(2L, shown.getJsonObject("change").getLong("version"));
-        assertEquals(List.of(List.of(1L, 4L), List.of(2L, 8L)), rows(env.query("SELECT version, total_slots FROM $S.slot_map_version ORDER BY version")));
-        assertEquals(1L, env.queryLong("SELECT count(*) FROM $S.slot_map_version WHERE version = 2 AND term = (SELECT term FROM $S.scheduler_term)"));
-      } else {
-        assertEquals(501, scheduled.statusCode(), scheduled.body());
-        assertTrue(scheduled.body().contains("switch"), scheduled.body());
-        assertEquals(List.of(List.of(1L, 4L)), rows(env.query("SELECT version, total_slots FROM $S.slot_map_version")));
-      }
+      assertEquals(202, scheduled.statusCode(), scheduled.body());
+      JsonObject change = new JsonObject(scheduled.body()).getJsonObject("change");
+      assertEquals(2L, change.getLong("version"));
+      assertEquals(8, change.getInteger("slots"));
+      assertEquals(4, change.getInteger("from_slots"));
+      assertEquals("PENDING", change.getString("state"));
+      assertTrue(change.getLong("effective_in_ms") > 50_000 && change.getLong("effective_in_ms") <= 60_000, change.encode());
+      assertTrue(change.getLong("window_ends_in_ms") > 110_000 && change.getLong("window_ends_in_ms") <= 120_000, change.encode());
+      assertEquals(409, call(port, "POST", "/api/v1/slot-map", "{\"slots\": 16}").statusCode(), "one reshard at a time");
+      JsonObject shown = new JsonObject(call(follower.httpPort(), "GET", "/api/v1/slot-map", "").body());
+      assertEquals(1L, shown.getJsonObject("current").getLong("version"), "v1 stays in force until the effective time");
+      assertEquals(2L, shown.getJsonObject("change").getLong("version"));
+      assertEquals(List.of(List.of(1L, 4L), List.of(2L, 8L)), rows(env.query("SELECT version, total_slots FROM $S.slot_map_version ORDER BY version")));
+      assertEquals(1L, env.queryLong("SELECT count(*) FROM $S.slot_map_version WHERE version = 2 AND term = (SELECT term FROM $S.scheduler_term)"));
+      assertEquals(8L, env.queryLong("SELECT count(*) FROM $S.slot_lease"),
+          "the new slots' lease rows exist before the effective time, so workers can open them while nothing is routed there");
+      assertEquals(4L, env.queryLong("SELECT count(*) FROM $S.slot_lease WHERE slot_map_version = 2"));
+      HttpResponse<String> shrink = call(port, "POST", "/api/v1/slot-map", "{\"slots\": 2}");
+      assertEquals(409, shrink.statusCode(), "one at a time comes first: " + shrink.body());
     }
   }
-
-  /**
-   * Whether POST /slot-map schedules or answers 501: SlotMaps.SWITCH_BUILT, false until the switch (issue 14 item 3
-   * step 3) is built. The scheduling branch passed with both set to true.
-   */
-  private static final boolean SCHEDULING_BUILT = false;
 
   private long planVersion(int port, String group) throws Exception {
     HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/api/v1/probe/inventory?group=" + group))

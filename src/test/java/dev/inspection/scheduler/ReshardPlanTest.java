@@ -43,6 +43,9 @@ class ReshardPlanTest {
     assertEquals(400, ReshardPlan.schedule(List.of(V1), 4097, T0, SEED_DEFAULTS).refused().status());
     assertNull(ReshardPlan.schedule(List.of(V1), 4096, T0, SEED_DEFAULTS).refused());
     assertEquals(409, ReshardPlan.schedule(List.of(), 128, T0, SEED_DEFAULTS).refused().status(), "no map seeded yet");
+    Outcome shrink = ReshardPlan.schedule(List.of(V1), 32, T0, SEED_DEFAULTS);
+    assertEquals(501, shrink.refused().status(), "fewer slots is not built (the retired queues' drain)");
+    assertTrue(shrink.refused().message().contains("can only grow"), shrink.refused().message());
   }
 
   @Test

@@ -1,6 +1,7 @@
 package dev.inspection.scheduler;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.inspection.messaging.SlotHash;
 import dev.inspection.scheduler.SlotSwitch.Move;
@@ -41,5 +42,18 @@ class SlotSwitchTest {
     List<Move> moves = List.of(new Move("a", 3, 67), new Move("b", 1, 65), new Move("c", 3, 67), new Move("d", 0, 64));
     assertEquals(List.of(64, 65, 67), List.of(SlotSwitch.receiving(moves)));
     assertEquals(List.of(), List.of(SlotSwitch.receiving(List.of())));
+  }
+
+  @Test
+  void aGivingSlotLocksItselfAndEverySlotItsDevicesCanGoToInSlotOrder() {
+    assertEquals(List.of(3, 67), List.of(SlotSwitch.locked(3, 64, 128)), "doubling: a slot and itself plus the old count");
+    assertEquals(List.of(5, 261), List.of(SlotSwitch.locked(5, 256, 512)));
+    // 64 -> 96: gcd 32, so slot 40 (c = 40 + 64k) can land on 8, 40 or 72 (c mod 96)
+    assertEquals(List.of(8, 40, 72), List.of(SlotSwitch.locked(40, 64, 96)));
+    for (int i = 0; i < 5_000; i++) {
+      String d = "dev-" + i;
+      int from = SlotHash.slotOf(d, 64);
+      assertTrue(List.of(SlotSwitch.locked(from, 64, 96)).contains(SlotHash.slotOf(d, 96)), d + " goes to a locked slot");
+    }
   }
 }

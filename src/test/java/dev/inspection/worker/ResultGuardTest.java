@@ -172,4 +172,42 @@ class ResultGuardTest {
     assertThrows(IllegalArgumentException.class, () -> new ResultGuard(0, 0, 1));
     assertThrows(IllegalArgumentException.class, () -> new ResultGuard(0, 1, -1));
   }
+
+  /** Versions 1 (16 slots) and 2 (32 slots), v2 in force with its window open. */
+  private static SlotMapWindow resharded() {
+    return new SlotMapWindow(List.of(new SlotMapWindow.Version(1, SLOTS, 0, 0), new SlotMapWindow.Version(2, 2 * SLOTS, NOW - 1_000, NOW + 60_000)));
+  }
+
+  private static Envelope stamped(Envelope e, int slot, long version) {
+    return new Envelope(e.messageId(), e.deviceId(), slot, version, e.resourceVersion(), e.planVersion(), e.isNode(), e.cycleId(), e.seq(),
+        e.collectedAt(), e.priority(), e.payload());
+  }
+
+  @Test
+  void aSwitchedSlotForwardsAnOldVersionsResultOfAMovedDeviceToItsNewSlotRestamped() {
+    String moved = null;
+    for (int i = 0; moved == null; i++) if (SlotHash.slotOf("mv-" + i, SLOTS) == 5 && SlotHash.slotOf("mv-" + i, 2 * SLOTS) == 5 + SLOTS) moved = "mv-" + i;
+    String stays = null;
+    for (int i = 0; stays == null; i++) if (SlotHash.slotOf("st-" + i, SLOTS) == 5 && SlotHash.slotOf("st-" + i, 2 * SLOTS) == 5) stays = "st-" + i;
+    ResultGuard switched = new ResultGuard(5, ResultGuardTest::resharded, 600_000, 2);
+    Envelope old = result(moved, 5, NOW);
+    ResultGuard.Forward f = assertThrows(ResultGuard.Forward.class, () -> switched.check(old, NOW));
+    assertEquals("forwarded", f.reason);
+    assertEquals(5 + SLOTS, f.restamped.slotId());
+    assertEquals(2, f.restamped.slotMapVersion());
+    assertEquals(old.messageId(), f.restamped.messageId(), "INV-6: the result keeps its id");
+    assertEquals(old.seq(), f.restamped.seq());
+    // restamped, it passes the new slot's guard
+    assertDoesNotThrow(() -> new ResultGuard(5 + SLOTS, ResultGuardTest::resharded, 600_000, 2).check(f.restamped, NOW));
+    // a device that stays is written here; a slot not switched yet writes the moved device itself (it still owns it)
+    String staying = stays;
+    assertDoesNotThrow(() -> switched.check(result(staying, 5, NOW), NOW));
+    assertDoesNotThrow(() -> new ResultGuard(5, ResultGuardTest::resharded, 600_000, 1).check(old, NOW));
+    // a result already of version 2 is never forwarded
+    String newDevice = stays;
+    assertDoesNotThrow(() -> switched.check(stamped(result(newDevice, 5, NOW), 5, 2), NOW));
+    // after the window the old version is stale, not forwarded
+    InvalidMessage stale = assertThrows(InvalidMessage.class, () -> switched.check(old, NOW + 120_000));
+    assertEquals(SlotMapWindow.STALE_REASON, stale.reason);
+  }
 }
