@@ -265,8 +265,7 @@ public final class SlotProcessor {
       if (dead.failed()) {
         log.atWarn().addKeyValue(SLOT, slot).log("slot {}: cannot dead-letter {} message(s) ({}); they will be delivered again", slot, deadOnes.size(), dead.cause().getMessage());
       }
-      // committed: the channels stay open, so what could not be set aside goes back now; otherwise they close
-      // a v3 delivery carries several results: it is acked only when every one of them is settled
+      // committed: channels stay open, what could not be set aside goes back now; else they close. A v3 delivery is acked once all its results are
       Map<Delivery, AckPlan.Outcome> outcomes = new IdentityHashMap<>();
       AckPlan.Outcome deadOutcome = dead.succeeded() ? AckPlan.Outcome.ACK : committed ? AckPlan.Outcome.REQUEUE : AckPlan.Outcome.LEAVE;
       deadOnes.forEach(d -> outcomes.merge(d.delivery(), deadOutcome, AckPlan.Outcome::worse));
@@ -277,6 +276,7 @@ public final class SlotProcessor {
       List<Valid<Delivery>> done = committed
           ? handled.result().toCommit().stream().filter(v -> !notWritten.contains(v.envelope().deviceId())).toList() : List.of();
       done.forEach(v -> outcomes.merge(v.delivery(), AckPlan.Outcome.ACK, AckPlan.Outcome::worse));
+      if (!committed) parsed.valid().forEach(v -> outcomes.merge(v.delivery(), AckPlan.Outcome.LEAVE, AckPlan.Outcome::worse)); // not written: not acked
       Future<Void> settled = consumers.settle(batch.stream()
           .map(d -> new AckPlan.Settle<>(d.channel(), d.tag(), outcomes.getOrDefault(d, AckPlan.Outcome.LEAVE))).toList());
       if (dead.succeeded()) countDead(deadOnes);

@@ -123,6 +123,12 @@ public final class TestEnv implements AutoCloseable {
 
   private Node scheduler;
   private boolean autoScheduler = true;
+  /** A test that reshards: its new slots' queues are deleted too at the end. */
+  private int grownTo;
+
+  public void slotsGrowTo(int total) {
+    grownTo = total;
+  }
 
   /** Tests that play the leader themselves (manual epoch bumps) start workers without a scheduler. */
   public TestEnv withoutScheduler() {
@@ -415,7 +421,7 @@ public final class TestEnv implements AutoCloseable {
       }
     }
     try (Channel ch = amqp().createChannel()) {
-      topology().delete(ch);
+      Topology.of(config(Map.of("slots.total", String.valueOf(Math.max(slots, grownTo))))).delete(ch);
     } catch (Exception ignored) {
       // queues may be gone with a broker restart
     }
