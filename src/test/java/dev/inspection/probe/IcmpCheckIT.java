@@ -23,7 +23,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * Real ICMP echo (issue 13 item 1) through the probe's {@link Checker}: against 127.0.0.1, and against an address that
+ * Real ICMP echo (issue 13 item 1) through the probe's {@link Checker}: against 127.0.0.1 and ::1, and against an address that
  * never answers — 127.0.0.1 of a network namespace this test creates with {@code icmp_echo_ignore_all} set there (a
  * per-namespace sysctl: the machine's own is untouched); the engine's socket is opened inside that namespace. The
  * unprivileged datagram socket is tested the same way, in a namespace whose own ping_group_range allows it. Needs root
@@ -87,6 +87,50 @@ class IcmpCheckIT {
   }
 
   @Test
+  void ipv6LoopbackAnswersEveryEchoOverIcmpv6() throws Exception {
+    Checker c = checker(TargetPolicy.open(), IcmpEngine::open);
+    try {
+      JsonObject r = check(c, List.of(icmp("lo6", "::1", 3, 20, 1000))).get(0);
+      System.out.println("icmp ::1: " + r.encode());
+      assertEquals("UP", r.getString("status"), r.encode());
+      assertEquals(3, r.getInteger("received"));
+      assertEquals(0.0, r.getDouble("loss_pct"));
+      double latency = r.getDouble("latency_ms");
+      assertTrue(latency >= 0 && latency < 1000, "latency " + latency + " ms within the 1000 ms timeout");
+      // both families at once through the one engine, replies matched to their own family's echoes
+      List<JsonObject> both = check(c, List.of(icmp("v4", "127.0.0.1", 2, 10, 1000), icmp("v6", "[::1]", 2, 10, 1000)));
+      for (JsonObject b : both) assertEquals(2, b.getInteger("received"), b.encode());
+    } finally {
+      c.close();
+    }
+  }
+
+  @Test
+  void anIpv6AddressThatNeverAnswersTimesOutWithFullLoss() throws Exception {
+    String ns = "icmp6it-" + ProcessHandle.current().pid();
+    run("ip", "netns", "add", ns);
+    Checker c = null;
+    try {
+      run("ip", "netns", "exec", ns, "ip", "link", "set", "lo", "up");
+      run("ip", "netns", "exec", ns, "sysctl", "-qw", "net.ipv6.icmp.echo_ignore_all=1");
+      IcmpEngine engine = inNamespace(ns, IcmpEngine::open);
+      assertEquals("raw", engine.socketKind6());
+      c = checker(TargetPolicy.open(), () -> engine);
+      JsonObject r = check(c, List.of(icmp("silent6", "::1", 2, 50, 300))).get(0);
+      assertEquals("DOWN", r.getString("status"), r.encode());
+      assertEquals(100.0, r.getDouble("loss_pct"));
+      assertEquals(2, r.getInteger("sent"));
+      assertTrue(r.getString("error").contains("no echo reply within 300 ms"), r.encode());
+      run("ip", "netns", "exec", ns, "sysctl", "-qw", "net.ipv6.icmp.echo_ignore_all=0");
+      JsonObject up = check(c, List.of(icmp("answering6", "::1", 2, 50, 1000))).get(0);
+      assertEquals("UP", up.getString("status"), up.encode());
+    } finally {
+      if (c != null) c.close();
+      run("ip", "netns", "del", ns);
+    }
+  }
+
+  @Test
   void theTargetPolicyRefusesADeniedAddressBeforeAnyEchoLeaves() throws Exception {
     Checker c = checker(TargetPolicy.of("", "127.0.0.0/8", "allow", "deny"), IcmpEngine::open);
     try {
@@ -142,6 +186,7 @@ class IcmpCheckIT {
       run("ip", "netns", "exec", ns, "sysctl", "-qw", "net.ipv4.ping_group_range=0 2147483647");
       IcmpEngine engine = inNamespace(ns, IcmpEngine::open);
       assertEquals("datagram", engine.socketKind());
+      assertEquals("datagram", engine.socketKind6(), "the same sysctl opens ICMPv6 datagram sockets");
       c = checker(TargetPolicy.open(), () -> engine);
       List<Device> devices = new ArrayList<>();
       for (int i = 0; i < 5000; i++) devices.add(icmp("dg" + i, "127.0.0.1", 3, 10, 2000));
@@ -154,6 +199,8 @@ class IcmpCheckIT {
         assertEquals(3, r.getInteger("received"), r.encode());
         assertEquals(0.0, r.getDouble("loss_pct"));
       }
+      JsonObject v6 = check(c, List.of(icmp("dg6", "::1", 2, 10, 1000))).get(0);
+      assertEquals(2, v6.getInteger("received"), v6.encode());
     } finally {
       if (c != null) c.close();
       run("ip", "netns", "del", ns);
@@ -165,18 +212,20 @@ class IcmpCheckIT {
     Checker c = checker(TargetPolicy.open(), IcmpEngine::open);
     try {
       check(c, List.of(icmp("warm", "127.0.0.1", 1, 10, 1000))); // opens the engine
-      for (int count : new int[] {1, 3}) {
-        List<Device> devices = new ArrayList<>();
-        for (int i = 0; i < 5000; i++) devices.add(icmp("d" + i, "127.0.0.1", count, 10, 2000));
-        long t0 = System.nanoTime();
-        List<JsonObject> rs = check(c, devices);
-        double s = (System.nanoTime() - t0) / 1e9;
-        long up = rs.stream().filter(r -> "UP".equals(r.getString("status"))).count();
-        long received = rs.stream().mapToLong(r -> r.getInteger("received", 0)).sum();
-        System.out.printf("icmp: 5000 checks of %d echo(es) to 127.0.0.1 in %.2f s = %.0f checks/s (%d UP, %d replies)%n",
-            count, s, 5000 / s, up, received);
-        assertEquals(5000, up);
-        assertEquals(5000L * count, received, "no echo lost on loopback");
+      for (String host : new String[] {"127.0.0.1", "::1"}) {
+        for (int count : new int[] {1, 3}) {
+          List<Device> devices = new ArrayList<>();
+          for (int i = 0; i < 5000; i++) devices.add(icmp("d" + i, host, count, 10, 2000));
+          long t0 = System.nanoTime();
+          List<JsonObject> rs = check(c, devices);
+          double s = (System.nanoTime() - t0) / 1e9;
+          long up = rs.stream().filter(r -> "UP".equals(r.getString("status"))).count();
+          long received = rs.stream().mapToLong(r -> r.getInteger("received", 0)).sum();
+          System.out.printf("icmp: 5000 checks of %d echo(es) to %s in %.2f s = %.0f checks/s (%d UP, %d replies)%n",
+              count, host, s, 5000 / s, up, received);
+          assertEquals(5000, up);
+          assertEquals(5000L * count, received, "no echo lost on loopback");
+        }
       }
     } finally {
       c.close();
