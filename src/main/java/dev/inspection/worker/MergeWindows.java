@@ -36,23 +36,16 @@ public record MergeWindows(Map<String, Long> byProfile) {
 
   /** {@code profile=ms[,profile=ms]}, each profile one of {@link PayloadProfiles#all()}, 0 &lt;= ms &lt;= {@value #MAX_MS}; empty: none. */
   public static MergeWindows parse(String spec) {
-    Map<String, Long> by = new TreeMap<>();
-    for (String part : spec.split(",")) {
-      if (part.isBlank()) continue;
-      int eq = part.indexOf('=');
-      if (eq < 0) throw new IllegalArgumentException("'" + part.trim() + "' is not profile=ms (e.g. hotel_room=500)");
-      String profile = part.substring(0, eq).trim();
-      PayloadProfiles.byName(profile); // names the known profiles if this one is not
+    return new MergeWindows(PayloadProfiles.perProfile(spec, "profile=ms", "hotel_room=500", (profile, text) -> {
       long ms;
       try {
-        ms = Long.parseLong(part.substring(eq + 1).trim());
+        ms = Long.parseLong(text);
       } catch (NumberFormatException e) {
-        throw new IllegalArgumentException("the window of " + profile + " must be a whole number of ms, got '" + part.substring(eq + 1).trim() + "'");
+        throw new IllegalArgumentException("the window of " + profile + " must be a whole number of ms, got '" + text + "'");
       }
       if (ms < 0 || ms > MAX_MS) throw new IllegalArgumentException("the window of " + profile + " must be 0.." + MAX_MS + " ms, got " + ms);
-      if (by.put(profile, ms) != null) throw new IllegalArgumentException("profile " + profile + " is named twice");
-    }
-    return new MergeWindows(by);
+      return ms;
+    }));
   }
 
   /** The window of the profile a message's frames name, in ms; 0 when none of them has one. */

@@ -68,35 +68,21 @@ class IcmpCheckIT {
   }
 
   @Test
-  void loopbackAnswersEveryEchoWithItsLatency() throws Exception {
+  void loopbackAnswersEveryEchoWithItsLatencyOverIcmpv4AndIcmpv6() throws Exception {
     Checker c = checker(TargetPolicy.open(), IcmpEngine::open);
     try {
-      JsonObject r = check(c, List.of(icmp("lo", "127.0.0.1", 3, 20, 1000))).get(0);
-      System.out.println("icmp 127.0.0.1: " + r.encode());
-      assertEquals("icmp", r.getString("check"));
-      assertEquals("UP", r.getString("status"), r.encode());
-      assertEquals(0.0, r.getDouble("loss_pct"));
-      assertEquals(3, r.getInteger("sent"));
-      assertEquals(3, r.getInteger("received"));
-      double latency = r.getDouble("latency_ms");
-      assertTrue(latency >= 0 && latency < 1000, "latency " + latency + " ms within the 1000 ms timeout");
-      assertTrue(r.getDouble("latency_min_ms") <= latency && latency <= r.getDouble("latency_max_ms"), r.encode());
-    } finally {
-      c.close();
-    }
-  }
-
-  @Test
-  void ipv6LoopbackAnswersEveryEchoOverIcmpv6() throws Exception {
-    Checker c = checker(TargetPolicy.open(), IcmpEngine::open);
-    try {
-      JsonObject r = check(c, List.of(icmp("lo6", "::1", 3, 20, 1000))).get(0);
-      System.out.println("icmp ::1: " + r.encode());
-      assertEquals("UP", r.getString("status"), r.encode());
-      assertEquals(3, r.getInteger("received"));
-      assertEquals(0.0, r.getDouble("loss_pct"));
-      double latency = r.getDouble("latency_ms");
-      assertTrue(latency >= 0 && latency < 1000, "latency " + latency + " ms within the 1000 ms timeout");
+      for (String host : List.of("127.0.0.1", "::1")) {
+        JsonObject r = check(c, List.of(icmp("lo", host, 3, 20, 1000))).get(0);
+        System.out.println("icmp " + host + ": " + r.encode());
+        assertEquals("icmp", r.getString("check"));
+        assertEquals("UP", r.getString("status"), r.encode());
+        assertEquals(0.0, r.getDouble("loss_pct"));
+        assertEquals(3, r.getInteger("sent"));
+        assertEquals(3, r.getInteger("received"));
+        double latency = r.getDouble("latency_ms");
+        assertTrue(latency >= 0 && latency < 1000, "latency " + latency + " ms within the 1000 ms timeout");
+        assertTrue(r.getDouble("latency_min_ms") <= latency && latency <= r.getDouble("latency_max_ms"), r.encode());
+      }
       // both families at once through the one engine, replies matched to their own family's echoes
       List<JsonObject> both = check(c, List.of(icmp("v4", "127.0.0.1", 2, 10, 1000), icmp("v6", "[::1]", 2, 10, 1000)));
       for (JsonObject b : both) assertEquals(2, b.getInteger("received"), b.encode());
@@ -107,27 +93,7 @@ class IcmpCheckIT {
 
   @Test
   void anIpv6AddressThatNeverAnswersTimesOutWithFullLoss() throws Exception {
-    String ns = "icmp6it-" + ProcessHandle.current().pid();
-    run("ip", "netns", "add", ns);
-    Checker c = null;
-    try {
-      run("ip", "netns", "exec", ns, "ip", "link", "set", "lo", "up");
-      run("ip", "netns", "exec", ns, "sysctl", "-qw", "net.ipv6.icmp.echo_ignore_all=1");
-      IcmpEngine engine = inNamespace(ns, IcmpEngine::open);
-      assertEquals("raw", engine.socketKind6());
-      c = checker(TargetPolicy.open(), () -> engine);
-      JsonObject r = check(c, List.of(icmp("silent6", "::1", 2, 50, 300))).get(0);
-      assertEquals("DOWN", r.getString("status"), r.encode());
-      assertEquals(100.0, r.getDouble("loss_pct"));
-      assertEquals(2, r.getInteger("sent"));
-      assertTrue(r.getString("error").contains("no echo reply within 300 ms"), r.encode());
-      run("ip", "netns", "exec", ns, "sysctl", "-qw", "net.ipv6.icmp.echo_ignore_all=0");
-      JsonObject up = check(c, List.of(icmp("answering6", "::1", 2, 50, 1000))).get(0);
-      assertEquals("UP", up.getString("status"), up.encode());
-    } finally {
-      if (c != null) c.close();
-      run("ip", "netns", "del", ns);
-    }
+    silentThenAnswering("icmp6it-", "net.ipv6.icmp.echo_ignore_all", "::1");
   }
 
   @Test
@@ -145,18 +111,23 @@ class IcmpCheckIT {
 
   @Test
   void anAddressThatNeverAnswersTimesOutWithFullLoss() throws Exception {
-    String ns = "icmpit-" + ProcessHandle.current().pid();
+    silentThenAnswering("icmpit-", "net.ipv4.icmp_echo_ignore_all", "127.0.0.1");
+  }
+
+  /** {@code host} in a namespace of its own that ignores echoes ({@code ignoreSysctl}=1), then answers them again. */
+  private static void silentThenAnswering(String nsPrefix, String ignoreSysctl, String host) throws Exception {
+    String ns = nsPrefix + ProcessHandle.current().pid();
     run("ip", "netns", "add", ns);
     Checker c = null;
     try {
       run("ip", "netns", "exec", ns, "ip", "link", "set", "lo", "up");
-      run("ip", "netns", "exec", ns, "sysctl", "-qw", "net.ipv4.icmp_echo_ignore_all=1");
+      run("ip", "netns", "exec", ns, "sysctl", "-qw", ignoreSysctl + "=1");
       IcmpEngine engine = inNamespace(ns, IcmpEngine::open);
-      assertEquals("raw", engine.socketKind(), "a new namespace's ping_group_range is '1 0': nobody");
+      assertEquals("raw", host.contains(":") ? engine.socketKind6() : engine.socketKind(), "a new namespace's ping_group_range is '1 0': nobody");
       c = checker(TargetPolicy.open(), () -> engine);
       long t0 = System.nanoTime();
-      JsonObject r = check(c, List.of(icmp("silent", "127.0.0.1", 2, 50, 300))).get(0);
-      System.out.printf("icmp to a silent address: %s after %d ms%n", r.encode(), (System.nanoTime() - t0) / 1_000_000);
+      JsonObject r = check(c, List.of(icmp("silent", host, 2, 50, 300))).get(0);
+      System.out.printf("icmp to a silent %s: %s after %d ms%n", host, r.encode(), (System.nanoTime() - t0) / 1_000_000);
       assertEquals("DOWN", r.getString("status"), r.encode());
       assertEquals(100.0, r.getDouble("loss_pct"));
       assertEquals(2, r.getInteger("sent"));
@@ -165,8 +136,8 @@ class IcmpCheckIT {
       assertTrue(r.getString("error").contains("no echo reply within 300 ms"), r.encode());
 
       // the same socket, the namespace answering again: the silence above was the target's, not the engine's
-      run("ip", "netns", "exec", ns, "sysctl", "-qw", "net.ipv4.icmp_echo_ignore_all=0");
-      JsonObject up = check(c, List.of(icmp("answering", "127.0.0.1", 2, 50, 1000))).get(0);
+      run("ip", "netns", "exec", ns, "sysctl", "-qw", ignoreSysctl + "=0");
+      JsonObject up = check(c, List.of(icmp("answering", host, 2, 50, 1000))).get(0);
       assertEquals("UP", up.getString("status"), up.encode());
       assertEquals(2, up.getInteger("received"));
     } finally {
