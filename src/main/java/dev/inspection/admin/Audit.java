@@ -18,11 +18,16 @@ import org.slf4j.LoggerFactory;
 /**
  * The HTTP side of the audit log (issue 10): every authenticated API mutation is written when its answer
  * has gone out (so refusals — a read-only token, a cross-origin cookie — are there too, with their
- * status), and so is every checked console login; {@code GET /api/v1/audit} reads it newest first. A
- * node without a database (the unit tests' server) passes a null log and audits nothing.
+ * status), and so is every checked console login; {@code GET /api/v1/audit} reads it newest first. Each entry is
+ * also one INFO line of the logger {@code audit} (issue 15 item 4), written whether or not the database takes it, so a
+ * log shipper sees every mutation; its fields (a {@code log.format=json} line's) are who, who_role (the
+ * principal's role: {@code role} is the node's), method, path, action,
+ * target, status, outcome, remote and request_id. A node without a database (the unit tests' server) passes a null
+ * log and audits nothing.
  */
 final class Audit implements Routes {
   private static final Logger log = LoggerFactory.getLogger(Audit.class);
+  private static final Logger stream = LoggerFactory.getLogger("audit");
 
   /** A resource route: what an audited request is named by, whichever handler answered it. */
   private record Template(HttpMethod method, String name, Pattern regex) {}
@@ -71,7 +76,7 @@ final class Audit implements Routes {
           break;
         }
       }
-      write(new AuditLog.Entry(who.name(), who.role(), action, target, remote(ctx), ctx.response().getStatusCode()));
+      write(ctx, new AuditLog.Entry(who.name(), who.role(), action, target, remote(ctx), ctx.response().getStatusCode()));
     });
   }
 
@@ -93,12 +98,18 @@ final class Audit implements Routes {
   /** A console login that was checked (not one refused by the throttle before the check). */
   void login(RoutingContext ctx, String user, Principal who, int status) {
     if (store == null) return;
-    write(new AuditLog.Entry(who == null ? Http.printable(user) : who.name(), who == null ? "-" : who.role(), who == null ? "login failed" : "login",
-        "/login", remote(ctx), status));
+    write(ctx, new AuditLog.Entry(who == null ? Http.printable(user) : who.name(), who == null ? "-" : who.role(),
+        who == null ? "login failed" : "login", "/login", remote(ctx), status));
   }
 
-  private void write(AuditLog.Entry e) {
+  private void write(RoutingContext ctx, AuditLog.Entry e) {
     store.write(e).onFailure(x -> log.warn("cannot write the audit entry '{} {}' by {} ({})", e.action(), e.target(), e.who(), x.getMessage()));
+    String method = ctx.request().method().name();
+    String path = ctx.normalizedPath(); // without the query: a mutation's arguments are in its body, never logged
+    stream.atInfo().addKeyValue("who", e.who()).addKeyValue("who_role", e.role()).addKeyValue("method", method).addKeyValue("path", path)
+        .addKeyValue("action", e.action()).addKeyValue("target", e.target()).addKeyValue("status", e.status())
+        .addKeyValue("outcome", e.outcome()).addKeyValue("remote", e.remote()).addKeyValue("request_id", (Object) ctx.get(Frontline.REQUEST_ID))
+        .log("{} {} {} {} by {} ({}) from {}", e.action(), e.target(), e.status(), e.outcome(), e.who(), e.role(), e.remote());
   }
 
   static String remote(RoutingContext ctx) {

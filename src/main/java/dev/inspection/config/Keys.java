@@ -105,6 +105,7 @@ public final class Keys {
   public static final ConfigKey WORKER_LANE_STARVATION_MS = k("worker.lane.starvation.ms", "60000", LONG, "anti-starvation: a result at the head of a lane's mailbox older than this since its collected_at is taken even when the weights leave its lane no place (at most a quarter of the batch)");
   public static final ConfigKey WORKER_BATCH_MAX = k("worker.batch.max", "200", INT, "most messages committed in one batch transaction");
   public static final ConfigKey WORKER_BATCH_LINGER_MS = k("worker.batch.linger.ms", "200", LONG, "longest wait for a batch to fill");
+  public static final ConfigKey WORKER_MERGE_WINDOW_MS_BY_PROFILE = k("worker.merge.window.ms.by.profile", "hotel_room=500", STRING, "merge window per payload profile, as profile=ms[,profile=ms] (0..10000; a profile not named: none): a worker holds the messages of pushed frames of that profile back (unacked) until the window closes, then commits them as one batch, so each device's frames within the window fold into one current write (seed 004); history keeps every frame. Other messages do not wait");
   public static final ConfigKey WORKER_MAX_MESSAGE_BYTES = k("worker.max.message.bytes", "65536", INT, "a larger message of one result (schema v2) is dead-lettered as oversized");
   public static final ConfigKey WORKER_MAX_BATCH_BYTES = k("worker.max.batch.bytes", "1048576", INT, "a larger message of several results (schema v3) is dead-lettered as oversized, whole; keep it above the probes' outbox.publish.batch.bytes");
   public static final ConfigKey WORKER_MAX_FUTURE_SKEW_MS = k("worker.max.future.skew.ms", "600000", LONG, "a result whose cycle_id (the probe's check time, epoch ms) is further ahead of the worker's clock than this is dead-lettered as future_cycle (it would outrank every real result until then)");
@@ -237,7 +238,7 @@ public final class Keys {
       PROBE_CHECKS_MAX_INFLIGHT, PROBE_HTTP_MAX_BODY_BYTES, PROBE_TARGET_ALLOW, PROBE_TARGET_DENY,
       OUTBOX_COMMIT_MAX_ROWS, OUTBOX_PUBLISH_CHANNELS, OUTBOX_MAX_INFLIGHT, OUTBOX_PUBLISH_BATCH_MAX, OUTBOX_PUBLISH_BATCH_BYTES, OUTBOX_REPLAY_INTERVAL_MS, OUTBOX_REPLAY_MIN_AGE_MS, OUTBOX_MAX_ROWS, OUTBOX_MAX_BYTES, OUTBOX_MIN_FREE_BYTES, OUTBOX_SHED_REPORT_MS, OUTBOX_RETENTION_MS,
       WORKER_PREFETCH_HIGH, WORKER_PREFETCH_NORMAL, WORKER_PREFETCH_LOW, WORKER_LANE_WEIGHT_HIGH, WORKER_LANE_WEIGHT_NORMAL, WORKER_LANE_WEIGHT_LOW,
-      WORKER_LANE_FILL_BESIDE_HIGH, WORKER_LANE_STARVATION_MS, WORKER_BATCH_MAX, WORKER_BATCH_LINGER_MS, WORKER_MAX_MESSAGE_BYTES, WORKER_MAX_BATCH_BYTES,
+      WORKER_LANE_FILL_BESIDE_HIGH, WORKER_LANE_STARVATION_MS, WORKER_BATCH_MAX, WORKER_BATCH_LINGER_MS, WORKER_MERGE_WINDOW_MS_BY_PROFILE, WORKER_MAX_MESSAGE_BYTES, WORKER_MAX_BATCH_BYTES,
       WORKER_MAX_FUTURE_SKEW_MS, WORKER_DB_RETRIES, WORKER_POISON_MAX_SPLIT_COMMITS, WORKER_DEGRADED_ENABLED, WORKER_DEGRADED_WINDOW_MS, WORKER_DEGRADED_MIN_COMMITS,
       WORKER_DEGRADED_ENTER_FAILURE_RATIO, WORKER_DEGRADED_ENTER_P99_MS, WORKER_DEGRADED_EXIT_FAILURE_RATIO, WORKER_DEGRADED_EXIT_P99_MS,
       WORKER_DEGRADED_DWELL_MS, WORKER_DEGRADED_TICK_MS, WORKER_BACKFILL_BATCH, WORKER_BACKFILL_INTERVAL_MS, WORKER_LEASE_TTL_MS, WORKER_HEARTBEAT_MS, WORKER_LEASE_POLL_MS,

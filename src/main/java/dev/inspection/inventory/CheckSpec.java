@@ -18,7 +18,7 @@ import java.util.Set;
  *   <li>{@code sim}: {@code fail_rate} 0..1, {@code pattern} {@code random} (default) or {@code flap};</li>
  *   <li>{@code tcp}: {@code host} (a name or an address, 1..253 characters), {@code port} 1..65535, {@code timeout_ms};</li>
  *   <li>{@code http}: {@code url} (absolute http or https with a host), {@code expect_status} 100..599, {@code timeout_ms};</li>
- *   <li>{@code icmp}: {@code host} (resolving to an IPv4 address), {@code count} echoes 1..10 (default 3),
+ *   <li>{@code icmp}: {@code host} (an IPv4 or IPv6 address, or a name resolving to one), {@code count} echoes 1..10 (default 3),
  *   {@code interval_ms} between them 10..5000 (default 200), {@code timeout_ms} per echo.</li>
  * </ul>
  * {@code timeout_ms} is 100..60000 and only shortens the probe's own {@code probe.check.timeout.ms}.

@@ -34,7 +34,8 @@ public final class CollectedAt {
     }
   }
 
-  private static int indexOf(byte[] body, byte[] key) {
+  /** Where {@code key} first occurs in {@code body}, or -1. */
+  public static int indexOf(byte[] body, byte[] key) {
     outer:
     for (int i = 0; i + key.length <= body.length; i++) {
       for (int j = 0; j < key.length; j++) if (body[i + j] != key[j]) continue outer;

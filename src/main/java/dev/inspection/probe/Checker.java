@@ -16,7 +16,7 @@ import io.vertx.core.net.NetClient;
 import io.vertx.core.net.NetClientOptions;
 import io.vertx.core.net.NetSocket;
 import io.vertx.core.net.SocketAddress;
-import java.net.Inet4Address;
+import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.URI;
 import java.util.HashMap;
@@ -194,9 +194,9 @@ public final class Checker {
     if (icmp.unavailable() != null) return Future.succeededFuture(down("icmp", start, icmp.unavailable()));
     Context context = vertx.getOrCreateContext();
     return resolve(spec.getString("host")).compose(a -> {
-      if (!(a instanceof Inet4Address)) return Future.succeededFuture(down("icmp", start, "icmp checks support IPv4 only, " + a.getHostAddress() + " is not"));
       Promise<JsonObject> done = Promise.promise();
-      icmp.ping(a.getAddress(), count, interval, limit, payload -> context.runOnContext(v -> done.complete(payload)));
+      int scope = a instanceof Inet6Address a6 ? a6.getScopeId() : 0; // the interface of a link-local address
+      icmp.ping(a.getAddress(), scope, count, interval, limit, payload -> context.runOnContext(v -> done.complete(payload)));
       return done.future();
     }).recover(e -> Future.succeededFuture(down("icmp", start, String.valueOf(e.getMessage()))));
   }

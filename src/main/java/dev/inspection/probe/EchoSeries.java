@@ -4,7 +4,7 @@ import io.vertx.core.json.JsonObject;
 import java.util.function.Consumer;
 
 /**
- * The echoes of one icmp check: {@code count} requests {@code interval} apart to one IPv4 address, each answered or
+ * The echoes of one icmp check: {@code count} requests {@code interval} apart to one IPv4 or IPv6 address, each answered or
  * lost after {@code timeout}. Pure accounting (times are passed in, in nanoseconds); the engine drives it on its own
  * thread and calls {@code done} once, when every echo is answered or lost.
  *
@@ -13,6 +13,8 @@ import java.util.function.Consumer;
  */
 final class EchoSeries {
   final byte[] address;
+  /** The interface of a link-local IPv6 address, else 0. */
+  final int scopeId;
   final int count;
   final long intervalNanos;
   final long timeoutNanos;
@@ -29,13 +31,22 @@ final class EchoSeries {
   long nextSendAt;
 
   EchoSeries(byte[] address, int count, long intervalNanos, long timeoutNanos, Consumer<EchoSeries> done) {
-    if (address.length != 4) throw new IllegalArgumentException("icmp checks support IPv4 addresses only");
+    this(address, 0, count, intervalNanos, timeoutNanos, done);
+  }
+
+  EchoSeries(byte[] address, int scopeId, int count, long intervalNanos, long timeoutNanos, Consumer<EchoSeries> done) {
+    if (address.length != 4 && address.length != 16) throw new IllegalArgumentException("an icmp address has 4 (IPv4) or 16 (IPv6) bytes");
     if (count < 1) throw new IllegalArgumentException("count must be at least 1");
     this.address = address.clone();
+    this.scopeId = scopeId;
     this.count = count;
     this.intervalNanos = intervalNanos;
     this.timeoutNanos = timeoutNanos;
     this.done = done;
+  }
+
+  boolean v6() {
+    return address.length == 16;
   }
 
   boolean wantsToSend() {

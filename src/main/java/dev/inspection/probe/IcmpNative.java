@@ -10,6 +10,10 @@ import java.nio.ByteOrder;
  */
 final class IcmpNative {
   static final int AF_INET = 2;
+  static final int AF_INET6 = 10;
+  static final int IPPROTO_ICMPV6 = 58;
+  /** {@code struct icmp6_filter} (8 words, a set bit blocks that type), an option of level IPPROTO_ICMPV6. */
+  static final int ICMP6_FILTER = 1;
   static final int SOCK_DGRAM = 2;
   static final int SOCK_RAW = 3;
   static final int SOCK_NONBLOCK = 0x800;
@@ -78,9 +82,26 @@ final class IcmpNative {
     return sa;
   }
 
-  /** A {@code struct pollfd} pair (socket, eventfd) waiting for input, as 4 ints. */
-  static int[] pollFds(int socket, int eventFd) {
-    return new int[] {socket, events(POLLIN), eventFd, events(POLLIN)};
+  /**
+   * A {@code struct sockaddr_in6} (28 bytes) for {@code ipv6} (16 bytes, network order), port 0, flow 0, and its
+   * {@code scopeId} (the interface of a link-local address; 0 for others).
+   */
+  static byte[] sockaddr6(byte[] ipv6, int scopeId) {
+    byte[] sa = new byte[28];
+    sa[0] = (byte) AF_INET6; // host order, as above
+    System.arraycopy(ipv6, 0, sa, 8, 16);
+    for (int i = 0; i < 4; i++) sa[24 + i] = (byte) (scopeId >>> (8 * i)); // sin6_scope_id: host order (little-endian)
+    return sa;
+  }
+
+  /** {@code struct pollfd}s waiting for input on {@code fds}, 2 ints each. */
+  static int[] pollFds(int... fds) {
+    int[] out = new int[2 * fds.length];
+    for (int i = 0; i < fds.length; i++) {
+      out[2 * i] = fds[i];
+      out[2 * i + 1] = events(POLLIN);
+    }
+    return out;
   }
 
   /** The {@code revents} of pollfd {@code i} of {@link #pollFds}. */

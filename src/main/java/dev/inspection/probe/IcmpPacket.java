@@ -1,7 +1,9 @@
 package dev.inspection.probe;
 
 /**
- * ICMPv4 echo packets (RFC 792), pure: building a request, the Internet checksum, reading a reply.
+ * ICMP echo packets, pure: ICMPv4 (RFC 792) and ICMPv6 (RFC 4443, the same layout with types 128/129): building a
+ * request, the Internet checksum, reading a reply. An ICMPv6 checksum covers a pseudo-header with both addresses, so
+ * the kernel fills it in on send and checks it on receipt (datagram and raw sockets alike); it is left 0 here.
  *
  * <p>A request carries a 32-bit ticket twice: in the header (identifier = high 16 bits, sequence = low 16 bits) and in
  * the payload after an 8-byte magic number of the engine that sent it. A raw socket sees every echo reply of the host
@@ -11,6 +13,8 @@ package dev.inspection.probe;
 final class IcmpPacket {
   static final int ECHO_REPLY = 0;
   static final int ECHO_REQUEST = 8;
+  static final int ECHO6_REQUEST = 128;
+  static final int ECHO6_REPLY = 129;
   static final int HEADER = 8;
   /** magic (8) + ticket (4) + 4 bytes of padding. */
   static final int PAYLOAD = 16;
@@ -21,16 +25,26 @@ final class IcmpPacket {
   /** One echo reply as read from the wire. */
   record Reply(int identifier, int sequence, long magic, int ticket) {}
 
-  /** An echo request for {@code ticket}, its checksum filled in. */
+  /** An ICMPv4 echo request for {@code ticket}, its checksum filled in. */
   static byte[] echoRequest(long magic, int ticket) {
+    byte[] p = echo(ECHO_REQUEST, magic, ticket);
+    putShort(p, 2, checksum(p, 0, p.length));
+    return p;
+  }
+
+  /** An ICMPv6 echo request for {@code ticket}; the kernel computes its checksum. */
+  static byte[] echo6Request(long magic, int ticket) {
+    return echo(ECHO6_REQUEST, magic, ticket);
+  }
+
+  private static byte[] echo(int type, long magic, int ticket) {
     byte[] p = new byte[LENGTH];
-    p[0] = ECHO_REQUEST;
+    p[0] = (byte) type;
     p[1] = 0;
     putShort(p, 4, ticket >>> 16);
     putShort(p, 6, ticket & 0xffff);
     putLong(p, HEADER, magic);
     putInt(p, HEADER + 8, ticket);
-    putShort(p, 2, checksum(p, 0, p.length));
     return p;
   }
 
@@ -59,6 +73,19 @@ final class IcmpPacket {
     if (len - off < LENGTH) return null;
     if ((buf[off] & 0xff) != ECHO_REPLY || buf[off + 1] != 0) return null;
     if (checksum(buf, off, len - off) != 0) return null;
+    return reply(buf, off);
+  }
+
+  /**
+   * The ICMPv6 echo reply in the first {@code len} bytes of {@code buf}, or null. Both socket kinds deliver ICMPv6
+   * without the IPv6 header, the checksum already verified by the kernel.
+   */
+  static Reply parseReply6(byte[] buf, int len) {
+    if (len < LENGTH || (buf[0] & 0xff) != ECHO6_REPLY || buf[1] != 0) return null;
+    return reply(buf, 0);
+  }
+
+  private static Reply reply(byte[] buf, int off) {
     return new Reply(getShort(buf, off + 4), getShort(buf, off + 6), getLong(buf, off + HEADER), getInt(buf, off + HEADER + 8));
   }
 

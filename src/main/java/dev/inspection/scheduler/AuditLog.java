@@ -19,7 +19,7 @@ public final class AuditLog {
 
   /** One entry; {@code status} is the HTTP status the request was answered with. */
   public record Entry(String who, String role, String action, String target, String remote, int status) {
-    String outcome() {
+    public String outcome() {
       return status < 400 ? "ok" : status < 500 ? "refused" : "failed";
     }
   }

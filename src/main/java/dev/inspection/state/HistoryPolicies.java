@@ -35,17 +35,8 @@ public record HistoryPolicies(HistoryPolicy fallback, Map<String, HistoryPolicy>
     Duration heartbeat = Duration.ofMillis(heartbeatMs);
     Set<String> fields = Arrays.stream(ignored.split(",")).map(String::trim).filter(s -> !s.isEmpty()).collect(Collectors.toSet());
     HistoryPolicy fallback = new HistoryPolicy(HistoryPolicy.Kind.parse(policy), heartbeat, fields);
-    Map<String, HistoryPolicy> by = new TreeMap<>();
-    for (String part : overrides.split(",")) {
-      if (part.isBlank()) continue;
-      int eq = part.indexOf('=');
-      if (eq < 0) throw new IllegalArgumentException("'" + part.trim() + "' is not profile=policy (e.g. hotel_room=changes)");
-      String profile = part.substring(0, eq).trim();
-      PayloadProfiles.byName(profile); // names the known profiles if this one is not
-      if (by.put(profile, new HistoryPolicy(HistoryPolicy.Kind.parse(part.substring(eq + 1)), heartbeat, fields)) != null) {
-        throw new IllegalArgumentException("profile " + profile + " is named twice");
-      }
-    }
+    Map<String, HistoryPolicy> by = PayloadProfiles.perProfile(overrides, "profile=policy", "hotel_room=changes",
+        (profile, kind) -> new HistoryPolicy(HistoryPolicy.Kind.parse(kind), heartbeat, fields));
     return new HistoryPolicies(fallback, by);
   }
 }

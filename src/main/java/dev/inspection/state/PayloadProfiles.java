@@ -2,6 +2,8 @@ package dev.inspection.state;
 
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.BiFunction;
 import java.util.stream.Collectors;
 
 /** The built-in payload profiles, by the name stored in {@code device_resource.payload_profile}. */
@@ -33,6 +35,27 @@ public final class PayloadProfiles {
 
   public static List<PayloadProfile> all() {
     return ALL;
+  }
+
+  /**
+   * A configuration's per-profile list, {@code profile=value[,profile=value]} (empty: none), each profile one of
+   * {@link #all()} and named once; {@code value} reads one value (throwing an IllegalArgumentException that names it).
+   * A part without {@code =} is refused showing {@code shape} and {@code example} (e.g. {@code profile=policy},
+   * {@code hotel_room=changes}).
+   */
+  public static <T> Map<String, T> perProfile(String spec, String shape, String example, BiFunction<String, String, T> value) {
+    Map<String, T> by = new TreeMap<>();
+    for (String part : spec.split(",")) {
+      if (part.isBlank()) continue;
+      int eq = part.indexOf('=');
+      if (eq < 0) throw new IllegalArgumentException("'" + part.trim() + "' is not " + shape + " (e.g. " + example + ")");
+      String profile = part.substring(0, eq).trim();
+      byName(profile); // names the known profiles if this one is not
+      if (by.put(profile, value.apply(profile, part.substring(eq + 1).trim())) != null) {
+        throw new IllegalArgumentException("profile " + profile + " is named twice");
+      }
+    }
+    return by;
   }
 
   public static PayloadProfile byName(String name) {

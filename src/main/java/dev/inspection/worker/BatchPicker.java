@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.ToLongFunction;
 
 /**
  * A slot's mailbox, one lane per priority, and the rule that picks its next batch (seed 000 §7.4, issue 12).
@@ -26,7 +27,9 @@ import java.util.Map;
  *   <li>each lane in arrival order; a batch lists high, then normal, then low;</li>
  *   <li>a batch is due once the mailbox holds {@code batchMax}, once its oldest delivery waited
  *       {@code lingerMs} (a small batch waits a little to fill), or at once when flushing (a graceful close
- *       commits everything it holds).</li>
+ *       commits everything it holds);</li>
+ *   <li>with {@link #holding}, a delivery whose profile has a merge window waits in the {@link MergeWindow} instead of
+ *       a lane and goes in a batch of the window's own once it closes; the lanes' batches never wait for it.</li>
  * </ul>
  */
 public final class BatchPicker<D> {
@@ -76,6 +79,8 @@ public final class BatchPicker<D> {
   private final Clock clock;
   private final Map<Priority, ArrayDeque<Waiting<D>>> lanes = new EnumMap<>(Priority.class);
   private int size;
+  private MergeWindow<D> window;
+  private ToLongFunction<D> windowOf = d -> 0;
 
   public BatchPicker(int batchMax, long lingerMs, Clock clock) {
     this(batchMax, lingerMs, Lanes.DEFAULT, clock);
@@ -104,6 +109,13 @@ public final class BatchPicker<D> {
     return this;
   }
 
+  /** Deliveries for which {@code windowOf} gives a window &gt; 0 ms are held in a {@link MergeWindow} (issue 13). */
+  public BatchPicker<D> holding(ToLongFunction<D> windowOf) {
+    this.window = new MergeWindow<>(batchMax, clock);
+    this.windowOf = windowOf;
+    return this;
+  }
+
   /** A delivery arrived now on the queue of priority {@code p}; its age counts from now. */
   public void add(Priority p, D delivery) {
     long now = clock.millis();
@@ -112,13 +124,19 @@ public final class BatchPicker<D> {
 
   /** A delivery arrived now on the queue of priority {@code p}; its (oldest) result was collected at {@code collectedAtMs}. */
   public void add(Priority p, D delivery, long collectedAtMs) {
+    long held = windowOf.applyAsLong(delivery);
+    if (held > 0) {
+      window.hold(p, delivery, collectedAtMs, held);
+      return;
+    }
     long now = clock.millis();
     lanes.get(p).add(new Waiting<>(delivery, now, Math.min(collectedAtMs, now)));
     size++;
   }
 
+  /** Deliveries waiting, in the lanes and in the merge window. */
   public int size() {
-    return size;
+    return size + (window == null ? 0 : window.size());
   }
 
   /** Deliveries waiting in one lane. */
@@ -127,7 +145,7 @@ public final class BatchPicker<D> {
   }
 
   public boolean isEmpty() {
-    return size == 0;
+    return size() == 0;
   }
 
   /** Forgets every delivery (their channel is gone or closing: the broker returns them to the queue). */
@@ -135,14 +153,24 @@ public final class BatchPicker<D> {
     lanes.values().forEach(ArrayDeque::clear);
     size = 0;
     limit = firstMax;
+    if (window != null) window.clear();
   }
 
   /**
-   * When the next batch is due: 0 now, n &gt; 0 in n ms (the oldest delivery is still lingering), -1 never
+   * When the next batch is due: 0 now, n &gt; 0 look again in n ms (the oldest delivery is still lingering), -1 never
    * (the mailbox is empty). {@code flush}: due now whatever the mailbox holds.
    */
   public long dueInMs(boolean flush) {
-    if (isEmpty()) return -1;
+    long held = window == null ? -1 : window.dueInMs(flush);
+    long lanes = lanesDueInMs(flush);
+    // while the window is open the caller looks again at least every lingerMs, so a timer it set for the window
+    // never holds back a lane's delivery that arrives meanwhile
+    if (lanes < 0 && held > 0 && lingerMs > 0) return Math.min(held, lingerMs);
+    return held < 0 ? lanes : lanes < 0 ? held : Math.min(held, lanes);
+  }
+
+  private long lanesDueInMs(boolean flush) {
+    if (size == 0) return -1;
     if (flush || size >= limit) return 0;
     long oldest = Long.MAX_VALUE;
     for (ArrayDeque<Waiting<D>> lane : lanes.values()) if (!lane.isEmpty()) oldest = Math.min(oldest, lane.peek().receivedAtMs());
@@ -157,6 +185,7 @@ public final class BatchPicker<D> {
   /** Takes the next batch by the lane rule, with what each lane gave (for the lane metrics). */
   public Take<D> pick() {
     long now = clock.millis();
+    if (window != null && window.size() > 0 && (size == 0 || window.dueInMs(false) == 0)) return closeWindow(now);
     Map<Priority, Integer> waiting = new EnumMap<>(Priority.class);
     Map<Priority, Integer> overAge = new EnumMap<>(Priority.class);
     for (Priority p : Priority.values()) {
@@ -179,6 +208,20 @@ public final class BatchPicker<D> {
       }
       size -= n;
       taken.put(p, new LaneTake(n, now - oldest, shares.starved().get(p)));
+    }
+    return new Take<>(batch, taken);
+  }
+
+  /** The merge window's deliveries as one batch, high, then normal, then low (each in arrival order). */
+  private Take<D> closeWindow(long now) {
+    List<MergeWindow.Held<D>> held = window.take();
+    List<D> batch = new ArrayList<>(held.size());
+    Map<Priority, LaneTake> taken = new EnumMap<>(Priority.class);
+    for (Priority p : Priority.values()) {
+      List<MergeWindow.Held<D>> lane = held.stream().filter(h -> h.priority() == p).toList();
+      if (lane.isEmpty()) continue;
+      lane.forEach(h -> batch.add(h.delivery()));
+      taken.put(p, new LaneTake(lane.size(), now - lane.stream().mapToLong(MergeWindow.Held::collectedAtMs).min().orElse(now), 0));
     }
     return new Take<>(batch, taken);
   }

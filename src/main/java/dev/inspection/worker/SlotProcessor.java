@@ -73,13 +73,13 @@ public final class SlotProcessor {
 
   /** Tunables of a processor. {@code reopen}: the backoff between attempts to open the consumers. */
   public record Settings(SlotConsumers.Prefetch prefetch, int batchMax, long lingerMs, BatchPicker.Lanes lanes, BatchHandler.Limits limits,
-      long maxFutureSkewMs, RetryPolicy reopen, HistoryPolicies histories) {
+      long maxFutureSkewMs, RetryPolicy reopen, HistoryPolicies histories, MergeWindows windows) {
     /** Throws a ConfigException naming the history key that is wrong. */
     public static Settings from(Config c) {
       return new Settings(new SlotConsumers.Prefetch(c.getInt(Keys.WORKER_PREFETCH_HIGH), c.getInt(Keys.WORKER_PREFETCH_NORMAL), c.getInt(Keys.WORKER_PREFETCH_LOW)),
           c.getInt(Keys.WORKER_BATCH_MAX), c.getLong(Keys.WORKER_BATCH_LINGER_MS), BatchPicker.Lanes.of(c),
           new BatchHandler.Limits(c.getInt(Keys.WORKER_MAX_MESSAGE_BYTES), c.getInt(Keys.WORKER_MAX_BATCH_BYTES)),
-          c.getLong(Keys.WORKER_MAX_FUTURE_SKEW_MS), RetryPolicy.from(c), histories(c));
+          c.getLong(Keys.WORKER_MAX_FUTURE_SKEW_MS), RetryPolicy.from(c), histories(c), MergeWindows.of(c));
     }
 
     private static HistoryPolicies histories(Config c) {
@@ -124,14 +124,14 @@ public final class SlotProcessor {
     this.metrics = services.metrics();
     this.consumers = new SlotConsumers(vertx, slot, epoch, services.workerId(), services.topology(),
         settings.prefetch(), services.broker(), services.acks(), metrics, this::accept).onBroken(this::channelBroken);
-    this.mailbox = new BatchPicker<Delivery>(settings.batchMax(), settings.lingerMs(), settings.lanes(), services.clock()).firstBatch(1); // one message: a v3 one may carry hundreds of results
+    this.mailbox = new BatchPicker<Delivery>(settings.batchMax(), settings.lingerMs(), settings.lanes(), services.clock()).firstBatch(1)
+        .holding(d -> settings.windows().windowMs(d.body())); // first batch: 1 message (a v3 one may carry hundreds); pushed frames: their window
     this.handler = new BatchHandler(new ResultGuard(slot, services.slotMap(), settings.maxFutureSkewMs(), SnapshotLoader.mapVersion(snapshot)), services.clock(),
         settings.limits(), services.topology(), services.devices(), services.rules(), settings.histories(),
         BatchHandler.memoryOf(snapshot));
     this.reopen = new Retry(vertx, settings.reopen(), log);
     this.stats = new SlotStats(metrics);
-    // at zero from the takeover on, so an alert on their rate sees the series before the first event
-    metrics.fenced(slot, 0);
+    metrics.fenced(slot, 0); // at zero from the takeover on, so an alert on their rate sees the series before the first event
     metrics.committed(slot, 0);
   }
 

@@ -24,7 +24,7 @@ import org.junit.jupiter.api.Test;
 /**
  * Issue 15 item 4: a node started with log.format=json writes nothing but JSON objects, one per line, each with an
  * ISO-8601 timestamp carrying its zone, its node and role; its HTTP server writes an access line per request
- * that does not repeat the credentials it was sent.
+ * that does not repeat the credentials it was sent; and every audited mutation is a line of the logger {@code audit}.
  */
 class LogsIT {
   private static final Pattern UP = Pattern.compile("is up: http://[^:]+:(\\d+)/health/ready");
@@ -62,6 +62,19 @@ class LogsIT {
         assertNotNull(a.getString("request_id"));
         assertNotNull(a.getString("duration_ms"));
 
+        // a mutation (refused or not, it is audited) is one line of the logger audit, with who did what and the answer
+        Map.Entry<Integer, String> drain = TestEnv.http(port, "POST", "/api/v1/workers/nobody-" + env.name + "/drain?session_key=" + secretInQuery);
+        awaitTrue(Duration.ofSeconds(30), "an audit line for the drain", () -> audit(node).isPresent());
+        JsonObject au = audit(node).orElseThrow();
+        assertEquals("POST", au.getString("method"), au.encode());
+        assertEquals("/api/v1/workers/nobody-" + env.name + "/drain", au.getString("path"), "no query in the audit line: " + au.encode());
+        assertEquals(String.valueOf(drain.getKey()), au.getString("status"), au.encode());
+        assertEquals(drain.getKey() < 400 ? "ok" : drain.getKey() < 500 ? "refused" : "failed", au.getString("outcome"), au.encode());
+        assertEquals("nobody-" + env.name, au.getString("target"), au.encode());
+        assertTrue(au.getString("action").startsWith("POST /api/v1/workers/"), au.encode());
+        for (String field : List.of("who", "who_role", "remote", "request_id")) assertNotNull(au.getString(field), field + " in " + au.encode());
+        assertEquals("INFO", au.getString("level"));
+
         List<JsonObject> lines = jsonLines(node);
         assertTrue(lines.size() > 3, "a started node logs more than this: " + lines);
         for (JsonObject l : lines) {
@@ -82,6 +95,10 @@ class LogsIT {
         assertFalse(all.contains(TestEnv.API_TOKEN), "the Authorization header is never logged");
       }
     }
+  }
+
+  private static Optional<JsonObject> audit(ChildNode node) throws Exception {
+    return jsonLines(node).stream().filter(l -> "audit".equals(l.getString("logger")) && l.getString("path", "").contains("/drain")).findFirst();
   }
 
   private static Optional<JsonObject> access(ChildNode node) throws Exception {

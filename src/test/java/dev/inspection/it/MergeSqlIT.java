@@ -5,11 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.inspection.messaging.Priority;
 import dev.inspection.state.HotelRoomPayload;
 import dev.inspection.state.PayloadProfile;
 import dev.inspection.state.PayloadProfiles;
 import dev.inspection.state.RandomPayloads;
 import dev.inspection.store.Migrations;
+import dev.inspection.worker.MergeWindow;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.io.InputStream;
@@ -20,6 +22,10 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -32,7 +38,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * {@code merge_payload} of V003 against {@link PayloadProfile#merge} on the real PostgreSQL (DESIGN.md D5): both
- * must give the same JSON for every input, compared parsed, never as text. Runs in a schema of its own.
+ * must give the same JSON for every input, compared parsed, never as text; and frames folded in the worker's merge
+ * windows ({@link MergeWindow}) and written once per window end where the SQL merge of every frame ends. Runs in a
+ * schema of its own.
  */
 class MergeSqlIT {
   private static final PayloadProfile HOTEL = PayloadProfiles.HOTEL_ROOM;
@@ -147,6 +155,55 @@ class MergeSqlIT {
         i = end;
       }
     }
+  }
+
+  @Test
+  void framesFoldedInMergeWindowsAndWrittenOncePerWindowEqualTheSqlMergeOfEveryFrame() throws Exception {
+    // Frames arrive at random gaps with out-of-order ts_ms and duplicates; the worker's merge window (500 ms,
+    // hotel_room's default) groups them, and each window is one current write: a first write stores the window's
+    // fold, later ones apply its notOlder frames under the device time (as the worker's upsert does).
+    Random rnd = new Random(500);
+    long[] now = {1_000_000};
+    Clock clock = new Clock() {
+      @Override public long millis() { return now[0]; }
+      @Override public Instant instant() { return Instant.ofEpochMilli(now[0]); }
+      @Override public ZoneId getZone() { return ZoneOffset.UTC; }
+      @Override public Clock withZone(ZoneId zone) { return this; }
+    };
+    int frames = 0;
+    int writes = 0;
+    int duplicates = 0;
+    for (int round = 0; round < 100; round++) {
+      List<JsonObject> updates = new ArrayList<>();
+      for (JsonObject f : RandomPayloads.hotelFrames(rnd, 2 + rnd.nextInt(30))) {
+        updates.add(HotelRoomPayload.normalize(f));
+        if (rnd.nextInt(5) == 0) {
+          updates.add(updates.get(rnd.nextInt(updates.size())).copy()); // a duplicate (a device or gateway that resends)
+          duplicates++;
+        }
+      }
+      MergeWindow<JsonObject> window = new MergeWindow<>(200, clock);
+      JsonObject windowed = null;
+      JsonObject oneByOne = null;
+      List<JsonObject> group = new ArrayList<>();
+      for (int i = 0; i <= updates.size(); i++) {
+        if (i < updates.size()) now[0] += rnd.nextInt(4) == 0 ? 400 + rnd.nextInt(400) : rnd.nextInt(120);
+        if (window.dueInMs(i == updates.size()) == 0) { // the window closed (or the last frame: a drain flushes it)
+          group = window.take().stream().map(MergeWindow.Held::delivery).toList();
+          windowed = windowed == null ? parsed(HOTEL.fold(group)) : sqlEach(windowed, HOTEL.notOlder(group), HOTEL);
+          writes++;
+        }
+        if (i == updates.size()) break;
+        window.hold(Priority.NORMAL, updates.get(i), now[0], 500);
+        oneByOne = sql(oneByOne, updates.get(i), HOTEL);
+        frames++;
+      }
+      assertEquals(0, window.size());
+      assertEquals(oneByOne, windowed, "round " + round + ": the windows' writes equal the frames merged one by one in SQL");
+      assertEquals(parsed(HOTEL.fold(updates)), windowed, "round " + round + ": and the in-memory fold of every frame");
+    }
+    assertTrue(writes < frames / 2, writes + " writes for " + frames + " frames");
+    assertTrue(duplicates > 50, "duplicates " + duplicates);
   }
 
   @Test

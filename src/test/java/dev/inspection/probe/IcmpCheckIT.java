@@ -23,7 +23,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * Real ICMP echo (issue 13 item 1) through the probe's {@link Checker}: against 127.0.0.1, and against an address that
+ * Real ICMP echo (issue 13 item 1) through the probe's {@link Checker}: against 127.0.0.1 and ::1, and against an address that
  * never answers — 127.0.0.1 of a network namespace this test creates with {@code icmp_echo_ignore_all} set there (a
  * per-namespace sysctl: the machine's own is untouched); the engine's socket is opened inside that namespace. The
  * unprivileged datagram socket is tested the same way, in a namespace whose own ping_group_range allows it. Needs root
@@ -68,22 +68,32 @@ class IcmpCheckIT {
   }
 
   @Test
-  void loopbackAnswersEveryEchoWithItsLatency() throws Exception {
+  void loopbackAnswersEveryEchoWithItsLatencyOverIcmpv4AndIcmpv6() throws Exception {
     Checker c = checker(TargetPolicy.open(), IcmpEngine::open);
     try {
-      JsonObject r = check(c, List.of(icmp("lo", "127.0.0.1", 3, 20, 1000))).get(0);
-      System.out.println("icmp 127.0.0.1: " + r.encode());
-      assertEquals("icmp", r.getString("check"));
-      assertEquals("UP", r.getString("status"), r.encode());
-      assertEquals(0.0, r.getDouble("loss_pct"));
-      assertEquals(3, r.getInteger("sent"));
-      assertEquals(3, r.getInteger("received"));
-      double latency = r.getDouble("latency_ms");
-      assertTrue(latency >= 0 && latency < 1000, "latency " + latency + " ms within the 1000 ms timeout");
-      assertTrue(r.getDouble("latency_min_ms") <= latency && latency <= r.getDouble("latency_max_ms"), r.encode());
+      for (String host : List.of("127.0.0.1", "::1")) {
+        JsonObject r = check(c, List.of(icmp("lo", host, 3, 20, 1000))).get(0);
+        System.out.println("icmp " + host + ": " + r.encode());
+        assertEquals("icmp", r.getString("check"));
+        assertEquals("UP", r.getString("status"), r.encode());
+        assertEquals(0.0, r.getDouble("loss_pct"));
+        assertEquals(3, r.getInteger("sent"));
+        assertEquals(3, r.getInteger("received"));
+        double latency = r.getDouble("latency_ms");
+        assertTrue(latency >= 0 && latency < 1000, "latency " + latency + " ms within the 1000 ms timeout");
+        assertTrue(r.getDouble("latency_min_ms") <= latency && latency <= r.getDouble("latency_max_ms"), r.encode());
+      }
+      // both families at once through the one engine, replies matched to their own family's echoes
+      List<JsonObject> both = check(c, List.of(icmp("v4", "127.0.0.1", 2, 10, 1000), icmp("v6", "[::1]", 2, 10, 1000)));
+      for (JsonObject b : both) assertEquals(2, b.getInteger("received"), b.encode());
     } finally {
       c.close();
     }
+  }
+
+  @Test
+  void anIpv6AddressThatNeverAnswersTimesOutWithFullLoss() throws Exception {
+    silentThenAnswering("icmp6it-", "net.ipv6.icmp.echo_ignore_all", "::1");
   }
 
   @Test
@@ -101,18 +111,23 @@ class IcmpCheckIT {
 
   @Test
   void anAddressThatNeverAnswersTimesOutWithFullLoss() throws Exception {
-    String ns = "icmpit-" + ProcessHandle.current().pid();
+    silentThenAnswering("icmpit-", "net.ipv4.icmp_echo_ignore_all", "127.0.0.1");
+  }
+
+  /** {@code host} in a namespace of its own that ignores echoes ({@code ignoreSysctl}=1), then answers them again. */
+  private static void silentThenAnswering(String nsPrefix, String ignoreSysctl, String host) throws Exception {
+    String ns = nsPrefix + ProcessHandle.current().pid();
     run("ip", "netns", "add", ns);
     Checker c = null;
     try {
       run("ip", "netns", "exec", ns, "ip", "link", "set", "lo", "up");
-      run("ip", "netns", "exec", ns, "sysctl", "-qw", "net.ipv4.icmp_echo_ignore_all=1");
+      run("ip", "netns", "exec", ns, "sysctl", "-qw", ignoreSysctl + "=1");
       IcmpEngine engine = inNamespace(ns, IcmpEngine::open);
-      assertEquals("raw", engine.socketKind(), "a new namespace's ping_group_range is '1 0': nobody");
+      assertEquals("raw", host.contains(":") ? engine.socketKind6() : engine.socketKind(), "a new namespace's ping_group_range is '1 0': nobody");
       c = checker(TargetPolicy.open(), () -> engine);
       long t0 = System.nanoTime();
-      JsonObject r = check(c, List.of(icmp("silent", "127.0.0.1", 2, 50, 300))).get(0);
-      System.out.printf("icmp to a silent address: %s after %d ms%n", r.encode(), (System.nanoTime() - t0) / 1_000_000);
+      JsonObject r = check(c, List.of(icmp("silent", host, 2, 50, 300))).get(0);
+      System.out.printf("icmp to a silent %s: %s after %d ms%n", host, r.encode(), (System.nanoTime() - t0) / 1_000_000);
       assertEquals("DOWN", r.getString("status"), r.encode());
       assertEquals(100.0, r.getDouble("loss_pct"));
       assertEquals(2, r.getInteger("sent"));
@@ -121,8 +136,8 @@ class IcmpCheckIT {
       assertTrue(r.getString("error").contains("no echo reply within 300 ms"), r.encode());
 
       // the same socket, the namespace answering again: the silence above was the target's, not the engine's
-      run("ip", "netns", "exec", ns, "sysctl", "-qw", "net.ipv4.icmp_echo_ignore_all=0");
-      JsonObject up = check(c, List.of(icmp("answering", "127.0.0.1", 2, 50, 1000))).get(0);
+      run("ip", "netns", "exec", ns, "sysctl", "-qw", ignoreSysctl + "=0");
+      JsonObject up = check(c, List.of(icmp("answering", host, 2, 50, 1000))).get(0);
       assertEquals("UP", up.getString("status"), up.encode());
       assertEquals(2, up.getInteger("received"));
     } finally {
@@ -142,6 +157,7 @@ class IcmpCheckIT {
       run("ip", "netns", "exec", ns, "sysctl", "-qw", "net.ipv4.ping_group_range=0 2147483647");
       IcmpEngine engine = inNamespace(ns, IcmpEngine::open);
       assertEquals("datagram", engine.socketKind());
+      assertEquals("datagram", engine.socketKind6(), "the same sysctl opens ICMPv6 datagram sockets");
       c = checker(TargetPolicy.open(), () -> engine);
       List<Device> devices = new ArrayList<>();
       for (int i = 0; i < 5000; i++) devices.add(icmp("dg" + i, "127.0.0.1", 3, 10, 2000));
@@ -154,6 +170,8 @@ class IcmpCheckIT {
         assertEquals(3, r.getInteger("received"), r.encode());
         assertEquals(0.0, r.getDouble("loss_pct"));
       }
+      JsonObject v6 = check(c, List.of(icmp("dg6", "::1", 2, 10, 1000))).get(0);
+      assertEquals(2, v6.getInteger("received"), v6.encode());
     } finally {
       if (c != null) c.close();
       run("ip", "netns", "del", ns);
@@ -165,18 +183,20 @@ class IcmpCheckIT {
     Checker c = checker(TargetPolicy.open(), IcmpEngine::open);
     try {
       check(c, List.of(icmp("warm", "127.0.0.1", 1, 10, 1000))); // opens the engine
-      for (int count : new int[] {1, 3}) {
-        List<Device> devices = new ArrayList<>();
-        for (int i = 0; i < 5000; i++) devices.add(icmp("d" + i, "127.0.0.1", count, 10, 2000));
-        long t0 = System.nanoTime();
-        List<JsonObject> rs = check(c, devices);
-        double s = (System.nanoTime() - t0) / 1e9;
-        long up = rs.stream().filter(r -> "UP".equals(r.getString("status"))).count();
-        long received = rs.stream().mapToLong(r -> r.getInteger("received", 0)).sum();
-        System.out.printf("icmp: 5000 checks of %d echo(es) to 127.0.0.1 in %.2f s = %.0f checks/s (%d UP, %d replies)%n",
-            count, s, 5000 / s, up, received);
-        assertEquals(5000, up);
-        assertEquals(5000L * count, received, "no echo lost on loopback");
+      for (String host : new String[] {"127.0.0.1", "::1"}) {
+        for (int count : new int[] {1, 3}) {
+          List<Device> devices = new ArrayList<>();
+          for (int i = 0; i < 5000; i++) devices.add(icmp("d" + i, host, count, 10, 2000));
+          long t0 = System.nanoTime();
+          List<JsonObject> rs = check(c, devices);
+          double s = (System.nanoTime() - t0) / 1e9;
+          long up = rs.stream().filter(r -> "UP".equals(r.getString("status"))).count();
+          long received = rs.stream().mapToLong(r -> r.getInteger("received", 0)).sum();
+          System.out.printf("icmp: 5000 checks of %d echo(es) to %s in %.2f s = %.0f checks/s (%d UP, %d replies)%n",
+              count, host, s, 5000 / s, up, received);
+          assertEquals(5000, up);
+          assertEquals(5000L * count, received, "no echo lost on loopback");
+        }
       }
     } finally {
       c.close();

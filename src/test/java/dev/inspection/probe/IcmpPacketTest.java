@@ -69,4 +69,30 @@ class IcmpPacketTest {
     notIpv4[0] = 0x60;
     assertNull(IcmpPacket.parseReply(notIpv4, notIpv4.length, true), "not an IPv4 header");
   }
+
+  @Test
+  void anIcmpv6EchoHasTypes128And129AndLeavesTheChecksumToTheKernel() {
+    byte[] request = IcmpPacket.echo6Request(42L, 0x00070009);
+    assertEquals(IcmpPacket.LENGTH, request.length);
+    assertEquals(128, request[0] & 0xff);
+    assertEquals(0, request[2] | request[3], "the kernel fills in the checksum over the pseudo-header");
+    byte[] reply = request.clone();
+    reply[0] = (byte) IcmpPacket.ECHO6_REPLY;
+    reply[2] = 0x5a; // whatever the peer computed: the kernel has checked it
+    assertEquals(new IcmpPacket.Reply(7, 9, 42L, 0x00070009), IcmpPacket.parseReply6(reply, reply.length));
+    assertNull(IcmpPacket.parseReply6(request, request.length), "our own request, seen on a raw socket over loopback");
+    assertNull(IcmpPacket.parseReply6(reply, 10), "short");
+    assertNull(IcmpPacket.parseReply(reply, reply.length, false), "an ICMPv6 reply is no ICMPv4 one");
+  }
+
+  @Test
+  void anIpv6SocketAddressCarriesTheAddressAtByte8AndTheScopeAtByte24() {
+    byte[] a = new byte[16];
+    a[15] = 1; // ::1
+    byte[] sa = IcmpNative.sockaddr6(a, 3);
+    assertEquals(28, sa.length);
+    assertEquals(IcmpNative.AF_INET6, sa[0]);
+    assertEquals(1, sa[23]);
+    assertEquals(3, sa[24]);
+  }
 }
