@@ -129,6 +129,7 @@ else
   refused="exit $drill_rc: $(drill_log_since w9 | grep -m1 -o "slots.total is $from.*slots\." | cut -c1-160)"
   [ "$drill_rc" = 2 ] || drill_fail "a worker with --slots.total=$from exited with $drill_rc, not 2"
 fi
+unset "DRILL_ROLE[w9]" "DRILL_PID[w9]" "DRILL_PORT[w9]"   # gone: the ledger's checks of the workers leave it out
 
 echo
 echo "== reshard $from -> $to slots under load ($devices devices every $interval ms)"

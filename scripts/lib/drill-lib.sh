@@ -457,10 +457,11 @@ drill_fail() { drill_failures+=("$1"); }
 # ledger counts history rows, so it waits for every worker to be NORMAL and the back-fill queue to be empty,
 # and says how much was spilled (DRILL_BACKFILL_TIMEOUT_S, default 600).
 drill_wait_backfilled() {
-  local id spilled=0 start=$SECONDS last=$SECONDS timeout=${DRILL_BACKFILL_TIMEOUT_S:-600} degraded q
+  local id v spilled=0 start=$SECONDS last=$SECONDS timeout=${DRILL_BACKFILL_TIMEOUT_S:-600} degraded q
   for id in "${!DRILL_ROLE[@]}"; do
     [ "${DRILL_ROLE[$id]}" = worker ] || [ "${DRILL_ROLE[$id]}" = all ] || continue
-    spilled=$(( spilled + $(drill_metric "$id" worker_spilled_total) ))
+    v=$(drill_metric "$id" worker_spilled_total)   # empty: the node is gone (a refused start, a killed one)
+    spilled=$(( spilled + ${v:-0} ))
   done
   grep -qh "DB-degraded write mode entered" "$dir"/*.log 2>/dev/null || [ "$spilled" != 0 ] || return 0
   say "ledger: workers entered the DB-degraded write mode (history rows spilled: $spilled); waiting for them to leave it and back-fill"
