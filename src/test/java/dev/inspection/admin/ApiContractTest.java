@@ -16,6 +16,7 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
@@ -92,6 +93,12 @@ class ApiContractTest {
     Res missing = call(port, "GET", "/api/v1/probe/inventory", null);
     assertEquals(new JsonObject().put("error", "query parameter 'group' is required" + ContractErrors.SEE).put("status", 400), missing.json());
     assertEquals(404, call(port, "GET", "/api/v1/devices?limit=10", null).status(), "valid: on to the router (no route here)");
+    assertEquals(400, call(port, "GET", "/api/v1/probe/inventory?group=%20", null).status(), "a blank group");
+    assertEquals(404, call(port, "GET", "/api/v1/probe/inventory?group=east&limit=10", null).status());
+    assertEquals(404, call(port, "GET", "/api/v1/devices/d-1/rollups?from=" + Instant.now().minusSeconds(60) + "&to=" + Instant.now(), null).status(),
+        "an instant as Java writes it is a date-time");
+    Res from = call(port, "GET", "/api/v1/devices/d-1/rollups?from=yesterday", null);
+    assertTrue(from.error().startsWith("query parameter 'from' is invalid: "), from.error());
   }
 
   @Test
