@@ -95,7 +95,7 @@ final class ContractErrors {
   static String loadFault(Throwable e) {
     List<String> parts = new ArrayList<>();
     for (Throwable t = e; t != null && parts.size() < 4; t = t.getCause()) {
-      String m = t.getMessage() == null ? t.getClass().getSimpleName() : t.getMessage().strip();
+      String m = (t.getMessage() == null ? t.getClass().getSimpleName() : t.getMessage().strip()).replaceAll("\\.$", "");
       if (parts.stream().noneMatch(x -> x.contains(m))) parts.add(m);
     }
     String all = String.join(": ", parts);

@@ -156,7 +156,7 @@ class ApiContractTest {
     ExecutionException e = assertThrows(ExecutionException.class, () -> deploy(api));
     String message = e.getCause().getMessage();
     assertTrue(message.startsWith("the API contract " + broken + " cannot be loaded: "), message);
-    assertTrue(message.contains("fix the file"), message);
+    assertTrue(message.contains("\"/api/v1/things\"") && message.contains("fix the file"), "names where the fault is and what to do: " + message);
     assertEquals(-1, api.port(), "no server listens");
     Files.writeString(broken, "openapi: 3.0.3\npaths: [\n");
     String notYaml = assertThrows(ExecutionException.class, () -> deploy(api(List.of()).withContract(broken.toString()))).getCause().getMessage();
