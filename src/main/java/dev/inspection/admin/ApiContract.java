@@ -58,12 +58,12 @@ final class ApiContract implements Handler<RoutingContext> {
   @Override
   public void handle(RoutingContext ctx) {
     Operation op = contract.findOperation(ctx.normalizedPath(), ctx.request().method());
-    if (op == null) { // not described: the router answers (404, or a route outside the contract such as the probe's push)
+    if (op == null) { // not described: the router answers (a 404 naming the method and path)
       ctx.next();
       return;
     }
     boolean routeReadsBody = Boolean.TRUE.equals(op.getExtensions().get(ROUTE_READS_BODY));
-    RequestUtils.extract(ctx.request(), op, () -> Future.succeededFuture(ctx.body().buffer()))
+    extract(ctx, op)
         .map(r -> (ValidatableRequest) new AsJson(r, routeReadsBody ? ROUTE_CHECKED : r.getBody()))
         .compose(r -> validator.validate(r, op.getOperationId()))
         .onSuccess(v -> {
@@ -72,6 +72,17 @@ final class ApiContract implements Handler<RoutingContext> {
           ctx.next();
         })
         .onFailure(e -> ctx.fail(e instanceof ValidatorException v ? new ApiError(400, ContractErrors.message(v)) : e));
+  }
+
+  /** The request's parameters and body as the validator takes them; a value that cannot be URL-decoded is a 400. */
+  private static Future<ValidatableRequest> extract(RoutingContext ctx, Operation op) {
+    try {
+      return RequestUtils.extract(ctx.request(), op, () -> Future.succeededFuture(ctx.body().buffer()));
+    } catch (ValidatorException e) { // the extractor decodes parameters before it returns
+      return Future.failedFuture(e);
+    } catch (IllegalArgumentException e) { // Netty's query decoder: a bad %-escape
+      return Future.failedFuture(new ApiError(400, "the query string is not valid URL encoding (" + e.getMessage() + "): percent-encode its values"));
+    }
   }
 
   /**

@@ -9,10 +9,12 @@ import dev.inspection.config.Config;
 import dev.inspection.metrics.Metrics;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -75,6 +77,16 @@ class ApiContractTest {
     return new Res(r.statusCode(), new JsonObject(r.body()));
   }
 
+  /** The answer to one request line written as it is, with the token; the connection closed after it. */
+  private static String raw(int port, String requestLine) throws Exception {
+    try (Socket s = new Socket("127.0.0.1", port)) {
+      s.setSoTimeout(10_000);
+      s.getOutputStream().write((requestLine + "\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " + TOKEN + "\r\nConnection: close\r\n\r\n")
+          .getBytes(StandardCharsets.US_ASCII));
+      return new String(s.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    }
+  }
+
   @Test
   void theJarsContractRefusesABadQueryParameterBeforeAnyRouteNamingIt() throws Exception {
     int port = deploy(api(List.of())); // no resources: what answers 400 is the contract alone
@@ -94,6 +106,9 @@ class ApiContractTest {
     assertEquals(new JsonObject().put("error", "query parameter 'group' is required" + ContractErrors.SEE).put("status", 400), missing.json());
     assertEquals(404, call(port, "GET", "/api/v1/devices?limit=10", null).status(), "valid: on to the router (no route here)");
     assertEquals(400, call(port, "GET", "/api/v1/probe/inventory?group=%20", null).status(), "a blank group");
+    String undecodable = raw(port, "GET /api/v1/devices?q=%zz HTTP/1.1"); // no Java client sends that
+    assertTrue(undecodable.startsWith("HTTP/1.1 400"), undecodable);
+    assertTrue(undecodable.contains("not valid URL encoding"), undecodable);
     assertEquals(404, call(port, "GET", "/api/v1/probe/inventory?group=east&limit=10", null).status());
     assertEquals(404, call(port, "GET", "/api/v1/devices/d-1/rollups?from=" + Instant.now().minusSeconds(60) + "&to=" + Instant.now(), null).status(),
         "an instant as Java writes it is a date-time");
