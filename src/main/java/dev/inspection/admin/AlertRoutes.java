@@ -4,7 +4,6 @@ import static dev.inspection.admin.Http.error;
 import static dev.inspection.admin.Http.intParam;
 import static dev.inspection.admin.Http.json;
 
-import dev.inspection.common.ApiError;
 import dev.inspection.scheduler.Operations;
 import dev.inspection.scheduler.StateView;
 import io.vertx.core.json.JsonObject;
@@ -20,12 +19,9 @@ public record AlertRoutes(StateView state, Operations operations) implements Rou
   }
 
   private void alerts(RoutingContext ctx) {
-    String wanted = Http.param(ctx, "state", "ACTIVE");
-    if (wanted.equalsIgnoreCase("all")) wanted = null;
-    else if (!wanted.equals("ACTIVE") && !wanted.equals("RESOLVED")) throw new ApiError(400, "state must be ACTIVE, RESOLVED or all");
-    int minSeverity = intParam(ctx, "min_severity", 0, 0, 4);
-    int limit = intParam(ctx, "limit", 500, 1, 10_000);
-    state.alerts(wanted, ctx.queryParams().get("device"), minSeverity, ctx.queryParams().get("alert_key"), limit)
+    String wanted = Http.param(ctx, "state");
+    state.alerts(wanted.equals("all") ? null : wanted, Http.param(ctx, "device"), intParam(ctx, "min_severity"), Http.param(ctx, "alert_key"),
+            intParam(ctx, "limit"))
         .onSuccess(a -> json(ctx, 200, new JsonObject().put("alerts", a))).onFailure(ctx::fail);
   }
 

@@ -2,7 +2,6 @@ package dev.inspection.admin;
 
 import static dev.inspection.admin.Http.json;
 
-import dev.inspection.common.ApiError;
 import dev.inspection.scheduler.AuditLog;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.ext.web.Route;
@@ -45,14 +44,8 @@ final class Audit implements Routes {
     router = r;
     if (store == null) return;
     r.get("/api/v1/audit").handler(ctx -> {
-      String b = ctx.queryParams().get("before");
-      Long before;
-      try {
-        before = b == null ? null : Long.valueOf(b.trim());
-      } catch (NumberFormatException e) {
-        throw new ApiError(400, "before must be an audit entry id (a number): use next_before of the previous page");
-      }
-      store.page(before, Http.intParam(ctx, "limit", 100, 1, 1000)).onSuccess(p -> json(ctx, 200, p)).onFailure(ctx::fail);
+      Long before = ApiContract.query(ctx, "before") instanceof Number n ? n.longValue() : null;
+      store.page(before, Http.intParam(ctx, "limit")).onSuccess(p -> json(ctx, 200, p)).onFailure(ctx::fail);
     });
   }
 

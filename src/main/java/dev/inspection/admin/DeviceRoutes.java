@@ -58,7 +58,7 @@ public record DeviceRoutes(DeviceStore devices, StateView state, Operations oper
   }
 
   private void imported(RoutingContext ctx, List<Device> parsed, JsonArray rejected) {
-    if ("true".equals(ctx.queryParams().get("async"))) {
+    if (Boolean.TRUE.equals(ApiContract.query(ctx, "async"))) {
       operations.startImport(parsed, rejected.size())
           .onSuccess(job -> json(ctx, 202, new JsonObject().put("job_id", job.id()).put("rejected", rejected).put("job", job.toJson())))
           .onFailure(ctx::fail);
@@ -71,15 +71,12 @@ public record DeviceRoutes(DeviceStore devices, StateView state, Operations oper
   }
 
   private void search(RoutingContext ctx) {
-    String q = param(ctx, "q", "");
-    int limit = intParam(ctx, "limit", 50, 1, 1000);
-    if (q.length() > 64) throw new ApiError(400, "q must be at most 64 characters (a device id prefix)");
-    devices.search(q, limit).onSuccess(a -> json(ctx, 200, new JsonObject().put("devices", a))).onFailure(ctx::fail);
+    devices.search(param(ctx, "q"), intParam(ctx, "limit")).onSuccess(a -> json(ctx, 200, new JsonObject().put("devices", a))).onFailure(ctx::fail);
   }
 
   private void detail(RoutingContext ctx) {
     String id = ctx.pathParam("id");
-    int history = intParam(ctx, "history", 20, 1, 1000);
+    int history = intParam(ctx, "history");
     devices.detail(id, history).onSuccess(d -> {
       if (d == null) error(ctx, 404, "unknown device '" + id + "': import it with POST /api/v1/devices/import");
       else json(ctx, 200, d);

@@ -15,7 +15,7 @@ import io.vertx.ext.web.Router;
 public record FleetModeRoutes(FleetModeKeeper fleet) implements Routes {
   @Override
   public void mount(Router r) {
-    r.get("/api/v1/fleet-mode").handler(ctx -> fleet.read(Http.intParam(ctx, "history", 20, 0, 500)).onSuccess(m -> json(ctx, 200, m))
+    r.get("/api/v1/fleet-mode").handler(ctx -> fleet.read(Http.intParam(ctx, "history")).onSuccess(m -> json(ctx, 200, m))
         .onFailure(e -> error(ctx, 503, "cannot read the fleet mode from PostgreSQL: check the database (probes fall back to their own mode)")));
     r.get("/api/v1/probe/fleet-mode").handler(ctx -> fleet.readForProbe().onSuccess(m -> json(ctx, 200, m))
         .onFailure(e -> error(ctx, 503, "cannot read the fleet mode from PostgreSQL: check the database (probes fall back to their own mode)")));

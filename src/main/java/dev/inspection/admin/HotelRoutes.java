@@ -19,14 +19,14 @@ public record HotelRoutes(HotelView hotels) implements Routes {
 
   private void rooms(RoutingContext ctx) {
     String hotel = ctx.pathParam("hotel");
-    hotels.rooms(hotel, intParam(ctx, "limit", 1000, 1, 10_000))
+    hotels.rooms(hotel, intParam(ctx, "limit"))
         .onSuccess(rooms -> json(ctx, 200, new JsonObject().put("hotel_id", hotel).put("rooms", rooms))).onFailure(ctx::fail);
   }
 
   private void room(RoutingContext ctx) {
     String hotel = ctx.pathParam("hotel");
     String room = ctx.pathParam("room");
-    hotels.room(hotel, room, intParam(ctx, "limit", 1000, 1, 10_000)).onSuccess(devices -> {
+    hotels.room(hotel, room, intParam(ctx, "limit")).onSuccess(devices -> {
       if (devices.isEmpty()) {
         error(ctx, 404, "no device of hotel '" + hotel + "' reports room '" + room + "': GET /api/v1/hotels/" + hotel + "/rooms lists its rooms");
       } else {

@@ -1,6 +1,5 @@
 package dev.inspection.admin;
 
-import dev.inspection.common.ApiError;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.RoutingContext;
 
@@ -23,24 +22,19 @@ final class Http {
   }
 
   /**
-   * A whole-number query parameter within [min, max], its default when absent; otherwise an
-   * {@link ApiError} 400 naming the parameter and its range (thrown: the failure handler answers it).
+   * A whole-number query parameter as the API contract validated it (its range is in openapi.yaml), or the
+   * default the contract declares for it when absent.
    */
-  static int intParam(RoutingContext ctx, String name, int dflt, int min, int max) {
-    String v = ctx.queryParams().get(name);
-    try {
-      int n = v == null ? dflt : Integer.parseInt(v.trim());
-      if (n >= min && n <= max) return n;
-    } catch (NumberFormatException ignored) {
-      // answered below
-    }
-    throw new ApiError(400, name + " must be a whole number from " + min + " to " + max + " (got '" + v + "')");
+  static int intParam(RoutingContext ctx, String name) {
+    if (ApiContract.query(ctx, name) instanceof Number n) return n.intValue();
+    throw new IllegalStateException("openapi.yaml declares no whole-number default for the query parameter '" + name + "' of "
+        + ctx.request().method() + " " + ctx.normalizedPath());
   }
 
-  /** A query parameter, or {@code dflt} when absent. */
-  static String param(RoutingContext ctx, String name, String dflt) {
-    String v = ctx.queryParams().get(name);
-    return v == null ? dflt : v;
+  /** A query parameter as the API contract validated it, its default there when absent, else null. */
+  static String param(RoutingContext ctx, String name) {
+    Object v = ApiContract.query(ctx, name);
+    return v == null ? null : v.toString();
   }
 
   /** The body as a JSON object, empty when there is none; a DecodeException becomes a 400 in the failure handler. */

@@ -31,7 +31,8 @@ import org.slf4j.LoggerFactory;
  * probe role its push endpoint ({@link #withRoleRoutes}).
  * Errors are JSON with a message that says what to do ({@link FailureHandler}). Every answer carries the
  * security headers and a request id ({@link Frontline}); a body is read only on an API mutation, after
- * its credentials were checked ({@link ApiAuth}), never to disk, and within its route's limit (issue 10).
+ * its credentials were checked ({@link ApiAuth}), never to disk, and within its route's limit (issue 10); then the
+ * request is validated against the API contract, {@code openapi.yaml} ({@link ApiContract}, issue 15).
  */
 public final class HttpApi extends VerticleBase {
   private static final Logger log = LoggerFactory.getLogger(HttpApi.class);
@@ -42,6 +43,7 @@ public final class HttpApi extends VerticleBase {
   private final List<Routes> resources;
   private final AuditLog auditLog;
   private final List<Consumer<Router>> roleRoutes = new ArrayList<>();
+  private String contractPath = ApiContract.RESOURCE;
   private ConsoleSessions sessions;
   private HttpServer server;
   private Router router;
@@ -57,6 +59,12 @@ public final class HttpApi extends VerticleBase {
    */
   public HttpApi withRoleRoutes(List<Consumer<Router>> mounts) {
     roleRoutes.addAll(mounts);
+    return this;
+  }
+
+  /** The API contract to load instead of the jar's {@code openapi.yaml} (a test's). */
+  HttpApi withContract(String path) {
+    contractPath = path;
     return this;
   }
 
@@ -108,6 +116,11 @@ public final class HttpApi extends VerticleBase {
 
   @Override
   public Future<?> start() {
+    // the API's contract first: a broken one stops the start (the health routes of other roles need none)
+    return (credentials == null ? Future.succeededFuture((ApiContract) null) : ApiContract.load(vertx, contractPath)).compose(this::serve);
+  }
+
+  private Future<?> serve(ApiContract contract) {
     Router r = Router.router(vertx);
     router = r;
     r.route().handler(new Frontline());
@@ -123,6 +136,7 @@ public final class HttpApi extends VerticleBase {
       new ConsoleRoutes(vertx, credentials, sessions, throttle, audit).mount(r);
       r.route("/api/v1/*").handler(new ApiAuth(credentials, audit));
       r.route("/api/v1/*").handler(bodies(config.getLong(Keys.HTTP_BODY_MAX_BYTES), config.getLong(Keys.HTTP_IMPORT_MAX_BYTES)));
+      r.route("/api/v1/*").handler(contract); // after the credentials (a stranger learns nothing of the contract) and the body
       audit.mount(r);
       for (Routes resource : resources) resource.mount(r);
     }

@@ -3,7 +3,6 @@ package dev.inspection.admin;
 import static dev.inspection.admin.Http.error;
 import static dev.inspection.admin.Http.json;
 
-import dev.inspection.common.ApiError;
 import dev.inspection.scheduler.Jobs;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
@@ -16,12 +15,7 @@ public record JobRoutes(Jobs jobs) implements Routes {
   }
 
   private void job(RoutingContext ctx) {
-    Jobs.Job j;
-    try {
-      j = jobs.get(Long.parseLong(ctx.pathParam("id")));
-    } catch (NumberFormatException e) {
-      throw new ApiError(400, "job id must be a number");
-    }
+    Jobs.Job j = jobs.get(Long.parseLong(ctx.pathParam("id"))); // a whole number: the contract checked it
     if (j == null) error(ctx, 404, "no job " + ctx.pathParam("id") + " on this node (jobs live on the node that started them; the last 200 are kept)");
     else json(ctx, 200, j.toJson());
   }

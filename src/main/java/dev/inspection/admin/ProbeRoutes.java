@@ -3,7 +3,6 @@ package dev.inspection.admin;
 import static dev.inspection.admin.Http.error;
 import static dev.inspection.admin.Http.json;
 
-import dev.inspection.common.ApiError;
 import dev.inspection.scheduler.ClusterView;
 import dev.inspection.scheduler.DeviceStore;
 import io.vertx.core.Future;
@@ -30,9 +29,6 @@ public record ProbeRoutes(DeviceStore devices, ClusterView view, Supplier<Future
   }
 
   private void inventory(RoutingContext ctx) {
-    String group = ctx.queryParams().get("group");
-    if (group == null || group.isBlank()) throw new ApiError(400, "query parameter 'group' is required (the probe group)");
-    int limit = Http.intParam(ctx, "limit", 5000, 1, 50_000);
-    devices.page(group, Http.param(ctx, "after", ""), limit).onSuccess(p -> json(ctx, 200, p)).onFailure(ctx::fail);
+    devices.page(Http.param(ctx, "group"), Http.param(ctx, "after"), Http.intParam(ctx, "limit")).onSuccess(p -> json(ctx, 200, p)).onFailure(ctx::fail);
   }
 }

@@ -28,8 +28,7 @@ public record ShedRoutes(ShedDesk shed, Clock clock) implements Routes {
       throw new ApiError(400, "from and to must be ISO-8601 instants with an offset, e.g. 2026-11-30T10:00:00Z");
     }
     if (!from.isBefore(to) || from.plusDays(7).isBefore(to)) throw new ApiError(400, "from must be before to, at most 7 days apart");
-    String device = ctx.queryParams().get("device");
-    int limit = Http.intParam(ctx, "limit", 1000, 1, 10_000);
-    shed.query(device == null || device.isBlank() ? null : device, from, to, limit).onSuccess(j -> json(ctx, 200, j)).onFailure(ctx::fail);
+    String device = Http.param(ctx, "device");
+    shed.query(device == null || device.isBlank() ? null : device, from, to, Http.intParam(ctx, "limit")).onSuccess(j -> json(ctx, 200, j)).onFailure(ctx::fail);
   }
 }

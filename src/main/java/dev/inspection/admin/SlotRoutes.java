@@ -38,13 +38,8 @@ public record SlotRoutes(DeviceStore devices, ClusterView view, QueueSampler que
   }
 
   private void history(RoutingContext ctx) {
-    int slot;
-    try {
-      slot = Integer.parseInt(ctx.pathParam("id"));
-    } catch (NumberFormatException e) {
-      throw new ApiError(400, "slot id must be a whole number (0 .. slots.total - 1)");
-    }
-    if (slot < 0 || slot >= totalSlots) throw new ApiError(404, "no slot " + slot + ": slots are 0 .. " + (totalSlots - 1));
+    int slot = Integer.parseInt(ctx.pathParam("id")); // a whole number >= 0: the contract checked it
+    if (slot >= totalSlots) throw new ApiError(404, "no slot " + slot + ": slots are 0 .. " + (totalSlots - 1));
     view.slotHistory(slot, 200).onSuccess(a -> json(ctx, 200, new JsonObject().put("slot_id", slot).put("history", a)))
         .onFailure(ctx::fail);
   }

@@ -27,12 +27,15 @@ class HttpApiTest {
 
   /** A resource that fails in each way the failure handler knows. */
   private static final Routes PROBLEMS = r -> {
-    r.get("/api/v1/things").handler(ctx -> Http.json(ctx, 200, new JsonObject().put("n", Http.intParam(ctx, "n", 1, 1, 10))));
+    r.get("/api/v1/things").handler(ctx -> Http.json(ctx, 200, new JsonObject().put("n", Http.intParam(ctx, "n"))));
     r.post("/api/v1/things").handler(ctx -> Http.json(ctx, 200, Http.bodyObject(ctx)));
     r.get("/api/v1/things/:id/refused").handler(ctx -> ctx.fail(new ApiError(409, "send it to the leader", new JsonObject().put("leader_url", "http://l"))));
     r.get("/api/v1/broken").handler(ctx -> ctx.fail(new IllegalStateException("boom")));
     r.get("/api/v1/probe/open").handler(ctx -> Http.json(ctx, 200, new JsonObject().put("open", true)));
   };
+
+  /** The contract of {@link #PROBLEMS}' routes (src/test/resources). */
+  static final String THINGS = "contract/things.yaml";
 
   private final Vertx vertx = Vertx.vertx();
 
@@ -56,8 +59,10 @@ class HttpApiTest {
     return Config.of(Map.of("http.port", "0", "http.host", "127.0.0.1", "api.token", TOKEN, "console.password", "a-long-password-42"));
   }
 
+  /** The server with the API, its routes described by the test's contract. */
   private int withApi() throws Exception {
-    return deploy(new HttpApi(config(), Metrics.prometheus(), Map.of(), Credentials.resolve(config(), System.out), List.of(PROBLEMS)));
+    return deploy(new HttpApi(config(), Metrics.prometheus(), Map.of(), Credentials.resolve(config(), System.out), List.of(PROBLEMS))
+        .withContract(THINGS));
   }
 
   private static Res call(int port, String method, String path, String body, boolean token) throws Exception {
@@ -90,7 +95,7 @@ class HttpApiTest {
     assertTrue(anonymous.json().getString("error").contains("Authorization: Bearer"), anonymous.body());
     assertEquals(200, call(port, "GET", "/api/v1/things", null, true).status());
     assertEquals(401, call(port, "GET", "/api/v1/probe/open", null, false).status(), "no probe token, no inventory");
-    assertEquals(200, call(port, "GET", "/api/v1/probe/open", null, true).status());
+    assertEquals(200, call(port, "GET", "/api/v1/probe/open?group=g", null, true).status());
     assertEquals(404, call(port, "GET", "/api/v1/nothing", null, true).status());
   }
 
@@ -101,11 +106,15 @@ class HttpApiTest {
         call(port, "GET", "/api/v1/things/7/refused", null, true).json());
     Res range = call(port, "GET", "/api/v1/things?n=11", null, true);
     assertEquals(400, range.status());
-    assertEquals(new JsonObject().put("error", "n must be a whole number from 1 to 10 (got '11')").put("status", 400), range.json());
+    assertEquals(new JsonObject().put("error", "query parameter 'n' is invalid: 11 is greater than 10" + ContractErrors.SEE).put("status", 400),
+        range.json());
     Res notJson = call(port, "POST", "/api/v1/things", "{nope", true);
     assertEquals(400, notJson.status());
     assertTrue(notJson.json().getString("error").startsWith("the body is not valid JSON: "), notJson.body());
-    assertEquals(new JsonObject().put("a", 1), call(port, "POST", "/api/v1/things", "{\"a\":1}", true).json());
+    Res notString = call(port, "POST", "/api/v1/things", "{\"a\":1}", true);
+    assertEquals(new JsonObject().put("error", "body field 'a' is invalid: Instance type number is invalid. Expected string" + ContractErrors.SEE)
+        .put("status", 400), notString.json());
+    assertEquals(new JsonObject().put("a", "1"), call(port, "POST", "/api/v1/things", "{\"a\":\"1\"}", true).json());
   }
 
   @Test
@@ -121,7 +130,7 @@ class HttpApiTest {
   @Test
   void everyAnswerCarriesTheSecurityHeadersAndAMutationsBodyIsBounded() throws Exception {
     Config small = Config.of(Map.of("http.port", "0", "api.token", TOKEN, "console.password", "a-long-password-42", "http.body.max.bytes", "100"));
-    int port = deploy(new HttpApi(small, Metrics.prometheus(), Map.of(), Credentials.resolve(small, System.out), List.of(PROBLEMS)));
+    int port = deploy(new HttpApi(small, Metrics.prometheus(), Map.of(), Credentials.resolve(small, System.out), List.of(PROBLEMS)).withContract(THINGS));
     for (String path : List.of("/health/live", "/api/v1/things", "/nowhere", "/login")) {
       HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).build(), HttpResponse.BodyHandlers.ofString());
       assertEquals("DENY", r.headers().firstValue("X-Frame-Options").orElse(null), path);
@@ -130,7 +139,7 @@ class HttpApiTest {
       assertTrue(r.headers().firstValue("X-Request-Id").isPresent(), path);
       assertTrue(r.headers().allValues("Set-Cookie").isEmpty(), path + " sets no cookie");
     }
-    assertEquals(200, call(port, "POST", "/api/v1/things", "{\"a\":\"" + "x".repeat(50) + "\"}", true).status());
+    assertEquals(200, call(port, "POST", "/api/v1/things", "{\"a\":\"" + "x".repeat(50) + "\"}", true).status(), "within its limit");
     Res big = call(port, "POST", "/api/v1/things", "{\"a\":\"" + "x".repeat(200) + "\"}", true);
     assertEquals(413, big.status(), big.body());
     assertTrue(big.json().getString("error").contains("http.body.max.bytes"), big.body());

@@ -122,7 +122,9 @@ class ApiIT {
       assertEquals(200, get(port, "/api/v1/devices/" + device + "/rollups").status());
       assertEquals(400, get(port, "/api/v1/devices/" + device + "/rollups?from=2026-13-01").status());
       assertEquals(200, get(port, "/api/v1/devices/" + device + "/alerts").status());
-      assertEquals(400, get(port, "/api/v1/devices?limit=0").status());
+      Res badLimit = get(port, "/api/v1/devices?limit=0");
+      assertEquals(400, badLimit.status());
+      assertTrue(badLimit.json().getString("error").startsWith("query parameter 'limit' is invalid"), "the contract names it: " + badLimit.body());
       awaitTrue(Duration.ofSeconds(20), "the probe reported", () -> get(port, "/api/v1/probes").json().getJsonArray("probes").stream()
           .anyMatch(o -> ((JsonObject) o).getString("probe_id").equals(probeId)));
       assertEquals(200, get(port, "/api/v1/alerts?state=all").status());
@@ -168,7 +170,9 @@ class ApiIT {
       awaitTrue(Duration.ofSeconds(30), "three dead letters kept", () -> get(port, "/api/v1/dead-letters").json().getJsonArray("dead_letters").size() == 3);
       JsonArray letters = get(port, "/api/v1/dead-letters").json().getJsonArray("dead_letters");
       assertEquals("malformed_json", letters.getJsonObject(0).getString("reason"));
-      assertEquals(400, post(port, "/api/v1/dead-letters/replay", "{\"ids\":[\"x\"]}").status());
+      Res badId = post(port, "/api/v1/dead-letters/replay", "{\"ids\":[\"x\"]}");
+      assertEquals(400, badId.status());
+      assertTrue(badId.json().getString("error").startsWith("body field 'ids.0' is invalid"), "the contract names it: " + badId.body());
       assertEquals(400, post(port, "/api/v1/dead-letters/discard", "{}").status());
       Res discarded = post(port, "/api/v1/dead-letters/discard", "{\"ids\":[" + letters.getJsonObject(0).getLong("id") + "]}");
       assertEquals(1, discarded.json().getInteger("discarded"));
