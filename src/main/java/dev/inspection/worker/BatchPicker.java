@@ -135,6 +135,15 @@ public final class BatchPicker<D> {
   }
 
   /** Deliveries waiting, in the lanes and in the merge window. */
+  /**
+   * The deliveries the merge window holds (not in any batch yet, unacked): a batch's settlement passes them as left
+   * outstanding, so its multiple ack never reaches over one of them (they may be older than the batch's deliveries on
+   * the same channel: the window takes deliveries out of arrival order).
+   */
+  public List<D> held() {
+    return window == null ? List.of() : window.deliveries();
+  }
+
   public int size() {
     return size + (window == null ? 0 : window.size());
   }

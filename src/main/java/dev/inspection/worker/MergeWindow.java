@@ -56,6 +56,13 @@ public final class MergeWindow<D> {
     return out;
   }
 
+  /** The deliveries held, in arrival order. */
+  public List<D> deliveries() {
+    List<D> out = new ArrayList<>(held.size());
+    for (Held<D> h : held) out.add(h.delivery());
+    return out;
+  }
+
   public int size() {
     return held.size();
   }

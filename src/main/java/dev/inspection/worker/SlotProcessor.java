@@ -27,6 +27,7 @@ import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -253,8 +254,7 @@ public final class SlotProcessor {
     long start = System.nanoTime();
     BatchHandler.Parsed<Delivery> parsed = handler.parse(batch);
     Future<Handled<Delivery>> handled = handler.plan(parsed);
-    // parse failures are set aside even when the lookup fails
-    Future<Void> dead = handled.transform(ar -> setAside(ar.succeeded() ? ar.result().dead() : parsed.dead()));
+    Future<Void> dead = handled.transform(ar -> setAside(ar.succeeded() ? ar.result().dead() : parsed.dead())); // parse failures even when the lookup fails
     Future<SlotCommit> commit = handled.compose(this::commit);
     // results PostgreSQL refused (D9): set aside after the rest committed, acked once the broker confirmed them
     Future<List<Dead<Delivery>>> refused = commit.map(c -> handler.refused(handled.result().toCommit(), c.refused()));
@@ -277,8 +277,8 @@ public final class SlotProcessor {
           ? handled.result().toCommit().stream().filter(v -> !notWritten.contains(v.envelope().deviceId())).toList() : List.of();
       done.forEach(v -> outcomes.merge(v.delivery(), AckPlan.Outcome.ACK, AckPlan.Outcome::worse));
       if (!committed) parsed.valid().forEach(v -> outcomes.merge(v.delivery(), AckPlan.Outcome.LEAVE, AckPlan.Outcome::worse)); // not written: not acked
-      Future<Void> settled = consumers.settle(batch.stream()
-          .map(d -> new AckPlan.Settle<>(d.channel(), d.tag(), outcomes.getOrDefault(d, AckPlan.Outcome.LEAVE))).toList());
+      Future<Void> settled = consumers.settle(Stream.concat(batch.stream().map(d -> new AckPlan.Settle<>(d.channel(), d.tag(), outcomes.getOrDefault(d,
+          AckPlan.Outcome.LEAVE))), mailbox.held().stream().map(d -> new AckPlan.Settle<>(d.channel(), d.tag(), AckPlan.Outcome.LEAVE))).toList()); // no multiple ack over a held one
       if (dead.succeeded()) countDead(deadOnes);
       if (refusedDead.succeeded()) countDead(refusedOnes);
       else if (!refusedOnes.isEmpty()) {

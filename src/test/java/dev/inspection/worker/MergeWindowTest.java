@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.inspection.messaging.Priority;
 import dev.inspection.worker.BatchPickerTest.FakeClock;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -49,6 +50,26 @@ class MergeWindowTest {
     assertEquals(1, w.size(), "what is over max waits for the next batch");
     w.clear();
     assertEquals(-1, w.dueInMs(true));
+  }
+
+  /**
+   * The window takes deliveries out of arrival order: a later delivery of the same channel may be batched and acked
+   * while an older one is held. The batch's settlement passes the held ones as left outstanding, so its multiple ack
+   * stops below them (it would otherwise ack a held delivery before its commit, and the held one's own ack later would
+   * close the channel with "unknown delivery tag").
+   */
+  @Test
+  void aBatchSettledWhileOlderDeliveriesAreHeldNeverAcksOverThem() {
+    BatchPicker<Long> picker = new BatchPicker<Long>(10, 0, clock).holding(tag -> tag % 2 == 0 ? 500 : 0);
+    for (long tag = 1; tag <= 5; tag++) picker.add(Priority.NORMAL, tag, clock.millis());
+    assertEquals(List.of(2L, 4L), picker.held());
+    List<Long> batch = picker.take();
+    assertEquals(List.of(1L, 3L, 5L), batch);
+    List<AckPlan.Settle<String>> settles = new ArrayList<>();
+    for (long t : batch) settles.add(new AckPlan.Settle<>("c", t, AckPlan.Outcome.ACK));
+    for (long t : picker.held()) settles.add(new AckPlan.Settle<>("c", t, AckPlan.Outcome.LEAVE));
+    assertEquals(List.of(new AckPlan.Step<>("c", 1, false, false), new AckPlan.Step<>("c", 3, false, false), new AckPlan.Step<>("c", 5, false, false)),
+        AckPlan.plan(settles), "single acks: no multiple ack reaches over 2 or 4");
   }
 
   @Test
