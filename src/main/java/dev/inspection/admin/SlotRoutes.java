@@ -9,11 +9,12 @@ import dev.inspection.scheduler.QueueSampler;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Router;
+import java.util.function.IntSupplier;
 import io.vertx.ext.web.RoutingContext;
 import java.util.Map;
 
 /** Slots: owner, epoch, state and backlog of each ({@code /slots}), and one slot's history. */
-public record SlotRoutes(DeviceStore devices, ClusterView view, QueueSampler queues, int totalSlots) implements Routes {
+public record SlotRoutes(DeviceStore devices, ClusterView view, QueueSampler queues, IntSupplier totalSlots) implements Routes {
   @Override
   public void mount(Router r) {
     r.get("/api/v1/slots").handler(this::slots);
@@ -39,7 +40,8 @@ public record SlotRoutes(DeviceStore devices, ClusterView view, QueueSampler que
 
   private void history(RoutingContext ctx) {
     int slot = Integer.parseInt(ctx.pathParam("id")); // a whole number >= 0: the contract checked it
-    if (slot >= totalSlots) throw new ApiError(404, "no slot " + slot + ": slots are 0 .. " + (totalSlots - 1));
+    int total = totalSlots.getAsInt();
+    if (slot >= total) throw new ApiError(404, "no slot " + slot + ": slots are 0 .. " + (total - 1));
     view.slotHistory(slot, 200).onSuccess(a -> json(ctx, 200, new JsonObject().put("slot_id", slot).put("history", a)))
         .onFailure(ctx::fail);
   }

@@ -216,7 +216,7 @@ public final class Node {
         new OverviewRoutes(s.view(), s.queues(), s::leading, () -> s.fleetMode().stored()),
         new FleetModeRoutes(s.fleetMode()),
         new WorkerRoutes(s.view(), ops),
-        new SlotRoutes(s.devices(), s.view(), s.queues(), config.getInt(Keys.SLOTS_TOTAL)),
+        new SlotRoutes(s.devices(), s.view(), s.queues(), () -> Math.max(config.getInt(Keys.SLOTS_TOTAL), s.slotMaps().slotCount())),
         new SlotMapRoutes(s.slotMaps(), ops),
         new DeviceRoutes(s.devices(), s.state(), ops, config.getLong(Keys.PROBE_INTERVAL_MS), clock, TargetPolicy.from(config)),
         new AlertRoutes(s.state(), ops),

@@ -12,6 +12,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.function.IntSupplier;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -30,8 +31,12 @@ public final class QueueSampler {
   private volatile long sampledAt;
   private volatile long lastWarnAt;
 
-  public QueueSampler(Vertx vertx, Topology topology, Supplier<Connection> connection, long everyMs, SlotGauges gauges) {
+  /** The slots to sample: the lease rows' count, which a reshard raises before {@code slots.total} is changed. */
+  private final IntSupplier slots;
+
+  public QueueSampler(Vertx vertx, Topology topology, IntSupplier slots, Supplier<Connection> connection, long everyMs, SlotGauges gauges) {
     this.topology = topology;
+    this.slots = slots;
     this.gauges = gauges;
     this.connection = connection;
     this.thread = vertx.createSharedWorkerExecutor("queue-sampler-" + System.identityHashCode(this), 1);
@@ -53,7 +58,7 @@ public final class QueueSampler {
       Channel ch = c.createChannel();
       Map<Integer, Map<String, Long>> sample = new HashMap<>();
       try {
-        for (int s = 0; s < topology.totalSlots(); s++) {
+        for (int s = 0; s < Math.max(topology.totalSlots(), slots.getAsInt()); s++) {
           long n = 0;
           Map<String, Long> perPriority = new HashMap<>();
           for (Priority p : Priority.values()) {

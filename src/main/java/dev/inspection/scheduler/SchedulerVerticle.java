@@ -223,12 +223,13 @@ public final class SchedulerVerticle extends VerticleBase implements Operations.
         Duration.ofMillis(config.getLong(Keys.RESHARD_WINDOW_END_MS))));
     operations = new Operations(context, this, devices, state, deadLetters, jobs, slotMaps);
     vertx.setPeriodic(config.getLong(Keys.SCHEDULER_TICK_MS), t -> slotMaps.switchDue());
+    vertx.setPeriodic(0, 5_000, t -> slotMaps.countSlots());
     connector = new RabbitConnector(vertx, RabbitOptions.from(config), RetryPolicy.from(config), "scheduler-" + config.nodeId(),
         c -> deadLetters.connected(c).compose(v -> shed.connected(c)),
         deadLetters::connectionLost);
     connector.start();
     long sampleMs = config.getLong(Keys.SCHEDULER_QUEUE_SAMPLE_MS);
-    queues = new QueueSampler(vertx, topology, () -> connector.isConnected() ? connector.connection() : null, sampleMs, metrics.slots());
+    queues = new QueueSampler(vertx, topology, () -> slotMaps.slotCount(), () -> connector.isConnected() ? connector.connection() : null, sampleMs, metrics.slots());
     fleetChannel = new Notifier(vertx, config.get(Keys.REDIS_URL), config.get(Keys.REDIS_CHANNEL_PREFIX), "fleet-mode", RetryPolicy.from(config), msg -> { });
     fleetMode = new FleetModeKeeper(vertx, pool, store, queues, leadership, fleetChannel, metrics, clock, FleetModeKeeper.settings(config), sampleMs);
     redis = Redis.createClient(vertx, new RedisOptions().setConnectionString(config.get(Keys.REDIS_URL))

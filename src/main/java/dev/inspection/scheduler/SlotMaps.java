@@ -42,17 +42,31 @@ public final class SlotMaps {
       INSERT INTO slot_lease (slot_id, slot_map_version, state) SELECT g, $2, 'ORPHANED' FROM generate_series(0, $1 - 1) g ON CONFLICT DO NOTHING""";
   /** The version probes stamp with: the newest one the leader has switched (version 1 needs no switch). */
   static final String STAMP = "SELECT version, total_slots FROM slot_map_version WHERE version = 1 OR switched_at IS NOT NULL ORDER BY version DESC LIMIT 1";
+  static final String COUNT = "SELECT coalesce(max(slot_id) + 1, 0)::int FROM slot_lease";
   static final String INSERT = "INSERT INTO slot_map_version (version, total_slots, effective_at, window_until, term) VALUES ($1, $2, $3, $4, $5)";
 
   private final Pool pool;
   private final Leadership leadership;
   private final ReshardPlan.Settings settings;
   private boolean switching;
+  /** Lease rows (max slot + 1), read every 5 s: a reshard adds slots before the nodes' slots.total says so. */
+  private volatile int slotCount;
 
   SlotMaps(Pool pool, Leadership leadership, ReshardPlan.Settings settings) {
     this.pool = pool;
     this.leadership = leadership;
     this.settings = settings;
+  }
+
+  /** Slots that have lease rows, as last read (0 before the first read). */
+  public int slotCount() {
+    return slotCount;
+  }
+
+  void countSlots() {
+    pool.query(COUNT).execute().onSuccess(rows -> {
+      for (Row r : rows) slotCount = r.getInteger(0);
+    }).onFailure(e -> log.debug("cannot count the slots: {}", e.toString()));
   }
 
   /** Versions, the map in force and the pending change with its countdown ({@link ReshardPlan#status}). */

@@ -73,6 +73,10 @@ class ReshardIT {
       // every new slot is owned, ACTIVE and consumed (its queues declared by its owner), on a quiet machine before the effective time
       TestEnv.awaitTrue(Duration.ofSeconds(90), "all 128 slots ACTIVE", () -> env.activeOwners().size() == TO);
       long openedMs = (System.nanoTime() - t0) / 1_000_000;
+      // the API and /metrics follow the lease rows, not the nodes' slots.total (64 until they restart)
+      TestEnv.awaitTrue(Duration.ofSeconds(30), "a new slot's history is served", () -> get(s.httpPort(), "/api/v1/slots/100/history").statusCode() == 200);
+      TestEnv.awaitTrue(Duration.ofSeconds(30), "a new slot's backlog is in /metrics", () -> get(s.httpPort(), "/metrics").body().lines()
+          .anyMatch(l -> l.startsWith("queue_backlog_messages{") && l.contains("slot=\"100\"")));
       TestEnv.awaitTrue(Duration.ofSeconds(90), "the leader switched", () ->
           env.queryLong("SELECT count(*) FROM $S.slot_map_version WHERE version = 2 AND switched_at IS NOT NULL") == 1);
       assertEquals(1, env.queryLong("SELECT count(*) FROM $S.slot_map_version WHERE version = 2 AND switched_at >= effective_at"), "not before its time");
@@ -141,6 +145,11 @@ class ReshardIT {
           + " %d of %d devices moved; ledger %s; history rows %d%n", FROM, TO, openedMs, switchedMs, windowMs, moved, bySlot.size(), ledger, forwarded);
       assertTrue(moved > 150, "about half the devices moved: " + moved);
     }
+  }
+
+  private HttpResponse<String> get(int port, String path) throws Exception {
+    return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).header("Authorization", "Bearer " + TestEnv.API_TOKEN)
+        .GET().build(), HttpResponse.BodyHandlers.ofString());
   }
 
   private HttpResponse<String> post(int port, String path, String body) throws Exception {
