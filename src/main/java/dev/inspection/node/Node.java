@@ -233,7 +233,7 @@ public final class Node {
    */
   private Future<Void> migrate() {
     PgOptions pg = PgOptions.from(config);
-    Pool pool = Db.pool(vertx, pg, 1);
+    Pool pool = Db.pool(vertx, pg, 1, "pg-start");
     // a migration that finds a conflicting schema (IllegalStateException) or a refused role is not fixed by waiting
     return new Retry(vertx, RetryPolicy.from(config), log).until("migrate schema " + pg.schema() + " on " + pg.where(),
         () -> CredentialPolicy.checkPostgres(pool, config).compose(v -> Migrations.apply(vertx, pool, pg, config.getInt(Keys.SLOTS_TOTAL), config.getBool(Keys.PG_MIGRATE))),

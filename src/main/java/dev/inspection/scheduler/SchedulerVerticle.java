@@ -169,7 +169,7 @@ public final class SchedulerVerticle extends VerticleBase implements Operations.
 
   @Override
   public Future<?> start() {
-    pool = Db.pool(vertx, PgOptions.from(config), Math.max(2, config.getInt(Keys.PG_POOL_SIZE) / 2));
+    pool = Db.pool(vertx, PgOptions.from(config), Math.max(2, config.getInt(Keys.PG_POOL_SIZE) / 2), "pg-scheduler");
     devices = new DeviceStore(pool);
     audit = new AuditLog(pool);
     view = new ClusterView(pool);

@@ -60,8 +60,16 @@ public final class Db {
   }
 
   public static Pool pool(Vertx vertx, PgOptions pg, int size) {
+    return pool(vertx, pg, size, PoolOptions.DEFAULT_NAME);
+  }
+
+  /**
+   * {@code name}: the pool's {@code pool_name} in the Vert.x metrics; two pools of one process with the same name
+   * register the same gauges twice (a WARN at every start of {@code --role=all}) and mix their figures.
+   */
+  public static Pool pool(Vertx vertx, PgOptions pg, int size, String name) {
     return PgBuilder.pool()
-        .with(new PoolOptions().setMaxSize(size).setMaxWaitQueueSize(10_000).setConnectionTimeout(10)
+        .with(new PoolOptions().setName(name).setMaxSize(size).setMaxWaitQueueSize(10_000).setConnectionTimeout(10)
             .setPoolCleanerPeriod(5000).setIdleTimeout(60))
         .connectingTo(connectOptions(pg))
         .using(vertx)

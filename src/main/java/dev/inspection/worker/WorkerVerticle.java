@@ -109,7 +109,7 @@ public final class WorkerVerticle extends VerticleBase {
 
   @Override
   public Future<?> start() {
-    pool = Db.pool(vertx, PgOptions.from(config), config.getInt(Keys.PG_POOL_SIZE));
+    pool = Db.pool(vertx, PgOptions.from(config), config.getInt(Keys.PG_POOL_SIZE), "pg-worker");
     gate = new DbGate(vertx, pool, RetryPolicy.from(config));
     int poolSize = config.getInt(Keys.PG_POOL_SIZE);
     store = new CommitGroup(vertx, new BatchStore(pool, workerId), Math.max(1, poolSize / 2), 4 * config.getInt(Keys.WORKER_BATCH_MAX), config,
@@ -120,7 +120,7 @@ public final class WorkerVerticle extends VerticleBase {
     backFiller = new BackFiller(vertx, pool, topology, degraded, gate, metrics, config.getInt(Keys.WORKER_BACKFILL_BATCH),
         config.getLong(Keys.WORKER_BACKFILL_INTERVAL_MS), workerId);
     store.degradedMode(degraded, spill, backFiller::store, clock);
-    controlPool = Db.pool(vertx, PgOptions.from(config), 3);
+    controlPool = Db.pool(vertx, PgOptions.from(config), 3, "pg-worker-control");
     snapshots = new SnapshotLoader(controlPool, config.getInt(Keys.WORKER_SNAPSHOT_PAGE));
     slotMap = new SlotMapFollower(controlPool, clock, topology.totalSlots());
     slotMap.refresh();
