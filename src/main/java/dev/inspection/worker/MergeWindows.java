@@ -4,6 +4,7 @@ import dev.inspection.config.Config;
 import dev.inspection.config.ConfigException;
 import dev.inspection.config.Keys;
 import dev.inspection.messaging.CollectedAt;
+import dev.inspection.state.PayloadProfile;
 import dev.inspection.state.PayloadProfiles;
 import java.nio.charset.StandardCharsets;
 import java.util.Collections;
@@ -48,13 +49,22 @@ public record MergeWindows(Map<String, Long> byProfile) {
     }));
   }
 
-  /** The window of the profile a message's frames name, in ms; 0 when none of them has one. */
+  /** The window of the profile a message's frames name, in ms; 0 when none of them has one. Runs for every delivery. */
   public long windowMs(byte[] body) {
     long window = 0;
     for (Map.Entry<String, Long> e : byProfile.entrySet()) {
-      if (e.getValue() > 0 && CollectedAt.indexOf(body, marker(e.getKey())) >= 0 && (window == 0 || e.getValue() < window)) window = e.getValue();
+      if (e.getValue() > 0 && CollectedAt.indexOf(body, MARKERS.get(e.getKey())) >= 0 && (window == 0 || e.getValue() < window)) window = e.getValue();
     }
     return window;
+  }
+
+  /** Each built-in profile's marker, encoded once (parse admits only those names), not once per delivery. */
+  private static final Map<String, byte[]> MARKERS = markers();
+
+  private static Map<String, byte[]> markers() {
+    Map<String, byte[]> out = new TreeMap<>();
+    for (PayloadProfile p : PayloadProfiles.all()) out.put(p.name(), marker(p.name()));
+    return Collections.unmodifiableMap(out);
   }
 
   private static byte[] marker(String profile) {
