@@ -6,10 +6,12 @@
 #   -> effective time: the leader switches current_slot of the remapped devices, a few giving slots per
 #   transaction, bumping the epochs of the slots that gave and received devices (their owners reload)
 #   -> the probe reads the switched version from its scheduler and stamps it; results of the old version that
-#   reach an old slot are forwarded to the device's new slot -> the grace window closes.
+#   reach an old slot are forwarded to the device's new slot -> the grace window closes
+#   -> a shrink (--to below --from): the leader retires the given-up slots (leases deleted, their queues
+#   unbound, what is left in them dead-lettered as stale_slot_map, the queues deleted, retired_at set).
 # Prints
 #   - the window: scheduled, new slots all ACTIVE, effective, switched (and how long the switch took), the
-#     probe's switch, the window's end, each as seconds after T0,
+#     probe's switch, the window's end, the given-up slots' retirement (a shrink), each as seconds after T0,
 #   - the moved devices (current_slot changed), the forwarded results (worker_reshard_forwarded_total) and the
 #     results dead-lettered as stale_slot_map,
 #   - loads: ACTIVE slots per worker before and after, and the largest slot-queue backlog and p99
@@ -55,7 +57,7 @@ drill_int --devices "$devices" 1
 drill_int --interval-ms "$interval" 100
 drill_int --effective-ms "$effective" 0
 drill_int --window-ms "$window" 1
-[ "$to" -gt "$from" ] || drill_usage_error "--to ($to) must be more than --from ($from): the slot count can only grow"
+[ "$to" != "$from" ] || drill_usage_error "--to ($to) must differ from --from ($from)"
 [ "$window" -gt "$effective" ] || drill_usage_error "--window-ms ($window) must be more than --effective-ms ($effective)"
 
 drill_prepare_jar "$jarpath"
@@ -109,6 +111,23 @@ while :; do
 done
 switch_line=$(drill_log_since s1 | grep -m1 'current_slot switched' || true)
 say "window closed: $(drill_holdings)"
+retired="not a shrink" retire_line=""
+if [ "$to" -lt "$from" ]; then
+  # a shrink: the leader retires slots $to .. $((from - 1)) (leases, then their queues drained and deleted)
+  for i in $(seq 240); do
+    [ "$(drill_sql "select count(*) from slot_map_version where version = 2 and retired_at is not null")" = 1 ] && break
+    sleep 0.5
+  done
+  if [ "$(drill_sql "select count(*) from slot_map_version where version = 2 and retired_at is not null")" = 1 ]; then
+    retired="+$(( ($(now_ms) - t0) / 1000 )) s"
+    retire_line=$(drill_log_since s1 | grep -m1 'retired (last run' || true)
+    left=$(drill_sql "select count(*) from slot_lease where slot_id >= $to")
+    [ "$left" = 0 ] || drill_fail "$left lease row(s) of given-up slots left after the retirement"
+  else
+    retired="not within 120 s of the window's end"
+    drill_fail "slots $to .. $((from - 1)) were not retired within 120 s after the window"
+  fi
+fi
 
 moved=$(drill_sql "select count(*) from device_status_current c where exists (select 1 from device_status_history h
     where h.device_id = c.device_id and h.slot_id <> c.current_slot)")
@@ -134,11 +153,12 @@ unset "DRILL_ROLE[w9]" "DRILL_PID[w9]" "DRILL_PORT[w9]"   # gone: the ledger's c
 echo
 echo "== reshard $from -> $to slots under load ($devices devices every $interval ms)"
 echo "scheduled (T0):               $t0_db"
-echo "new slots all ACTIVE:         $([ -n "$opened" ] && echo "+$((opened / 1000)) s" || echo "not seen")"
+echo "all $to slots ACTIVE:          $([ -n "$opened" ] && echo "+$((opened / 1000)) s" || echo "not seen")"
 echo "effective:                    +$((effective / 1000)) s"
 echo "switched:                     $([ -n "$switched" ] && echo "+$((switched / 1000)) s" || echo "not seen") (${switch_line#*- })"
 echo "probe stamps version 2:       $([ -n "$probe_switched" ] && echo "+$((probe_switched / 1000)) s" || echo "not seen")"
 echo "window closed:                +$((closed / 1000)) s (reshard.window.end.ms $window)"
+echo "given-up slots retired:       $retired${retire_line:+ (${retire_line#*- })}"
 echo "devices moved:                $moved"
 echo "forwarded (old version):      $forwarded"
 echo "dead-lettered stale_slot_map: $stale"

@@ -71,7 +71,7 @@ public final class ControlLoop {
   private final BrokerFence fence;
   private final Map<Integer, Long> lastSlotMove = new HashMap<>();
   private final Map<String, Long> lastSourceMove = new HashMap<>();
-  /** Lease rows read by the last round: a reshard adds slots beyond slots.total before its effective time. */
+  /** Lease rows read by the last round: a reshard adds slots beyond slots.total before its effective time, and a shrink retires some. */
   private int slotCount;
   /** The last wave sent to each worker (cold start, scale-out), settled every round. */
   private Map<String, ScaleOutPlanner.Wave> waves = new HashMap<>();
@@ -177,6 +177,7 @@ public final class ControlLoop {
       if (pastGrace()) for (WorkerRow w : workers) if (w.state().live() || w.state() == WorkerState.DEAD) probe.add(w.id());
       return store.crashed(probe).compose(crashed -> {
         long now = clock.millis();
+        slotCount = 0;
         for (SlotRow r : slots) slotCount = Math.max(slotCount, r.slot() + 1);
         settleWaves(slots, now);
         figures = SlotFigures.fold(figures, slots, workers);
@@ -309,6 +310,11 @@ public final class ControlLoop {
     });
   }
 
+  /** The slots in the map: the lease rows the last round read (a reshard adds and retires them), slots.total before. */
+  private int slots() {
+    return slotCount > 0 ? slotCount : settings.totalSlots();
+  }
+
   /**
    * Slot weights (seed 000 §4.3): device and critical-device counts from the database (read again every
    * rebalance interval), message rate, backlog and batch time from what workers report with their
@@ -324,12 +330,12 @@ public final class ControlLoop {
       store.devicesPerSlot().onSuccess(d -> devices = d);
       store.criticalDevices().onSuccess(ids -> {
         Map<Integer, Long> c = new HashMap<>();
-        for (String id : ids) c.merge(SlotHash.slotOf(id, settings.totalSlots()), 1L, Long::sum);
+        for (String id : ids) c.merge(SlotHash.slotOf(id, slots()), 1L, Long::sum);
         critical = c;
       });
     }
     Map<Integer, Double> out = new HashMap<>();
-    for (int s = 0; s < Math.max(settings.totalSlots(), slotCount); s++) {
+    for (int s = 0; s < slots(); s++) {
       SlotFigures.Figures f = figures.getOrDefault(s, SlotFigures.Figures.NONE);
       out.put(s, SlotWeight.weight(settings.weights(), devices.getOrDefault(s, 0L), f.rateOrZero(), f.backlog(),
           withBatchTime ? f.msOrZero() : 0, critical.getOrDefault(s, 0L)));

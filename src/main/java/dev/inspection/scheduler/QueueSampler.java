@@ -31,7 +31,7 @@ public final class QueueSampler {
   private volatile long sampledAt;
   private volatile long lastWarnAt;
 
-  /** The slots to sample: the lease rows' count, which a reshard raises before {@code slots.total} is changed. */
+  /** The slots to sample: the lease rows' count (0 before the first read: slots.total), which a reshard changes before {@code slots.total} is. */
   private final IntSupplier slots;
 
   public QueueSampler(Vertx vertx, Topology topology, IntSupplier slots, Supplier<Connection> connection, long everyMs, SlotGauges gauges) {
@@ -58,7 +58,8 @@ public final class QueueSampler {
       Channel ch = c.createChannel();
       Map<Integer, Map<String, Long>> sample = new HashMap<>();
       try {
-        for (int s = 0; s < Math.max(topology.totalSlots(), slots.getAsInt()); s++) {
+        int count = slots.getAsInt();
+        for (int s = 0; s < (count > 0 ? count : topology.totalSlots()); s++) {
           long n = 0;
           Map<String, Long> perPriority = new HashMap<>();
           for (Priority p : Priority.values()) {

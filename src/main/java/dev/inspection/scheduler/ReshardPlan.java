@@ -15,8 +15,15 @@ public final class ReshardPlan {
   /** The most slots a map may have (slot ids are SMALLINT; the same bound as slots.total). */
   public static final int MAX_SLOTS = 4096;
 
-  /** One version of the map; {@code windowUntil} null for the seeded version 1. */
-  public record MapVersion(long version, int totalSlots, Instant effectiveAt, Instant windowUntil) {
+  /**
+   * One version of the map; {@code windowUntil} null for the seeded version 1; {@code retiredAt} when the slots it gave
+   * up (a shrink) were drained and deleted, else null.
+   */
+  public record MapVersion(long version, int totalSlots, Instant effectiveAt, Instant windowUntil, Instant retiredAt) {
+    public MapVersion(long version, int totalSlots, Instant effectiveAt, Instant windowUntil) {
+      this(version, totalSlots, effectiveAt, windowUntil, null);
+    }
+
     JsonObject toJson(Instant now) {
       return new JsonObject().put("version", version).put("slots", totalSlots).put("effective_at", effectiveAt.toString())
           .put("window_until", windowUntil == null ? null : windowUntil.toString())
@@ -51,7 +58,8 @@ public final class ReshardPlan {
     return best;
   }
 
-  /** Whether {@code slots} may be scheduled now; one reshard at a time, each waiting for the previous window to end. */
+  /** Whether {@code slots} may be scheduled now; one reshard at a time, each waiting for the previous window to end
+   * and, after a shrink, for its slots to be retired. Fewer slots than in force is a shrink ({@link SlotRetire}). */
   public static Outcome schedule(List<MapVersion> versions, int slots, Instant now, Settings s) {
     if (slots < 1 || slots > MAX_SLOTS) return refuse(400, "slots must be between 1 and " + MAX_SLOTS + " (got " + slots + ")");
     MapVersion newest = newest(versions);
@@ -61,24 +69,38 @@ public final class ReshardPlan {
           + newest.effectiveAt() + " and its grace window ends at " + newest.windowUntil() + "; schedule the next one after that");
     }
     if (newest.totalSlots() == slots) return refuse(409, "the slot map in force (version " + newest.version() + ") already has " + slots + " slots");
-    if (slots < newest.totalSlots()) {
-      return refuse(501, "fewer slots (" + slots + " < " + newest.totalSlots() + ") is not available in this build: a shrink must drain and delete the"
-          + " retired slots' queues after the window, which is not built; the slot count can only grow");
+    if (retiring(versions, newest)) {
+      return refuse(409, "version " + newest.version() + " gave up slots " + newest.totalSlots() + " .. " + (previousSlots(versions, newest) - 1)
+          + ", which the leader is still draining and deleting (their queues must be empty of consumers: see the leader's log);"
+          + " schedule the next reshard after that");
     }
     return new Outcome(new MapVersion(newest.version() + 1, slots, now.plus(s.effectiveAfter()), now.plus(s.windowEnd())), null);
   }
 
-  /** What the API and the console show: the versions, the map in force, the pending change or open window with its countdown. */
+  /**
+   * Whether {@code v} has fewer slots than the version before it and the slots beyond are not retired yet (drained and
+   * deleted); a reshard is scheduled only after the previous one's slots are retired, so the version before is enough.
+   */
+  static boolean retiring(List<MapVersion> versions, MapVersion v) {
+    Integer before = previousSlots(versions, v);
+    return v.retiredAt() == null && before != null && before > v.totalSlots();
+  }
+
+  /**
+   * What the API and the console show: the versions, the map in force, the pending change or open window with its
+   * countdown; after a shrink's window, until its slots are retired, the change with state {@code RETIRING}.
+   */
   public static JsonObject status(List<MapVersion> versions, Instant now) {
     JsonArray all = new JsonArray();
     versions.stream().sorted((a, b) -> Long.compare(b.version(), a.version())).forEach(v -> all.add(v.toJson(now)));
     MapVersion current = inForce(versions, now);
     MapVersion newest = newest(versions);
     JsonObject change = null;
-    if (newest != null && newest.windowUntil() != null && newest.windowUntil().isAfter(now)) {
+    if (newest != null && newest.windowUntil() != null && (newest.windowUntil().isAfter(now) || retiring(versions, newest))) {
       change = newest.toJson(now).put("from_slots", previousSlots(versions, newest))
           .put("effective_in_ms", Math.max(0, Duration.between(now, newest.effectiveAt()).toMillis()))
-          .put("window_ends_in_ms", Duration.between(now, newest.windowUntil()).toMillis());
+          .put("window_ends_in_ms", Math.max(0, Duration.between(now, newest.windowUntil()).toMillis()));
+      if (!newest.windowUntil().isAfter(now)) change.put("state", "RETIRING");
     }
     return new JsonObject().put("now", now.toString()).put("current", current == null ? null : current.toJson(now)).put("change", change)
         .put("versions", all);

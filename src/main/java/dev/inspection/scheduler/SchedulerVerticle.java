@@ -220,7 +220,8 @@ public final class SchedulerVerticle extends VerticleBase implements Operations.
     deadLetters = new DeadLetterDesk(vertx, pool, topology, jobs, config.nodeId());
     shed = new ShedDesk(vertx, pool, topology, config.nodeId());
     slotMaps = new SlotMaps(pool, leadership, new ReshardPlan.Settings(Duration.ofMillis(config.getLong(Keys.RESHARD_EFFECTIVE_AFTER_MS)),
-        Duration.ofMillis(config.getLong(Keys.RESHARD_WINDOW_END_MS))));
+        Duration.ofMillis(config.getLong(Keys.RESHARD_WINDOW_END_MS))), new SlotRetire(vertx, leadership::fenced, topology,
+        () -> connector != null && connector.isConnected() ? connector.connection() : null, "leader " + config.nodeId()));
     operations = new Operations(context, this, devices, state, deadLetters, jobs, slotMaps);
     vertx.setPeriodic(config.getLong(Keys.SCHEDULER_TICK_MS), t -> slotMaps.switchDue());
     vertx.setPeriodic(0, 5_000, t -> slotMaps.countSlots());

@@ -25,9 +25,9 @@ import org.slf4j.LoggerFactory;
 public final class SlotMaps {
   private static final Logger log = LoggerFactory.getLogger(SlotMaps.class);
 
-  static final String VERSIONS = "SELECT version, total_slots, effective_at, window_until, now() FROM slot_map_version ORDER BY version";
+  static final String VERSIONS = "SELECT version, total_slots, effective_at, window_until, now(), retired_at FROM slot_map_version ORDER BY version";
   /** The same, locked: two requests at once schedule one version, the second sees it and is refused. */
-  static final String VERSIONS_LOCKED = "SELECT version, total_slots, effective_at, window_until, now() FROM slot_map_version ORDER BY version FOR UPDATE";
+  static final String VERSIONS_LOCKED = "SELECT version, total_slots, effective_at, window_until, now(), retired_at FROM slot_map_version ORDER BY version FOR UPDATE";
   /** Versions whose effective time has come and whose current_slot switch has not run (or was cut short). */
   static final String DUE = """
       SELECT v.version, v.total_slots, (SELECT p.total_slots FROM slot_map_version p WHERE p.version < v.version ORDER BY p.version DESC LIMIT 1)
@@ -48,11 +48,13 @@ public final class SlotMaps {
   private final Pool pool;
   private final Leadership leadership;
   private final ReshardPlan.Settings settings;
+  private final SlotRetire retire;
   private boolean switching;
   /** Lease rows (max slot + 1), read every 5 s: a reshard adds slots before the nodes' slots.total says so. */
   private volatile int slotCount;
 
-  SlotMaps(Pool pool, Leadership leadership, ReshardPlan.Settings settings) {
+  SlotMaps(Pool pool, Leadership leadership, ReshardPlan.Settings settings, SlotRetire retire) {
+    this.retire = retire;
     this.pool = pool;
     this.leadership = leadership;
     this.settings = settings;
@@ -107,8 +109,9 @@ public final class SlotMaps {
 
   /**
    * Leader, every tick, on the scheduler's context: runs the {@code current_slot} switch ({@link SlotSwitch}) of a
-   * version whose effective time has come, one run at a time; a failed or deposed run is picked up again by the
-   * next tick or the next leader (the version stays without {@code switched_at}).
+   * version whose effective time has come, then retires the slots a shrink gave up once its window has closed
+   * ({@link SlotRetire}); one run at a time; a failed or deposed run is picked up again by the next tick or the next
+   * leader (the version stays without {@code switched_at} or {@code retired_at}).
    */
   void switchDue() {
     if (switching || !leadership.leading()) return;
@@ -122,9 +125,18 @@ public final class SlotMaps {
         chain = chain.compose(x -> new SlotSwitch(leadership::fenced).run(version, from, slots));
       }
       return chain;
+    }).compose(x -> pool.query(SlotRetire.DUE).execute()).compose(rows -> {
+      Future<Boolean> chain = Future.succeededFuture(true);
+      for (Row r : rows) {
+        long version = r.getLong(0);
+        int slots = r.getInteger(1);
+        int most = r.getInteger(2);
+        chain = chain.compose(done -> done ? retire.run(version, slots, most) : Future.succeededFuture(false));
+      }
+      return chain;
     }).onComplete(ar -> {
       switching = false;
-      if (ar.failed()) log.warn("slot map switch failed, retried on the next tick: {}", ar.cause().toString());
+      if (ar.failed()) log.warn("slot map switch or retirement failed, retried on the next tick: {}", ar.cause().toString());
     });
   }
 
@@ -139,7 +151,9 @@ public final class SlotMaps {
     Instant now = null;
     for (Row r : rows) {
       OffsetDateTime w = r.getOffsetDateTime(3);
-      out.add(new MapVersion(r.getLong(0), r.getInteger(1), r.getOffsetDateTime(2).toInstant(), w == null ? null : w.toInstant()));
+      OffsetDateTime retired = r.getOffsetDateTime(5);
+      out.add(new MapVersion(r.getLong(0), r.getInteger(1), r.getOffsetDateTime(2).toInstant(), w == null ? null : w.toInstant(),
+          retired == null ? null : retired.toInstant()));
       now = r.getOffsetDateTime(4).toInstant();
     }
     return new Read(out, now == null ? Instant.now() : now);

@@ -2,12 +2,11 @@ package dev.inspection.worker;
 
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Connection;
+import dev.inspection.messaging.DeadLetterHeaders;
 import dev.inspection.messaging.Topology;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * Sets aside messages that can never be processed: publishes a copy to the dead-letter exchange with
@@ -47,15 +46,7 @@ public final class DeadLetterPublisher {
           channel.basicPublish(topology.exchange(), d.forwardTo(), new AMQP.BasicProperties.Builder().deliveryMode(2).build(), d.body());
           continue;
         }
-        Map<String, Object> headers = new HashMap<>();
-        headers.put("x-dead-reason", d.reason());
-        // a detail may quote the bad input; PostgreSQL, where the scheduler keeps it, cannot store a NUL (D9)
-        headers.put("x-dead-detail", d.detail() == null ? null : d.detail().replace("\u0000", "\\u0000"));
-        headers.put("x-original-routing-key", d.routingKey());
-        headers.put("x-original-queue", d.queue());
-        headers.put("x-dead-by", workerId);
-        headers.put("x-dead-at", System.currentTimeMillis());
-        AMQP.BasicProperties props = new AMQP.BasicProperties.Builder().deliveryMode(2).headers(headers).build();
+        AMQP.BasicProperties props = DeadLetterHeaders.of(d.reason(), d.detail(), d.routingKey(), d.queue(), workerId, System.currentTimeMillis());
         channel.basicPublish(topology.deadLetterExchange(), d.reason(), props, d.body());
       }
     });

@@ -144,6 +144,7 @@ function slotMapCard(m) {
   const c = m ? m.change : null;
   const sub = !c ? null : c.state === 'PENDING'
     ? `→ ${fmtInt(c.slots)} slots (v${c.version}) in ${fmtMs(c.effective_in_ms)}`
+    : c.state === 'RETIRING' ? `v${c.version}: slots ${fmtInt(c.slots)} .. ${fmtInt(c.from_slots - 1)} being drained and deleted`
     : `v${c.version}: window for v${c.version - 1} ends in ${fmtMs(c.window_ends_in_ms)}`;
   const title = m ? (m.versions || []).map(v => `v${v.version}: ${v.slots} slots, ${v.state}, effective ${v.effective_at}`
     + (v.window_until ? `, window until ${v.window_until}` : '')).join('\n') : null;

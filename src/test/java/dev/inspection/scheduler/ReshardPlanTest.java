@@ -43,9 +43,30 @@ class ReshardPlanTest {
     assertEquals(400, ReshardPlan.schedule(List.of(V1), 4097, T0, SEED_DEFAULTS).refused().status());
     assertNull(ReshardPlan.schedule(List.of(V1), 4096, T0, SEED_DEFAULTS).refused());
     assertEquals(409, ReshardPlan.schedule(List.of(), 128, T0, SEED_DEFAULTS).refused().status(), "no map seeded yet");
+  }
+
+  @Test
+  void aShrinkIsScheduledAndTheNextReshardWaitsUntilItsSlotsAreRetired() {
     Outcome shrink = ReshardPlan.schedule(List.of(V1), 32, T0, SEED_DEFAULTS);
-    assertEquals(501, shrink.refused().status(), "fewer slots is not built (the retired queues' drain)");
-    assertTrue(shrink.refused().message().contains("can only grow"), shrink.refused().message());
+    assertNull(shrink.refused());
+    MapVersion v2 = shrink.scheduled();
+    assertEquals(32, v2.totalSlots());
+    Instant after = T0.plusSeconds(601);
+    Outcome next = ReshardPlan.schedule(List.of(V1, v2), 48, after, SEED_DEFAULTS);
+    assertEquals(409, next.refused().status(), "slots 32 .. 63 are not retired yet");
+    assertTrue(next.refused().message().contains("slots 32 .. 63"), next.refused().message());
+    JsonObject status = ReshardPlan.status(List.of(V1, v2), after);
+    assertEquals("RETIRING", status.getJsonObject("change").getString("state"), "the console shows the retirement");
+    assertEquals(0, status.getJsonObject("change").getLong("window_ends_in_ms"));
+
+    MapVersion retired = new MapVersion(2, 32, v2.effectiveAt(), v2.windowUntil(), after);
+    assertNull(ReshardPlan.status(List.of(V1, retired), after).getJsonObject("change"), "retired: nothing in progress");
+    assertNull(ReshardPlan.schedule(List.of(V1, retired), 48, after, SEED_DEFAULTS).refused());
+    // growing back after a shrink has nothing to retire
+    MapVersion v3 = new MapVersion(3, 48, after, after.plusSeconds(10));
+    assertNull(ReshardPlan.schedule(List.of(V1, retired, v3), 64, after.plusSeconds(10), SEED_DEFAULTS).refused(),
+        "48 is fewer than version 1's 64, but more than version 2's 32: nothing to retire");
+    assertEquals("IN_FORCE", ReshardPlan.status(List.of(V1, retired, v3), after.plusSeconds(10)).getJsonObject("current").getString("state"));
   }
 
   @Test
