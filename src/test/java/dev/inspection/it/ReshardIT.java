@@ -7,10 +7,6 @@ import com.rabbitmq.client.Channel;
 import dev.inspection.messaging.SlotHash;
 import dev.inspection.messaging.Topology;
 import dev.inspection.node.Node;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -29,7 +25,6 @@ import org.junit.jupiter.api.Test;
 class ReshardIT {
   static final int FROM = 64;
   static final int TO = 128;
-  private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
   @Test
   void sixtyFourToOneHundredTwentyEightUnderLoadLosesNothingAndNoDeviceHasTwoWriters() throws Exception {
@@ -67,15 +62,15 @@ class ReshardIT {
       TestEnv.awaitTrue(Duration.ofSeconds(30), "UP and 4 failures written under the old slot",
           () -> env.queryLong("SELECT count(*) FROM $S.device_status_history WHERE device_id = '" + d + "'") == 5);
 
-      HttpResponse<String> scheduled = post(s.httpPort(), "/api/v1/slot-map", "{\"slots\": " + TO + "}");
-      assertEquals(202, scheduled.statusCode(), scheduled.body());
+      Map.Entry<Integer, String> scheduled = TestEnv.http(s.httpPort(), "POST", "/api/v1/slot-map", "{\"slots\": " + TO + "}");
+      assertEquals(202, scheduled.getKey(), scheduled.getValue());
       long t0 = System.nanoTime();
       // every new slot is owned, ACTIVE and consumed (its queues declared by its owner), on a quiet machine before the effective time
       TestEnv.awaitTrue(Duration.ofSeconds(90), "all 128 slots ACTIVE", () -> env.activeOwners().size() == TO);
       long openedMs = (System.nanoTime() - t0) / 1_000_000;
       // the API and /metrics follow the lease rows, not the nodes' slots.total (64 until they restart)
-      TestEnv.awaitTrue(Duration.ofSeconds(30), "a new slot's history is served", () -> get(s.httpPort(), "/api/v1/slots/100/history").statusCode() == 200);
-      TestEnv.awaitTrue(Duration.ofSeconds(30), "a new slot's backlog is in /metrics", () -> get(s.httpPort(), "/metrics").body().lines()
+      TestEnv.awaitTrue(Duration.ofSeconds(30), "a new slot's history is served", () -> TestEnv.http(s.httpPort(), "GET", "/api/v1/slots/100/history").getKey() == 200);
+      TestEnv.awaitTrue(Duration.ofSeconds(30), "a new slot's backlog is in /metrics", () -> TestEnv.http(s.httpPort(), "GET", "/metrics").getValue().lines()
           .anyMatch(l -> l.startsWith("queue_backlog_messages{") && l.contains("slot=\"100\"")));
       TestEnv.awaitTrue(Duration.ofSeconds(90), "the leader switched", () ->
           env.queryLong("SELECT count(*) FROM $S.slot_map_version WHERE version = 2 AND switched_at IS NOT NULL") == 1);
@@ -145,15 +140,5 @@ class ReshardIT {
           + " %d of %d devices moved; ledger %s; history rows %d%n", FROM, TO, openedMs, switchedMs, windowMs, moved, bySlot.size(), ledger, forwarded);
       assertTrue(moved > 150, "about half the devices moved: " + moved);
     }
-  }
-
-  private HttpResponse<String> get(int port, String path) throws Exception {
-    return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).header("Authorization", "Bearer " + TestEnv.API_TOKEN)
-        .GET().build(), HttpResponse.BodyHandlers.ofString());
-  }
-
-  private HttpResponse<String> post(int port, String path, String body) throws Exception {
-    return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).header("Authorization", "Bearer " + TestEnv.API_TOKEN)
-        .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
   }
 }

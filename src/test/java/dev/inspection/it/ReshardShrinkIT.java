@@ -11,10 +11,6 @@ import dev.inspection.messaging.Topology;
 import dev.inspection.node.Node;
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -33,7 +29,6 @@ import org.junit.jupiter.api.Test;
 class ReshardShrinkIT {
   static final int FROM = 16;
   static final int TO = 8;
-  private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
   @Test
   void sixteenToEightRetiresTheSlotsItGaveUpAndLosesNothing() throws Exception {
@@ -53,8 +48,8 @@ class ReshardShrinkIT {
       TestEnv.awaitTrue(Duration.ofSeconds(60), "the probe's results are written", () -> env.queryLong("SELECT count(*) FROM $S.device_status_current") >= 200);
       assertTrue(env.queryLong("SELECT count(*) FROM $S.device_status_current WHERE current_slot >= " + TO) > 50, "slots 8..15 hold devices");
 
-      HttpResponse<String> scheduled = post(s.httpPort(), "/api/v1/slot-map", "{\"slots\": " + TO + "}");
-      assertEquals(202, scheduled.statusCode(), scheduled.body());
+      Map.Entry<Integer, String> scheduled = TestEnv.http(s.httpPort(), "POST", "/api/v1/slot-map", "{\"slots\": " + TO + "}");
+      assertEquals(202, scheduled.getKey(), scheduled.getValue());
       long t0 = System.nanoTime();
       TestEnv.awaitTrue(Duration.ofSeconds(60), "the leader switched", () ->
           env.queryLong("SELECT count(*) FROM $S.slot_map_version WHERE version = 2 AND switched_at IS NOT NULL") == 1);
@@ -114,7 +109,7 @@ class ReshardShrinkIT {
       TestEnv.awaitTrue(Duration.ofSeconds(30), "the leftovers are dead-lettered as stale_slot_map",
           () -> env.queryLong("SELECT count(*) FROM $S.dead_letter WHERE reason = 'stale_slot_map'") >= 3);
       for (String l : leftovers) assertEquals(0, env.queryLong("SELECT count(*) FROM $S.device_status_history WHERE device_id = '" + l + "'"));
-      JsonObject status = new JsonObject(get(s.httpPort(), "/api/v1/slot-map").body());
+      JsonObject status = new JsonObject(TestEnv.http(s.httpPort(), "GET", "/api/v1/slot-map").getValue());
       assertEquals(TO, status.getJsonObject("current").getInteger("slots"), status.encode());
       assertNull(status.getValue("change"), "nothing in progress once retired: " + status.encode());
 
@@ -159,15 +154,5 @@ class ReshardShrinkIT {
     } catch (IOException e) {
       return true;
     }
-  }
-
-  private HttpResponse<String> get(int port, String path) throws Exception {
-    return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).header("Authorization", "Bearer " + TestEnv.API_TOKEN)
-        .GET().build(), HttpResponse.BodyHandlers.ofString());
-  }
-
-  private HttpResponse<String> post(int port, String path, String body) throws Exception {
-    return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).header("Authorization", "Bearer " + TestEnv.API_TOKEN)
-        .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
   }
 }

@@ -355,11 +355,16 @@ public final class TestEnv implements AutoCloseable {
 
   /** A request to a node's HTTP API: status and body. */
   public static Map.Entry<Integer, String> http(int port, String method, String path) throws Exception {
+    return http(port, method, path, null);
+  }
+
+  /** The same with a JSON body ({@code null}: none). */
+  public static Map.Entry<Integer, String> http(int port, String method, String path, String json) throws Exception {
     // HTTP/1.1: the request timeout below does not bound the body of an upgraded (h2c) exchange
     HttpClient c = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
         .timeout(Duration.ofSeconds(10)).header("Authorization", "Bearer " + API_TOKEN);
-    b = method.equals("POST") ? b.POST(HttpRequest.BodyPublishers.noBody()) : b.GET();
+    b = method.equals("POST") ? b.POST(json == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(json)) : b.GET();
     HttpResponse<String> r = c.send(b.build(), HttpResponse.BodyHandlers.ofString());
     return Map.entry(r.statusCode(), r.body());
   }
