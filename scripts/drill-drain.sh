@@ -5,7 +5,8 @@
 # (--via sigterm). Prints the slots it held; the drain time (request -> OFFLINE, request -> its process
 # exited); the per-slot handover time p50/p99/max (for each slot it held: its 'drain' MOVING row -> the
 # slot's next LOADING_NEW -> ACTIVE row, split into release / leader handover / load); the snapshot load
-# p50/max of those activations ('loaded in N ms'); the redeliveries the drain caused on the surviving
+# p50/max of those activations ('loaded in N ms'); the time from the request to each drained slot's first commit on the
+# survivor (min/median/max, p90); the redeliveries the drain caused on the surviving
 # worker (worker_redelivered_total just before and after; goal 0); then the ledger.
 #
 #   scripts/drill-drain.sh [--slots 256] [--devices 4000] [--interval-ms 5000] [--via api|sigterm] [--jar PATH]
@@ -80,11 +81,15 @@ survivor=w1
 [ "$victim" = w1 ] && survivor=w2
 held_list=$(drill_sql "select string_agg(slot_id::text, ',' order by slot_id) from slot_lease where owner_worker_id = '$victim' and state = 'ACTIVE'")
 held=$(awk -F, '{ print NF }' <<<"$held_list")
+pairs=$(drill_sql "select string_agg('(' || slot_id || ',' || lease_epoch || ')', ',' order by slot_id) from slot_lease
+    where owner_worker_id = '$victim' and state = 'ACTIVE'")
 per_slot=$(drill_sql "select coalesce(round(avg(n)), 0) from (select count(*) n from device_status_current
     where current_slot in ($held_list) group by current_slot) x")
 redeliv_before=$(drill_metric "$survivor" worker_redelivered_total)
 load_count_before=$(drill_metric "$survivor" worker_snapshot_load_seconds_count)
 load_sum_before=$(drill_metric "$survivor" worker_snapshot_load_seconds_sum)
+open_before="$(drill_metric "$survivor" worker_slot_open_seconds_count) $(drill_metric "$survivor" worker_slot_open_seconds_sum)"
+first_before="$(drill_metric "$survivor" worker_slot_first_commit_seconds_count) $(drill_metric "$survivor" worker_slot_first_commit_seconds_sum)"
 say "draining $victim: it holds $held of $slots slots (~$per_slot devices per slot); $survivor holds $((slots - held))"
 
 t0=$(now_ms)
@@ -151,6 +156,11 @@ pct() { # expression over drill_drain_slots -> "p50 X ms, p99 Y ms, max Z ms"
 }
 msdiff() { echo "extract(epoch from $1 - $2) * 1000"; }
 moved=$(drill_sql "select count(*) from drill_drain_slots")
+# takeover to consuming (issue 14): each slot the drain moved, to its first commit under the survivor's epoch
+moved_pairs=$(drill_sql "select string_agg('(' || z.slot_id || ',' || z.epoch || ')', ',') from (values $pairs) z(slot_id, epoch)
+    join drill_drain_slots d on d.slot_id = z.slot_id")
+DRILL_FC_TIMES="" DRILL_FC_IDLE=0 DRILL_FC_MISSING=""
+[ -z "$moved_pairs" ] || drill_first_commits "$moved_pairs" "$t0" 180
 activated=$(drill_sql "select count(*) from drill_drain_slots where active_at is not null")
 from_rows=$(drill_sql "select count(*) from drill_drain_slots where active_row")
 released_rows=$(drill_sql "select count(*) from drill_drain_slots where released_at is not null")
@@ -162,6 +172,14 @@ load_mean=n/a
 [ "$lc" -gt 0 ] && load_mean=$(awk -v a="$(drill_metric "$survivor" worker_snapshot_load_seconds_sum)" -v b="$load_sum_before" -v n="$lc" \
   'BEGIN { printf "%.0f ms", (a - b) * 1000 / n }')
 load_max=$(awk -v s="$(drill_metric "$survivor" worker_snapshot_load_seconds_max)" 'BEGIN { printf "%.0f ms", s * 1000 }')
+# the survivor's timers of the slots it took up in the drain: "mean X ms over N (max Y ms, recent)"; BEFORE is "count sum"
+timer_since() {
+  local count sum
+  count=$(drill_metric "$survivor" "${1}_seconds_count") sum=$(drill_metric "$survivor" "${1}_seconds_sum")
+  awk -v c="$count" -v s="$sum" -v b="$2" -v m="$(drill_metric "$survivor" "${1}_seconds_max")" 'BEGIN { split(b, x, " ");
+    n = c - x[1]; if (n <= 0) { print "n/a (this jar has no " "'"$1"'" " timer)"; exit }
+    printf "mean %.0f ms over %d slot(s), max %.0f ms (recent)\n", (s - x[2]) * 1000 / n, n, m * 1000 }'
+}
 
 echo
 row() { printf '%-28s %s\n' "$1" "$2"; }
@@ -179,6 +197,10 @@ else
   row "  release + leader:" "$(pct "$(msdiff loading_at moving_at)")   (MOVING -> LOADING_NEW; no 'released' history rows)"
 fi
 row "  load by $survivor:" "$(pct "$(msdiff active_at loading_at)")   (LOADING_NEW -> ACTIVE)"
+row "  $survivor: taken up -> open:" "$(timer_since worker_slot_open "$open_before")   (ACTIVE here -> consumers open on the broker)"
+row "  $survivor: -> first commit:" "$(timer_since worker_slot_first_commit "$first_before")   (ACTIVE here -> first batch committed)"
+row "first commit on $survivor:" "$(drill_stats "$DRILL_FC_TIMES"), p90 $(drill_pct "$DRILL_FC_TIMES" 90) ms   (drain request -> first commit under the new epoch, each slot the drain moved; ${DRILL_FC_IDLE:-0} slot(s) without any commit before left out)"
+[ -z "$DRILL_FC_MISSING" ] || drill_fail "no commit on $survivor within 180 s for drained slot(s) $DRILL_FC_MISSING"
 if [ -n "$load" ]; then
   row "snapshot load:" "$load   ('loaded in N ms' of those activations)"
 else

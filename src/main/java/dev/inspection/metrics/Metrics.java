@@ -34,6 +34,7 @@ public final class Metrics {
   private final NodeMeters node;
   private final SlotGauges slots;
   private final Timer[] lagByPriority = new Timer[3];
+  private SlotMoves moves;
 
   private Metrics(MeterRegistry registry, PrometheusMeterRegistry prometheus) {
     this.registry = registry;
@@ -87,6 +88,12 @@ public final class Metrics {
   /** Per-slot backlog (scheduler) and lag (worker) gauges. */
   public SlotGauges slots() {
     return slots;
+  }
+
+  /** The worker's timers of a slot changing owners (registered on first use: other roles never show them). */
+  public synchronized SlotMoves moves() {
+    if (moves == null) moves = new SlotMoves(registry);
+    return moves;
   }
 
   public String scrape() {
@@ -196,9 +203,10 @@ public final class Metrics {
     counter("worker_committed_total", "messages committed and acked per slot", "slot", Integer.toString(slot)).increment(n);
   }
 
-  /** Broker calls that settled deliveries (acks, multiple acks, requeues): with multiple acks far fewer than the deliveries. */
-  public void ackCalls(int n) {
+  /** Settle calls sent (acks, multiple acks, requeues: far fewer than deliveries) and not sent ({@code refused}: worker/ChannelTags). */
+  public void ackCalls(int n, int refused) {
     counter("worker_ack_calls_total", "basicAck/basicNack calls the worker made (one multiple ack settles a channel's part of a batch)").increment(n);
+    if (refused > 0) counter("worker_ack_refused_total", "acks/nacks not sent: they named a delivery tag the channel does not hold (the broker would close the channel; the log says why)").increment(refused);
   }
 
   public void fenced(int slot, int n) {
@@ -306,15 +314,7 @@ public final class Metrics {
 
   private final Map<String, Latency> timers = new ConcurrentHashMap<>();
 
-  /** Time to load a slot's derived state before consuming it (INV-10). */
-  public void snapshotLoaded(long millis) {
-    time("worker_snapshot_load", "time to load a slot's derived state before consuming it (INV-10)", millis);
-  }
 
-  /** Time for the old owner to stop, commit and ack a moving slot. */
-  public void slotReleased(long millis) {
-    time("worker_slot_release", "time for the old owner to stop, commit and ack a moving slot", millis);
-  }
 
   public void waveArrived(long millis) {
     time("scheduler_wave", "time from sending a wave of slots to a worker (cold start, scale-out) until every one of them was ACTIVE on it", millis);

@@ -42,7 +42,8 @@ import org.slf4j.LoggerFactory;
  *       over deliveries it sent before it processed the cancel, so the channels stay open until none has
  *       arrived for {@link #QUIET_MS} ({@link #quietRemainingMs});</li>
  *   <li>acks run in order on one thread (the worker's ack executor), a batch settled with one
- *       {@code basicAck(tag, multiple=true)} per channel where {@link AckPlan} allows it.</li>
+ *       {@code basicAck(tag, multiple=true)} per channel where {@link AckPlan} allows it; a settle naming a tag the
+ *       channel does not hold is not sent ({@link ChannelTags}: the broker would close the channel over it).</li>
  * </ul>
  * Deliveries reach the owner's {@code sink} on its context; everything else here is called on that context.
  */
@@ -80,12 +81,16 @@ final class SlotConsumers {
 
   /** Written by the opening worker thread, read on the context. */
   private final Map<Priority, Channel> channels = new ConcurrentHashMap<>();
+  /** The tags each open channel holds unsettled ({@link ChannelTags}); a channel's entry goes once it is closed. */
+  private final Map<Channel, ChannelTags> held = new ConcurrentHashMap<>();
   private final Set<Priority> cancelPending = EnumSet.noneOf(Priority.class);
   private Promise<Void> cancelled;
   private Future<Void> opening = Future.succeededFuture();
   private Future<Void> lastAck = Future.succeededFuture();
   private long lastDeliveryNanos = System.nanoTime() - QUIET_MS * 1_000_000;
   private final AtomicInteger redeliveriesLogged = new AtomicInteger();
+  private final long createdNanos = System.nanoTime();
+  private volatile boolean openedOnce;
 
   SlotConsumers(Vertx vertx, int slot, long epoch, String workerId, Topology topology, Prefetch prefetch, Supplier<Connection> broker,
       WorkerExecutor acks, Metrics metrics, Consumer<Delivery> sink) {
@@ -142,15 +147,21 @@ final class SlotConsumers {
         for (Priority p : Priority.values()) {
           Channel ch = conn.createChannel();
           channels.put(p, ch);
+          ChannelTags tags = new ChannelTags();
+          held.put(ch, tags);
           ch.basicQos(prefetch.of(p));
-          DefaultConsumer consumer = consumer(ch, p);
+          DefaultConsumer consumer = consumer(ch, p, tags);
           ch.setDefaultConsumer(consumer);
           ch.basicConsume(topology.queue(slot, p), false, consumerTag(p), consumer);
+        }
+        if (!openedOnce) {
+          openedOnce = true;
+          metrics.moves().opened((System.nanoTime() - createdNanos) / 1_000_000);
         }
       } catch (Exception e) {
         List<Channel> half = new ArrayList<>(channels.values());
         channels.clear();
-        half.forEach(SlotConsumers::closeQuietly);
+        half.forEach(this::closeQuietly);
         throw e;
       }
       return null;
@@ -158,10 +169,11 @@ final class SlotConsumers {
     return opening;
   }
 
-  private DefaultConsumer consumer(Channel ch, Priority p) {
+  private DefaultConsumer consumer(Channel ch, Priority p, ChannelTags tags) {
     return new DefaultConsumer(ch) {
       @Override
       public void handleDelivery(String tag, Envelope env, AMQP.BasicProperties props, byte[] body) {
+        tags.delivered(env.getDeliveryTag());
         Delivery d = new Delivery(ch, env.getDeliveryTag(), body, p, env.getRoutingKey());
         if (env.isRedeliver()) {
           metrics.redelivered(slot);
@@ -254,18 +266,33 @@ final class SlotConsumers {
     List<AckPlan.Step<Channel>> steps = AckPlan.plan(settles);
     if (steps.isEmpty()) return Future.succeededFuture();
     lastAck = acks.executeBlocking(() -> {
+      int calls = 0;
+      int refused = 0;
       for (AckPlan.Step<Channel> step : steps) {
+        ChannelTags tags = held.get(step.channel());
+        ChannelTags.Send send = tags == null ? new ChannelTags.Send(step.tag(), step.multiple(), null)
+            : step.requeue() ? tags.requeue(step.tag()) : tags.ack(step.tag(), step.multiple());
+        if (send.refused() != null) {
+          refused++;
+          refused(step.channel(), send.refused());
+        }
+        if (send.tag() < 0) continue;
         try {
-          if (step.requeue()) step.channel().basicNack(step.tag(), false, true);
-          else step.channel().basicAck(step.tag(), step.multiple());
+          if (step.requeue()) step.channel().basicNack(send.tag(), false, true);
+          else step.channel().basicAck(send.tag(), send.multiple());
+          calls++;
         } catch (Exception e) {
           // channel gone: the broker redelivers, and the write is idempotent
         }
       }
-      metrics.ackCalls(steps.size());
+      metrics.ackCalls(calls, refused);
       return null;
     }, true);
     return lastAck;
+  }
+
+  private void refused(Channel ch, String why) {
+    log.atError().addKeyValue(SLOT, slot).log("slot {} (epoch {}): not sent on channel {}: {}", slot, epoch, ch.getChannelNumber(), why);
   }
 
   /** Completes once every ack asked for so far has run. */
@@ -279,7 +306,7 @@ final class SlotConsumers {
     channels.clear();
     if (chs.isEmpty()) return;
     vertx.executeBlocking(() -> {
-      chs.forEach(SlotConsumers::closeQuietly);
+      chs.forEach(this::closeQuietly);
       return null;
     }, false);
   }
@@ -287,13 +314,15 @@ final class SlotConsumers {
   /** The connection is gone: so are the channels and every unacked delivery (the broker requeues them). */
   void lost() {
     channels.clear();
+    held.clear();
   }
 
-  private static void closeQuietly(Channel ch) {
+  private void closeQuietly(Channel ch) {
     try {
       if (ch.isOpen()) ch.close();
     } catch (Exception ignored) {
       // already closed
     }
+    held.remove(ch);
   }
 }

@@ -6,10 +6,12 @@ import java.util.List;
 
 /**
  * A slot's figures since this worker took it over: the terms of the slot weight its heartbeat reports
- * (seed 000 §4.3), and the batch and lag metrics. Updated on the worker's context after each commit.
+ * (seed 000 §4.3), the batch and lag metrics, and the time from taking the slot up to its first commit. Created when the
+ * slot is taken up; updated on the worker's context after each commit.
  */
 public final class SlotStats {
   private final Metrics metrics;
+  private final long takenUpNanos = System.nanoTime();
   private long committedTotal;
   private volatile long lastLagMs;
   private long batchNanosTotal;
@@ -23,6 +25,7 @@ public final class SlotStats {
   void committed(List<Envelope> results, long nanos, long nowMs) {
     if (results.isEmpty()) return;
     metrics.batch(results.size(), nanos);
+    if (batches == 0) metrics.moves().firstCommit((System.nanoTime() - takenUpNanos) / 1_000_000);
     committedTotal += results.size();
     batchNanosTotal += nanos;
     batches++;

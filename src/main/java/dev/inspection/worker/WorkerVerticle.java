@@ -144,7 +144,7 @@ public final class WorkerVerticle extends VerticleBase {
             return snapshots.load(List.copyOf(slots.keySet())).map(snaps -> {
               snaps.forEach((slot, snap) -> {
                 loaded.put(slot, snap);
-                metrics.snapshotLoaded(snap.millis());
+                metrics.moves().loaded(snap.millis());
               });
               log.debug("slots {}: loaded in {} ms", slots.keySet(), snaps.values().stream().mapToLong(SnapshotLoader.Snapshot::millis).max().orElse(0));
               return null;
@@ -164,7 +164,7 @@ public final class WorkerVerticle extends VerticleBase {
             return p.close().onComplete(ar -> {
               if (processors.get(slot) == p) removeProcessor(slot);
               metrics.leaseChange("released");
-              metrics.slotReleased((System.nanoTime() - start) / 1_000_000);
+              metrics.moves().released((System.nanoTime() - start) / 1_000_000);
               log.debug("worker {} released slot {} (epoch {})", workerId, slot, epoch);
             });
           }
