@@ -689,7 +689,7 @@ e2e_run() { # tag devices interval_ms warm-up_s window_s heap
   if [ "${R[$tag.err]}" != 0 ] || [ "${R[$tag.warn]}" != 0 ]; then
     # slot numbers folded, so 256 slots failing alike are one line; || true: head closing the pipe early
     # is no failure (pipefail)
-    grep -E ' (ERROR|WARN) |Exception|OutOfMemory' "$NODE_LOG" | sed -E 's/^[0-9:.]+ //; s/slot [0-9]+/slot N/g' | sort | uniq -c | sort -rn |
+    grep -E ' (ERROR|WARN) |Exception|OutOfMemory' "$NODE_LOG" | sed -E 's/^[0-9TZ:.-]+ //; s/slot [0-9]+/slot N/g' | sort | uniq -c | sort -rn |
       head -n 8 | cut -c1-300 || true
   fi
 }

@@ -93,7 +93,7 @@ while m=$(backfill_messages); [ "${m:-1}" != 0 ]; do
   sleep 1
 done
 say "back-fill queue empty $(( $(date +%s) - t2 )) s after NORMAL: $(status)"
-changes=$(grep -h "DB-degraded write mode" "$dir/w1.log" | sed -E 's/^([0-9:.]+) .*write mode (entered|left)( after [0-9]+ ms)?: ([^;]*);.*/  \1 \2\3: \4/')
+changes=$(grep -h "DB-degraded write mode" "$dir/w1.log" | sed -E 's/^([0-9TZ:.-]+) .*write mode (entered|left)( after [0-9]+ ms)?: ([^;]*);.*/  \1 \2\3: \4/')
 entered=$(grep -c "DB-degraded write mode entered" "$dir/w1.log" || true)
 say "mode changes ($entered time(s) entered):"
 echo "$changes"

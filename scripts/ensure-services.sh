@@ -18,6 +18,12 @@
 # (rabbitmq.conf line for the next boot, and the application environment of the running broker, so no
 # restart is needed).
 #
+# RabbitMQ's listeners get a send timeout (rabbitmq.conf: tcp_listen_options.send_timeout = 15000 with
+# send_timeout_close; RabbitMQ's other listen defaults restated, since a tcp_listen_options key replaces them):
+# without it a send to a client that stopped reading blocks forever, and a SIGSTOPped (hung) worker kept its
+# single-active-consumer queues for 25-35 s, also after the scheduler's broker fence asked the management API
+# to close its connection (issue 14). A running broker without it is restarted once, saying so.
+#
 # Behaviour does not depend on CI or any other environment variable except ENSURE_SERVICES_TIMEOUT.
 set -euo pipefail
 
@@ -285,6 +291,7 @@ rabbit_file_limit() {
 
 ensure_rabbitmq() {
   rabbit_ensure_env_conf
+  rabbit_ensure_listen_conf
   if ! rabbit_node_running; then
     if rabbit_beam_present; then
       echo "rabbitmq: broker process present but node not running, waiting for it to boot"
@@ -313,8 +320,37 @@ ensure_rabbitmq() {
     [ "$limit" -ge "$MIN_FILE_HANDLES" ] ||
       die "rabbitmq: file handle limit is still $limit after the restart (below $MIN_FILE_HANDLES); the hard open-file limit for user rabbitmq is too low ('su rabbitmq -s /bin/sh -c \"ulimit -Hn\"'); see $RABBIT_ENV_CONF"
   fi
+  local send_timeout
+  send_timeout="$(rabbit_send_timeout)" || die "rabbitmq: could not read the broker's tcp_listen_options (rabbitmqctl eval); see $(rabbit_log)"
+  if ! [[ "$send_timeout" =~ ^[0-9]+$ ]]; then
+    rabbit_restart "its listeners have no send timeout (read $RABBIT_CONF at its boot, before the line was there): a hung worker would keep its queues"
+    send_timeout="$(rabbit_send_timeout)" || die "rabbitmq: could not read the broker's tcp_listen_options after the restart; see $(rabbit_log)"
+    [[ "$send_timeout" =~ ^[0-9]+$ ]] || die "rabbitmq: still no tcp_listen_options.send_timeout after the restart (read: $send_timeout); see $RABBIT_CONF"
+  fi
   wait_until rabbitmq rabbit_up "$(rabbit_log)"
-  echo "rabbitmq: running (127.0.0.1:5672 answers AMQP) with enough file handles (limit $limit >= $MIN_FILE_HANDLES)"
+  echo "rabbitmq: running (127.0.0.1:5672 answers AMQP) with enough file handles (limit $limit >= $MIN_FILE_HANDLES), listen send timeout ${send_timeout} ms"
+}
+
+# ---------------------------------------------------------------- RabbitMQ listen options (issue 14)
+
+RABBIT_LISTEN_MARK='# added by inspection-node scripts/ensure-services.sh: cut a connection 15 s after a send to it blocked (a hung worker must not keep its queues); the other lines restate the defaults, which a tcp_listen_options key replaces'
+
+# Adds the listen options to rabbitmq.conf (for the next boot) unless it sets a send timeout already.
+rabbit_ensure_listen_conf() {
+  if grep -qE '^[[:space:]]*tcp_listen_options\.send_timeout[[:space:]]*=' "$RABBIT_CONF" 2>/dev/null; then return 0; fi
+  mkdir -p "$(dirname "$RABBIT_CONF")"
+  if [ -s "$RABBIT_CONF" ] && [ -n "$(tail -c 1 "$RABBIT_CONF")" ]; then echo >>"$RABBIT_CONF"; fi
+  printf '%s\n' "$RABBIT_LISTEN_MARK" 'tcp_listen_options.backlog = 128' 'tcp_listen_options.nodelay = true' \
+    'tcp_listen_options.linger.on = true' 'tcp_listen_options.linger.timeout = 0' 'tcp_listen_options.exit_on_close = false' \
+    'tcp_listen_options.send_timeout = 15000' 'tcp_listen_options.send_timeout_close = true' >>"$RABBIT_CONF"
+  echo "rabbitmq: added tcp_listen_options.send_timeout = 15000 to $RABBIT_CONF (a hung worker's connection is cut instead of keeping its queues)"
+}
+
+# The running broker's listen send timeout in ms ("undefined" when it has none); fails when rabbitmqctl does.
+rabbit_send_timeout() {
+  local out
+  out="$(timeout 20 rabbitmqctl eval 'case application:get_env(rabbit, tcp_listen_options) of {ok, O} -> proplists:get_value(send_timeout, O); _ -> undefined end.' 2>&1)" || return 1
+  tail -1 <<<"$out"
 }
 
 # ---------------------------------------------------------------- RabbitMQ management API

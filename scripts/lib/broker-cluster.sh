@@ -94,6 +94,14 @@ management.tcp.ip = 127.0.0.1
 management.tcp.port = $(bc_mgmt_port "$i")
 # queue figures (consumers, messages) in the management API at most 1 s old: the drill polls them
 collect_statistics_interval = 1000
+# as scripts/ensure-services.sh sets the shared broker: a connection whose sends block 15 s is cut (a hung worker)
+tcp_listen_options.backlog = 128
+tcp_listen_options.nodelay = true
+tcp_listen_options.linger.on = true
+tcp_listen_options.linger.timeout = 0
+tcp_listen_options.exit_on_close = false
+tcp_listen_options.send_timeout = 15000
+tcp_listen_options.send_timeout_close = true
 log.file.level = info
 log.console = false
 EOF

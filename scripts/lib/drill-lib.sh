@@ -207,8 +207,14 @@ drill_sql() { PGOPTIONS="-c search_path=$name -c client_min_messages=warning" ps
 now_ms() { date +%s%3N; }
 # PostgreSQL's clock as text, for a later comparison in SQL (the same host clock as now_ms).
 db_now() { drill_sql "select now()::text"; }
-# "HH:MM:SS.mmm" from a node log (today) as epoch ms.
-log_time_ms() { date -d "$(date +%F) $1" +%s%3N; }
+# A node log line's time as epoch ms: ISO 8601 ("2026-12-02T23:10:34.844Z", the log format since issue 15) or,
+# from older jars, "HH:MM:SS.mmm" (today).
+log_time_ms() {
+  case "$1" in
+    *T*) date -d "$1" +%s%3N ;;
+    *) date -d "$(date +%F) $1" +%s%3N ;;
+  esac
+}
 
 # drill_metric ID NAME [LABEL_MATCH]: sum of a metric's samples (all label sets, or those whose labels
 # contain LABEL_MATCH, e.g. 'quantile="0.5"'); 0 when absent; empty when the node does not answer.
@@ -307,8 +313,8 @@ drill_mode_now() {
 # the process as "EPOCH_MS (process started)".
 drill_probe_changes() {
   grep -E 'inspecting in mode|own mode [A-Z_]+ -> |^---- [0-9-]+ [0-9:]+ start:' "$dir/$1.log" 2>/dev/null |
-    sed -E 's/^([0-9:.]+) .*inspecting in mode ([A-Z_]+) \((fleet [A-Z_]+, own [A-Z_]+)\).*/\1 \2 (\3)/;
-            s/^([0-9:.]+) .*own mode ([A-Z_]+ -> [A-Z_]+ .*)$/\1 own \2/;
+    sed -E 's/^([0-9TZ:.-]+) .*inspecting in mode ([A-Z_]+) \((fleet [A-Z_]+, own [A-Z_]+)\).*/\1 \2 (\3)/;
+            s/^([0-9TZ:.-]+) .*own mode ([A-Z_]+ -> [A-Z_]+ .*)$/\1 own \2/;
             s/^---- [0-9-]+ ([0-9:]+) start:.*/\1.000 (process started)/' |
     while read -r t rest; do echo "$(log_time_ms "$t") $rest"; done
 }
@@ -480,7 +486,7 @@ drill_wait_backfilled() {
     sleep 1
   done
   say "ledger: every worker NORMAL and the back-fill queue empty after $((SECONDS - start)) s"
-  grep -h "DB-degraded write mode" "$dir"/*.log | sed -E 's/^([0-9:.]+) .*(worker [^:]+): DB-degraded write mode (entered|left)( after [0-9]+ ms)?: ([^;]*);?.*/  \1 \2 \3\4: \5/'
+  grep -h "DB-degraded write mode" "$dir"/*.log | sed -E 's/^([0-9TZ:.-]+) .*(worker [^:]+): DB-degraded write mode (entered|left)( after [0-9]+ ms)?: ([^;]*);?.*/  \1 \2 \3\4: \5/'
 }
 
 drill_finish() {
