@@ -88,8 +88,8 @@ per_slot=$(drill_sql "select coalesce(round(avg(n)), 0) from (select count(*) n 
 redeliv_before=$(drill_metric "$survivor" worker_redelivered_total)
 load_count_before=$(drill_metric "$survivor" worker_snapshot_load_seconds_count)
 load_sum_before=$(drill_metric "$survivor" worker_snapshot_load_seconds_sum)
-open_before="$(drill_metric "$survivor" worker_slot_open_seconds_count) $(drill_metric "$survivor" worker_slot_open_seconds_sum)"
-first_before="$(drill_metric "$survivor" worker_slot_first_commit_seconds_count) $(drill_metric "$survivor" worker_slot_first_commit_seconds_sum)"
+open_before=$(drill_timer_now "$survivor" worker_slot_open)
+first_before=$(drill_timer_now "$survivor" worker_slot_first_commit)
 say "draining $victim: it holds $held of $slots slots (~$per_slot devices per slot); $survivor holds $((slots - held))"
 
 t0=$(now_ms)
@@ -172,14 +172,6 @@ load_mean=n/a
 [ "$lc" -gt 0 ] && load_mean=$(awk -v a="$(drill_metric "$survivor" worker_snapshot_load_seconds_sum)" -v b="$load_sum_before" -v n="$lc" \
   'BEGIN { printf "%.0f ms", (a - b) * 1000 / n }')
 load_max=$(awk -v s="$(drill_metric "$survivor" worker_snapshot_load_seconds_max)" 'BEGIN { printf "%.0f ms", s * 1000 }')
-# the survivor's timers of the slots it took up in the drain: "mean X ms over N (max Y ms, recent)"; BEFORE is "count sum"
-timer_since() {
-  local count sum
-  count=$(drill_metric "$survivor" "${1}_seconds_count") sum=$(drill_metric "$survivor" "${1}_seconds_sum")
-  awk -v c="$count" -v s="$sum" -v b="$2" -v m="$(drill_metric "$survivor" "${1}_seconds_max")" 'BEGIN { split(b, x, " ");
-    n = c - x[1]; if (n <= 0) { print "n/a (this jar has no " "'"$1"'" " timer)"; exit }
-    printf "mean %.0f ms over %d slot(s), max %.0f ms (recent)\n", (s - x[2]) * 1000 / n, n, m * 1000 }'
-}
 
 echo
 row() { printf '%-28s %s\n' "$1" "$2"; }
@@ -197,8 +189,8 @@ else
   row "  release + leader:" "$(pct "$(msdiff loading_at moving_at)")   (MOVING -> LOADING_NEW; no 'released' history rows)"
 fi
 row "  load by $survivor:" "$(pct "$(msdiff active_at loading_at)")   (LOADING_NEW -> ACTIVE)"
-row "  $survivor: taken up -> open:" "$(timer_since worker_slot_open "$open_before")   (ACTIVE here -> consumers open on the broker)"
-row "  $survivor: -> first commit:" "$(timer_since worker_slot_first_commit "$first_before")   (ACTIVE here -> first batch committed)"
+row "  $survivor: taken up -> open:" "$(drill_timer_since "$survivor" worker_slot_open "$open_before")   (ACTIVE here -> consumers open on the broker)"
+row "  $survivor: -> first commit:" "$(drill_timer_since "$survivor" worker_slot_first_commit "$first_before")   (ACTIVE here -> first batch committed)"
 row "first commit on $survivor:" "$(drill_stats "$DRILL_FC_TIMES"), p90 $(drill_pct "$DRILL_FC_TIMES" 90) ms   (drain request -> first commit under the new epoch, each slot the drain moved; ${DRILL_FC_IDLE:-0} slot(s) without any commit before left out)"
 [ -z "$DRILL_FC_MISSING" ] || drill_fail "no commit on $survivor within 180 s for drained slot(s) $DRILL_FC_MISSING"
 if [ -n "$load" ]; then

@@ -6,7 +6,9 @@
 #              free liveness lock or a heartbeat timeout),
 #   takeover:  DEAD -> every slot it held is ACTIVE on a survivor,
 #   first commit: kill -9 -> each slot's first commit on its new owner (its first history row under a
-#              newer epoch; per slot, min/median/p90/max, and the last slot against the goal of 3 s),
+#              newer epoch; per slot, min/median/p90/max, and the last slot against the goal of 3 s), and on
+#              each survivor the slots it took up: -> consumers open and -> first commit (its worker_slot_open
+#              and worker_slot_first_commit timers: mean over the cycle's slots, recent max),
 # prints them, restarts the killed worker (same node id, --worker.warmup.ms) and waits until it holds
 # slots again before the next cycle. Ends with min/median/max of both over the cycles, then the ledger.
 #
@@ -89,6 +91,11 @@ for c in $(seq "$cycles"); do
   pairs=$(drill_sql "select string_agg('(' || slot_id || ',' || lease_epoch || ')', ',' order by slot_id) from slot_lease
       where owner_worker_id = '$victim' and state = 'ACTIVE'")
   say "holdings: $(drill_holdings)"
+  declare -A open_before=() first_before=()
+  for w in "${ids[@]}"; do
+    [ "$w" = "$victim" ] && continue
+    open_before[$w]=$(drill_timer_now "$w" worker_slot_open) first_before[$w]=$(drill_timer_now "$w" worker_slot_first_commit)
+  done
 
   t0=$(now_ms)
   kill -KILL "${DRILL_PID[$victim]}"
@@ -128,6 +135,9 @@ for c in $(seq "$cycles"); do
   say "cycle $c: kill -9 -> first commit on the new owner per slot: $(drill_stats "$DRILL_FC_TIMES"), p90 $(drill_pct "$DRILL_FC_TIMES" 90) ms"
   say "cycle $c: per slot (slot=ms after kill -9): $DRILL_FC_LIST(${DRILL_FC_IDLE:-0} slot(s) without any commit before the kill left out)"
   say "cycle $c: detection $detect ms, takeover $takeover ms ($held slots, kill -9 -> all ACTIVE $((detect + takeover)) ms, -> last first commit $fc_last ms)"
+  for w in "${!open_before[@]}"; do
+    say "cycle $c: $w took slots up: -> consumers open $(drill_timer_since "$w" worker_slot_open "${open_before[$w]}"); -> first commit $(drill_timer_since "$w" worker_slot_first_commit "${first_before[$w]}")"
+  done
   detections+="$detect " takeovers+="$takeover " firsts+="$fc_last " all_firsts+="$DRILL_FC_TIMES "
 
   r0=$(now_ms)

@@ -278,6 +278,18 @@ drill_first_commits() {
   DRILL_FC_IDLE=$(( $(grep -o '(' <<<"$pairs" | wc -l) - total ))
 }
 
+# drill_timer_now ID NAME: "count sum" of a node's timer NAME (e.g. worker_slot_first_commit) for drill_timer_since.
+drill_timer_now() { echo "$(drill_metric "$1" "${2}_seconds_count") $(drill_metric "$1" "${2}_seconds_sum")"; }
+
+# drill_timer_since ID NAME BEFORE: "mean X ms over N slot(s), max Y ms (recent)" of what node ID's timer NAME
+# recorded since drill_timer_now gave BEFORE; "n/a" when it recorded nothing (or the jar has no such timer).
+drill_timer_since() {
+  awk -v now="$(drill_timer_now "$1" "$2")" -v b="$3" -v m="$(drill_metric "$1" "${2}_seconds_max")" 'BEGIN {
+    split(now, x, " "); split(b, y, " "); n = x[1] - y[1]
+    if (n <= 0) { print "n/a"; exit }
+    printf "mean %.0f ms over %d slot(s), max %.0f ms (recent)\n", (x[2] - y[2]) * 1000 / n, n, m * 1000 }'
+}
+
 # drill_pct VALUES P: the P-th percentile (nearest rank) of space-separated whole numbers.
 drill_pct() {
   tr ' ' '\n' <<<"$1" | grep -v '^$' | sort -n | awk -v p="$2" '{ v[NR] = $1 } END {
