@@ -48,7 +48,8 @@
 #   BENCH_WARMUP_S, BENCH_WINDOW_S (every run unless a run's own variable below is set), BENCH_HEAP (default 2g;
 #   the million run's default is 6g), BENCH_PERFTEST_VERSIONS (versions tried in order),
 #   BENCH_NODE_FLAGS (extra --key=value flags for the node, e.g. "--outbox.replay.interval.ms=600000"),
-#   BENCH_JVM_OPTS (extra JVM options, e.g. a flight recording: "-XX:StartFlightRecording=filename=target/bench/node.jfr"),
+#   BENCH_JVM_OPTS (extra JVM options; {run} in them becomes the run's name, capacity, half, idle or million, so each
+#   run keeps its own flight recording: "-XX:StartFlightRecording=filename=target/bench/node-{run}.jfr,settings=profile"),
 #   BENCH_IDLE_DEVICES (100), BENCH_IDLE_INTERVAL_MS (the node's default), BENCH_IDLE_WARMUP_S (10), BENCH_IDLE_WINDOW_S (30),
 #   BENCH_MILLION_DEVICES (1000000), BENCH_MILLION_INTERVAL_MS (60000), BENCH_MILLION_WARMUP_S (interval + 30 s),
 #   BENCH_MILLION_WINDOW_S (60), BENCH_MILLION_HEAP (BENCH_HEAP, else 6g);
@@ -487,11 +488,13 @@ start_node() { # tag devices interval_ms heap
   rm -rf "$DATA" "$OUT/gc-$tag.log" "$NODE_LOG"
   NODE_TEARDOWN_MAYBE=1
   teardown_node || die "Teardown before the run failed (RabbitMQ or PostgreSQL down?)"
+  local jvm_opts=${BENCH_JVM_OPTS:-}
+  jvm_opts=${jvm_opts//\{run\}/$tag}
   # the scheduler's API needs real secrets: throwaway ones, through the environment
-  # shellcheck disable=SC2086 # BENCH_JVM_OPTS and BENCH_NODE_FLAGS hold several words
+  # shellcheck disable=SC2086 # jvm_opts (BENCH_JVM_OPTS) and BENCH_NODE_FLAGS hold several words
   INSPECT_API_TOKEN=$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n') \
   INSPECT_CONSOLE_PASSWORD=$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n') \
-  java "-Xmx$heap" "-Xlog:gc:file=$OUT/gc-$tag.log" ${BENCH_JVM_OPTS:-} -jar "$JAR" --role=all --node.id=$PREFIX --pg.schema=$PREFIX \
+  java "-Xmx$heap" "-Xlog:gc:file=$OUT/gc-$tag.log" $jvm_opts -jar "$JAR" --role=all --node.id=$PREFIX --pg.schema=$PREFIX \
     --topology.prefix=$PREFIX --redis.channel.prefix=$PREFIX --http.port=$PORT --data.dir="$DATA" \
     --probe.sim.devices="$n" --probe.interval.ms="$i" --slots.total=$SLOTS --security.allow.insecure.credentials=true \
     --scheduler.min.workers=1 ${BENCH_NODE_FLAGS:-} >"$NODE_LOG" 2>&1 &

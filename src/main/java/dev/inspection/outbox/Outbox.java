@@ -17,9 +17,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Clock;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -79,7 +77,7 @@ public final class Outbox implements AutoCloseable {
   private final String isNode;
   private final Topology topology;
   private final Clock clock;
-  private final Map<String, Long> seqs = new HashMap<>();
+  private final DeviceSeqs seqs = new DeviceSeqs();
   private long cycleHwm;
   /** The highest row id ever handed out (this thread is the file's only writer, so ids are given here, not read back per row). */
   private long lastId;
@@ -134,7 +132,7 @@ public final class Outbox implements AutoCloseable {
   private void resync() throws SQLException {
     try (Statement st = db.createStatement()) {
       try (ResultSet rs = st.executeQuery(RESYNC_SEQ)) {
-        while (rs.next()) seqs.merge(rs.getString(1), rs.getLong(2), Math::max);
+        while (rs.next()) seqs.atLeast(rs.getString(1), rs.getLong(2));
       }
       try (ResultSet rs = st.executeQuery("SELECT max(cycle_id) FROM outbox")) {
         if (rs.next()) cycleHwm = Math.max(cycleHwm, rs.getLong(1));
@@ -150,7 +148,7 @@ public final class Outbox implements AutoCloseable {
   private void load() throws SQLException {
     try (Statement st = db.createStatement()) {
       try (ResultSet rs = st.executeQuery("SELECT device_id, seq FROM device_seq")) {
-        while (rs.next()) seqs.put(rs.getString(1), rs.getLong(2));
+        while (rs.next()) seqs.atLeast(rs.getString(1), rs.getLong(2));
       }
       try (ResultSet rs = st.executeQuery("SELECT v FROM probe_meta WHERE k = 'cycle_hwm'")) {
         if (rs.next()) cycleHwm = rs.getLong(1);
@@ -172,7 +170,7 @@ public final class Outbox implements AutoCloseable {
   public Future<List<OutboxRow>> append(List<CheckResult> results) {
     return run(() -> {
       if (resync) resync();
-      Map<String, Long> before = new HashMap<>();
+      seqs.begin();
       long hwmBefore = cycleHwm;
       long idBefore = lastId;
       List<OutboxRow> rows = new ArrayList<>(results.size());
@@ -181,8 +179,7 @@ public final class Outbox implements AutoCloseable {
            PreparedStatement seq = db.prepareStatement(UPSERT_SEQ);
            PreparedStatement cyc = db.prepareStatement(UPSERT_CYCLE)) {
         for (CheckResult r : results) {
-          before.putIfAbsent(r.deviceId(), seqs.get(r.deviceId()));
-          long s = seqs.merge(r.deviceId(), 1L, Long::sum);
+          long s = seqs.next(r.deviceId());
           long cycle = Math.max(r.collectedAt().toEpochMilli(), cycleHwm);
           cycleHwm = cycle;
           String id = Envelope.messageId(isNode, cycle, r.deviceId(), s);
@@ -204,9 +201,9 @@ public final class Outbox implements AutoCloseable {
           rows.add(new OutboxRow(rowId, id, rk, body, now));
         }
         ins.executeBatch();
-        for (String device : before.keySet()) {
-          seq.setString(1, device);
-          seq.setLong(2, seqs.get(device));
+        for (int i = 0; i < seqs.touched(); i++) {
+          seq.setString(1, seqs.touchedDevice(i));
+          seq.setLong(2, seqs.touchedLast(i));
           seq.addBatch();
         }
         seq.executeBatch();
@@ -217,10 +214,7 @@ public final class Outbox implements AutoCloseable {
       } catch (SQLException e) {
         rollbackQuietly();
         // hand out no number that was not committed
-        before.forEach((device, old) -> {
-          if (old == null) seqs.remove(device);
-          else seqs.put(device, old);
-        });
+        seqs.rollBack();
         cycleHwm = hwmBefore;
         lastId = idBefore;
         // a full disk or an I/O error may have made SQLite roll the transaction back on its own, after which

@@ -292,7 +292,7 @@ public final class BatchStore {
     for (int i = 0; i < list.size(); i++) {
       Cur c = list.get(i);
       rows.add(new ResultRow(c.slot(), c.epoch(), c.row().newest(), c.row().payload()));
-      derived[i] = c.row().derived() == null ? null : c.row().derived().encode();
+      derived[i] = c.row().derived();
       profile[i] = c.row().profile().name();
       if (c.row().guarded() != null) guarded.put(c.row().newest().deviceId(), new JsonArray(new ArrayList<>(c.row().guarded())));
     }

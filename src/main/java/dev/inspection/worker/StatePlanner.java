@@ -5,6 +5,7 @@ import dev.inspection.messaging.Priority;
 import dev.inspection.state.AlertEvent;
 import dev.inspection.state.AlertRules;
 import dev.inspection.state.Check;
+import dev.inspection.state.DerivedJson;
 import dev.inspection.state.DerivedState;
 import dev.inspection.state.DeviceFold;
 import dev.inspection.state.HistoryMark;
@@ -44,7 +45,7 @@ public final class StatePlanner {
    * ({@link PayloadProfile#notOlder}: a fold cannot say which of them an older stored time would skip); {@code payload}
    * is then what a first write stores. Null for other profiles.
    */
-  public record CurrentRow(Envelope newest, JsonObject payload, JsonObject derived, PayloadProfile profile, List<JsonObject> guarded) {}
+  public record CurrentRow(Envelope newest, JsonObject payload, String derived, PayloadProfile profile, List<JsonObject> guarded) {}
 
   /**
    * A result of the batch: the (normalised) payload, 1 (critical) or 2 (others), and whether history keeps it
@@ -136,7 +137,7 @@ public final class StatePlanner {
     if (mark != null && mark.position().equals(state.position())) mark = new HistoryMark(state.position(), mark.digest(), mark.keptAt());
     state = state.withHistory(mark);
     boolean changed = !state.equals(before == null ? DerivedState.initial() : before);
-    JsonObject derived = before == null && !changed ? null : state.toJson();
+    String derived = before == null && !changed ? null : DerivedJson.encode(state);
     // the default profile is full-state: the newest payload is the state (seed 000's "newest seq wins");
     // other profiles fold the batch with their rules, and the upsert merges the fold the same way
     JsonObject payload = info.profile() == PayloadProfiles.DEFAULT ? items.get(items.size() - 1).payload() : info.profile().fold(payloads);

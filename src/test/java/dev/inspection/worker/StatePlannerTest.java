@@ -59,7 +59,7 @@ class StatePlannerTest {
     StatePlanner.Plan p = StatePlanner.plan(List.of(e("d1", 1, Priority.NORMAL, new JsonObject().put("status", "DEGRADED"))), new HashMap<>(),
         infos("d1"), AlertRules::forPriority);
     assertEquals(1, p.history().size());
-    DerivedState d = DerivedState.fromJson(p.current().get(0).derived());
+    DerivedState d = DerivedState.fromJson(new JsonObject(p.current().get(0).derived()));
     assertNull(d.position(), "no UP or DOWN folded in: the alert state is untouched");
     assertEquals(DerivedState.initial().withHistory(d.history()), d, "only the history mark moved");
     assertEquals(1, d.history().position().seq());
