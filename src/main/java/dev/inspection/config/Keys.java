@@ -96,7 +96,7 @@ public final class Keys {
   public static final ConfigKey OUTBOX_RETENTION_MS = k("outbox.retention.ms", "3600000", LONG, "confirmed rows are kept this long, then deleted");
 
   public static final ConfigKey WORKER_PREFETCH_HIGH = k("worker.prefetch.high", "300", INT, "prefetch of each high-priority slot queue consumer; keep it at least twice high's share of a batch (worker.batch.max x its weight share) so the next batch's high share waits in the mailbox while one commits");
-  public static final ConfigKey WORKER_PREFETCH_NORMAL = k("worker.prefetch.normal", "300", INT, "prefetch of each normal-priority slot queue consumer");
+  public static final ConfigKey WORKER_PREFETCH_NORMAL = k("worker.prefetch.normal", "100", INT, "prefetch of each normal-priority slot queue consumer, in messages (a v3 message carries several results); keep it at least twice normal's share of a batch; every unacked message waits in the worker's heap, and with a backlog 300 per queue held ~25 s of results there, costing GC time");
   public static final ConfigKey WORKER_PREFETCH_LOW = k("worker.prefetch.low", "50", INT, "prefetch of each low-priority slot queue consumer (low's share of a batch is small)");
   public static final ConfigKey WORKER_LANE_WEIGHT_HIGH = k("worker.lane.weight.high", "6", INT, "share of a batch for high priority when several lanes hold deliveries (weights high:normal:low; 6:2:1 gives high:normal 3:1); at least 1");
   public static final ConfigKey WORKER_LANE_WEIGHT_NORMAL = k("worker.lane.weight.normal", "2", INT, "share of a batch for normal priority (see worker.lane.weight.high); 0 = only what starves or what high leaves");

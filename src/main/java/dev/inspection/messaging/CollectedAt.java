@@ -1,7 +1,7 @@
 package dev.inspection.messaging;
 
+import dev.inspection.state.IsoInstant;
 import java.nio.charset.StandardCharsets;
-import java.time.Instant;
 import java.time.format.DateTimeParseException;
 
 /**
@@ -28,7 +28,7 @@ public final class CollectedAt {
     while (end < body.length && end - from <= MAX_LEN && body[end] != '"') end++;
     if (end >= body.length || body[end] != '"') return fallbackMs;
     try {
-      return Instant.parse(new String(body, from, end - from, StandardCharsets.US_ASCII)).toEpochMilli();
+      return IsoInstant.parse(new String(body, from, end - from, StandardCharsets.US_ASCII)).toEpochMilli();
     } catch (DateTimeParseException e) {
       return fallbackMs;
     }

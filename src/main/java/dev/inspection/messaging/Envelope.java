@@ -3,6 +3,7 @@ package dev.inspection.messaging;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.util.ByteArrayBuilder;
+import dev.inspection.state.IsoInstant;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.EncodeException;
@@ -66,7 +67,7 @@ public record Envelope(
       g.writeStringField("is_node", isNode);
       g.writeNumberField("cycle_id", cycleId);
       g.writeNumberField("seq", seq);
-      g.writeStringField("collected_at", collectedAt.toString());
+      g.writeStringField("collected_at", IsoInstant.format(collectedAt));
       g.writeNullField("server_received_at");
       g.writeStringField("priority", priority.wire);
       g.writeEndObject();
@@ -127,7 +128,7 @@ public record Envelope(
     long slot = number(env, "slot_id");
     Instant collectedAt;
     try {
-      collectedAt = Instant.parse(string(env, "collected_at"));
+      collectedAt = IsoInstant.parse(string(env, "collected_at"));
     } catch (DateTimeParseException e) {
       throw new InvalidMessage("bad_field", "collected_at is not an ISO-8601 instant");
     }

@@ -2,7 +2,6 @@ package dev.inspection.state;
 
 import com.fasterxml.jackson.core.io.JsonStringEncoder;
 import java.time.Instant;
-import java.time.LocalDate;
 import java.util.List;
 import java.util.Map;
 
@@ -36,18 +35,18 @@ public final class DerivedJson {
       string(b, e.getKey()).append(':').append(e.getValue().intValue());
     }
     b.append('}');
-    if (s.lastHeartbeatAt() != null) instant(b.append(",\"last_heartbeat_at\":"), s.lastHeartbeatAt());
+    if (s.lastHeartbeatAt() != null) quoted(b.append(",\"last_heartbeat_at\":"), s.lastHeartbeatAt());
     if (s.rateWindow() != null) {
       DerivedState.RateWindow w = s.rateWindow();
-      instant(b.append(",\"rate_window\":{\"window_start\":"), w.windowStart());
+      quoted(b.append(",\"rate_window\":{\"window_start\":"), w.windowStart());
       b.append(",\"events_count\":").append(w.eventsCount());
-      instant(b.append(",\"last_event_at\":"), w.lastEventAt()).append('}');
+      quoted(b.append(",\"last_event_at\":"), w.lastEventAt()).append('}');
     }
     if (s.debouncePending() != null) {
-      instant(b.append(",\"debounce_pending\":{\"since\":"), s.debouncePending().since());
+      quoted(b.append(",\"debounce_pending\":{\"since\":"), s.debouncePending().since());
       b.append(",\"trigger_threshold\":").append(s.debouncePending().triggerThreshold()).append('}');
     }
-    if (s.downSince() != null) instant(b.append(",\"down_since\":"), s.downSince());
+    if (s.downSince() != null) quoted(b.append(",\"down_since\":"), s.downSince());
     if (s.position() != null) {
       b.append(",\"position\":{\"cycle_id\":").append(s.position().cycleId()).append(",\"seq\":").append(s.position().seq()).append('}');
     }
@@ -71,35 +70,7 @@ public final class DerivedJson {
     return b.append(s).append('"');
   }
 
-  /** A quoted {@link Instant#toString()}, written without a formatter for the years 0..9999 a device reports. */
-  static StringBuilder instant(StringBuilder b, Instant t) {
-    long sec = t.getEpochSecond();
-    long day = Math.floorDiv(sec, 86_400L);
-    int secOfDay = (int) Math.floorMod(sec, 86_400L);
-    if (day < -719_528L || day > 2_932_896L) return b.append('"').append(t).append('"'); // outside 0000-01-01 .. 9999-12-31
-    LocalDate d = LocalDate.ofEpochDay(day);
-    b.append('"');
-    pad(b, d.getYear(), 4).append('-');
-    pad(b, d.getMonthValue(), 2).append('-');
-    pad(b, d.getDayOfMonth(), 2).append('T');
-    pad(b, secOfDay / 3600, 2).append(':');
-    pad(b, secOfDay / 60 % 60, 2).append(':');
-    pad(b, secOfDay % 60, 2);
-    int nano = t.getNano();
-    if (nano != 0) {
-      b.append('.');
-      if (nano % 1_000_000 == 0) pad(b, nano / 1_000_000, 3);
-      else if (nano % 1_000 == 0) pad(b, nano / 1_000, 6);
-      else pad(b, nano, 9);
-    }
-    return b.append("Z\"");
-  }
-
-  private static StringBuilder pad(StringBuilder b, int v, int width) {
-    for (int limit = 1, i = 1; i < width; i++) {
-      limit *= 10;
-      if (v < limit) b.append('0');
-    }
-    return b.append(v);
+  private static StringBuilder quoted(StringBuilder b, Instant t) {
+    return IsoInstant.append(b.append('"'), t).append('"');
   }
 }
