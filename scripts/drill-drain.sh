@@ -76,6 +76,9 @@ if [ "$big" = 1 ]; then
   say "device_status_current holds $have devices"
 fi
 
+# the planner's scale-out rounds can outlast the wait above: a drain that races a move measures the move too
+drill_wait_quiet 20 300
+say "planner quiet (no slot moved for 20 s): $(drill_holdings)"
 victim=$(drill_most_loaded)
 survivor=w1
 [ "$victim" = w1 ] && survivor=w2

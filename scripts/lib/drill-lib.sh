@@ -430,6 +430,19 @@ drill_wait_settled() {
   done
 }
 
+# drill_wait_quiet QUIET_S TIMEOUT_S: settled, and no slot moved (a MOVING row in slot_lease_history) for QUIET_S
+# seconds: the planner has finished its rounds (scale-out, rebalance), so what the drill does next does not race a move
+drill_wait_quiet() {
+  local quiet=$1 timeout=$2 start=$SECONDS last=$SECONDS ago
+  while :; do
+    ago=$(drill_sql "select coalesce(floor(extract(epoch from now() - max(at))), 999999) from slot_lease_history where new_state = 'MOVING'")
+    if [ "${ago:-0}" -ge "$quiet" ] && drill_settled; then return 0; fi
+    [ $((SECONDS - start)) -lt "$timeout" ] || drill_die "the planner did not go quiet within ${timeout}s (last move ${ago}s ago; $drill_settle_info; holdings: $(drill_holdings))"
+    if [ $((SECONDS - last)) -ge 15 ]; then say "  waiting for the planner to go quiet: last move ${ago}s ago; $(drill_holdings)"; last=$SECONDS; fi
+    sleep 1
+  done
+}
+
 # drill_holdings: "w1 ACTIVE 128, w2 ACTIVE 128" (ACTIVE slots per worker, with the worker's state)
 drill_holdings() {
   drill_sql "select w.worker_id || ' ' || w.state || ' ' || count(s.slot_id) from worker_heartbeat w
