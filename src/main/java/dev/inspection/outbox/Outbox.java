@@ -175,7 +175,8 @@ public final class Outbox implements AutoCloseable {
       long idBefore = lastId;
       List<OutboxRow> rows = new ArrayList<>(results.size());
       long now = clock.millis();
-      try (PreparedStatement ins = db.prepareStatement(INSERT);
+      try (Envelope.Writer writer = new Envelope.Writer();
+           PreparedStatement ins = db.prepareStatement(INSERT);
            PreparedStatement seq = db.prepareStatement(UPSERT_SEQ);
            PreparedStatement cyc = db.prepareStatement(UPSERT_CYCLE)) {
         for (CheckResult r : results) {
@@ -185,7 +186,7 @@ public final class Outbox implements AutoCloseable {
           String id = Envelope.messageId(isNode, cycle, r.deviceId(), s);
           Envelope e = new Envelope(id, r.deviceId(), r.slot(), r.slotMapVersion(), r.resourceVersion(), r.planVersion(),
               isNode, cycle, s, r.collectedAt(), r.priority(), r.payload());
-          byte[] body = e.toBytes();
+          byte[] body = writer.write(e);
           String rk = topology.routingKey(r.slot(), r.priority());
           long rowId = ++lastId;
           ins.setLong(1, rowId);

@@ -25,6 +25,18 @@ class EnvelopeTest {
   }
 
   @Test
+  void oneWriterGivesEachOfManyEnvelopesExactlyItsOwnBytes() {
+    JsonObject payload = new JsonObject().put("status", "DOWN").put("note", "\u00fc \"q\"").put("n", 7);
+    try (Envelope.Writer w = new Envelope.Writer()) {
+      for (int i = 0; i < 50; i++) {
+        Envelope e = new Envelope(Envelope.messageId("n", 1000 + i, "dev-" + i, i + 1), "dev-" + i, i % 7, 1, 0, 0, "n", 1000 + i, i + 1,
+            Instant.ofEpochMilli(1_796_000_000_000L + i * 1_001L), i % 2 == 0 ? Priority.NORMAL : Priority.HIGH, i % 3 == 0 ? payload : E.payload());
+        assertEquals(new String(e.toBytes(), StandardCharsets.UTF_8), new String(w.write(e), StandardCharsets.UTF_8), "envelope " + i);
+      }
+    }
+  }
+
+  @Test
   void roundTripKeepsEveryField() throws Exception {
     Envelope back = Envelope.parse(E.toBytes(), 65536);
     assertEquals(E, back);
