@@ -650,6 +650,7 @@ e2e_run() { # tag devices interval_ms warm-up_s window_s heap
   R[$tag.heap]=${heapinfo:-NA}
   R[$tag.gc]=$(calc '(a - b) / c / 10' "$gc1" "$gc0" "$dt") # percent of wall time in GC pauses
   read -r "R[$tag.cpu_node]" "R[$tag.cpu_rabbit]" "R[$tag.cpu_pg]" "R[$tag.cpu_other]" "R[$tag.cpu_busy]" < <(cpu_split "$cpu0" "$cpu1" "$dt")
+  R[$tag.us_msg]=$(calc '(b > 0) ? a * 1000000 / b : 0' "${R[$tag.cpu_rabbit]}" "${R[$tag.msgs]}")
 
   say "stopping the node (SIGTERM) ..."
   stop_node
@@ -681,7 +682,7 @@ e2e_run() { # tag devices interval_ms warm-up_s window_s heap
       "CPU cores used: node $(fmt2 "${R[$tag.cpu_node]}"), rabbitmq $(fmt2 "${R[$tag.cpu_rabbit]}"), postgres $(fmt2 "${R[$tag.cpu_pg]}"), other $(fmt2 "${R[$tag.cpu_other]}") of $NPROC;" \
       "heap ${R[$tag.heap]}, GC pauses $(fmt1 "${R[$tag.gc]}")% of the window; shutdown $NODE_STOP_S s"
   say "[$tag] AMQP messages published $(fmt0 "${R[$tag.msgs]}")/s, $(fmt1 "${R[$tag.per_msg]}") results each;" \
-      "rabbitmq $(fmt0 "$(calc '(b > 0) ? a * 1000000 / b : 0' "${R[$tag.cpu_rabbit]}" "${R[$tag.msgs]}")") µs per message published (and consumed)"
+      "rabbitmq $(fmt0 "${R[$tag.us_msg]}") µs per message published (and consumed)"
   say "[$tag] database: $(fmt0 "${R[$tag.db_rows]}") history rows received in the window ($(fmt0 "${R[$tag.db_rate]}")/s), lag p50 $(fmt0 "${R[$tag.db_p50]}") ms" \
       "p99 $(fmt0 "${R[$tag.db_p99]}") ms max $(fmt0 "${R[$tag.db_max]}") ms; history grew $(fmt0 "$(calc '(a - b) / 1048576' "$hb1" "$hb0")") MiB" \
       "($(fmt0 "${R[$tag.hist_bytes_row]}") bytes/row, $(fmt2 "${R[$tag.hist_gb_day]}") GB/day at this rate, $(fmt2 "${R[$tag.hist_gb_day_offered]}") GB/day at the offered rate)"
@@ -861,7 +862,7 @@ for tag in capacity half idle million; do
   [ -n "${R[$tag.rate]:-}" ] || continue
   notes+=("$tag: ${R[$tag.devices]} devices every ${R[$tag.interval]} ms; probe appended $(fmt0 "${R[$tag.appended]}")/s, broker confirmed $(fmt0 "${R[$tag.confirmed]}")/s, committed $(fmt0 "${R[$tag.rate]}")/s; outbox depth $(fmt0 "${R[$tag.depth0]}") -> $(fmt0 "${R[$tag.depth1]}") over $(fmt1 "${R[$tag.window]}") s; $(fmt0 "${R[$tag.backlog]}") messages queued at the end; commit latency p50 $(fmt0 "${R[$tag.commit_p50]}") ms p99 $(fmt0 "${R[$tag.commit_p99]}") ms")
   notes+=("$tag: CPU cores used (of $NPROC): node $(fmt2 "${R[$tag.cpu_node]}"), rabbitmq $(fmt2 "${R[$tag.cpu_rabbit]}"), postgres $(fmt2 "${R[$tag.cpu_pg]}"), other processes $(fmt2 "${R[$tag.cpu_other]}"), idle $(fmt2 "$(calc "($NPROC - a > 0) ? $NPROC - a : 0" "${R[$tag.cpu_busy]}")"); $([ "$tag" = idle ] || echo "$(us_line "$tag"); ")heap ${R[$tag.heap]}; GC pauses $(fmt1 "${R[$tag.gc]}")%; node log ${R[$tag.err]} ERROR / ${R[$tag.warn]} WARN lines before shutdown")
-  notes+=("$tag: the probe published $(fmt0 "${R[$tag.msgs]}") AMQP messages/s carrying $(fmt1 "${R[$tag.per_msg]}") results each; rabbitmq $(fmt0 "$(calc '(b > 0) ? a * 1000000 / b : 0' "${R[$tag.cpu_rabbit]}" "${R[$tag.msgs]}")") µs per message (each published, delivered and acked once)")
+  notes+=("$tag: the probe published $(fmt0 "${R[$tag.msgs]}") AMQP messages/s carrying $(fmt1 "${R[$tag.per_msg]}") results each; rabbitmq $(fmt0 "${R[$tag.us_msg]}") µs per message (each published, delivered and acked once)")
   if awk -v a="${R[$tag.appended]}" -v o="${R[$tag.offered]}" 'BEGIN { exit !(a != "NA" && a < 0.95 * o) }'; then
     notes+=("$tag: the probe generated only $(fmt0 "${R[$tag.appended]}") of the $(fmt0 "${R[$tag.offered]}") results/s offered (it shares the CPU with worker, broker and database)")
   fi

@@ -7,8 +7,8 @@ import java.util.Map;
 
 /**
  * The probe's per-device sequence numbers (INV-5: a device's seq only grows), handed out one append at a time:
- * {@link #begin}, {@link #next} for each result, then {@link #commit} once the append is durable or {@link #rollBack}
- * if it is not, which gives back every number the append handed out. One map lookup per result: at 150,000 devices
+ * {@link #begin}, {@link #next} for each result; if the append does not become durable, {@link #rollBack} gives
+ * back every number it handed out (the next {@link #begin} keeps them otherwise). One map lookup per result: at 150,000 devices
  * the lookups of the earlier map of boxed numbers were about a tenth of the append's CPU (JFR, issue 11).
  * Not thread-safe: the outbox's thread owns it.
  */
