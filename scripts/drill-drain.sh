@@ -93,6 +93,7 @@ load_count_before=$(drill_metric "$survivor" worker_snapshot_load_seconds_count)
 load_sum_before=$(drill_metric "$survivor" worker_snapshot_load_seconds_sum)
 open_before=$(drill_timer_now "$survivor" worker_slot_open)
 first_before=$(drill_timer_now "$survivor" worker_slot_first_commit)
+delivery_before=$(drill_timer_now "$survivor" worker_slot_first_delivery)
 say "draining $victim: it holds $held of $slots slots (~$per_slot devices per slot); $survivor holds $((slots - held))"
 
 t0=$(now_ms)
@@ -193,6 +194,7 @@ else
 fi
 row "  load by $survivor:" "$(pct "$(msdiff active_at loading_at)")   (LOADING_NEW -> ACTIVE)"
 row "  $survivor: taken up -> open:" "$(drill_timer_since "$survivor" worker_slot_open "$open_before")   (ACTIVE here -> consumers open on the broker)"
+row "  $survivor: -> first delivery:" "$(drill_timer_since "$survivor" worker_slot_first_delivery "$delivery_before")   (ACTIVE here -> the broker's first delivery)"
 row "  $survivor: -> first commit:" "$(drill_timer_since "$survivor" worker_slot_first_commit "$first_before")   (ACTIVE here -> first batch committed)"
 row "first commit on $survivor:" "$(drill_stats "$DRILL_FC_TIMES"), p90 $(drill_pct "$DRILL_FC_TIMES" 90) ms   (drain request -> first commit under the new epoch, each slot the drain moved; ${DRILL_FC_IDLE:-0} slot(s) without any commit before left out)"
 [ -z "$DRILL_FC_MISSING" ] || drill_fail "no commit on $survivor within 180 s for drained slot(s) $DRILL_FC_MISSING"

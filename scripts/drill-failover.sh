@@ -91,10 +91,11 @@ for c in $(seq "$cycles"); do
   pairs=$(drill_sql "select string_agg('(' || slot_id || ',' || lease_epoch || ')', ',' order by slot_id) from slot_lease
       where owner_worker_id = '$victim' and state = 'ACTIVE'")
   say "holdings: $(drill_holdings)"
-  declare -A open_before=() first_before=()
+  declare -A open_before=() delivery_before=() first_before=()
   for w in "${ids[@]}"; do
     [ "$w" = "$victim" ] && continue
     open_before[$w]=$(drill_timer_now "$w" worker_slot_open) first_before[$w]=$(drill_timer_now "$w" worker_slot_first_commit)
+    delivery_before[$w]=$(drill_timer_now "$w" worker_slot_first_delivery)
   done
 
   t0=$(now_ms)
@@ -136,7 +137,7 @@ for c in $(seq "$cycles"); do
   say "cycle $c: per slot (slot=ms after kill -9): $DRILL_FC_LIST(${DRILL_FC_IDLE:-0} slot(s) without any commit before the kill left out)"
   say "cycle $c: detection $detect ms, takeover $takeover ms ($held slots, kill -9 -> all ACTIVE $((detect + takeover)) ms, -> last first commit $fc_last ms)"
   for w in "${!open_before[@]}"; do
-    say "cycle $c: $w took slots up: -> consumers open $(drill_timer_since "$w" worker_slot_open "${open_before[$w]}"); -> first commit $(drill_timer_since "$w" worker_slot_first_commit "${first_before[$w]}")"
+    say "cycle $c: $w took slots up: -> consumers open $(drill_timer_since "$w" worker_slot_open "${open_before[$w]}"); -> first delivery $(drill_timer_since "$w" worker_slot_first_delivery "${delivery_before[$w]}"); -> first commit $(drill_timer_since "$w" worker_slot_first_commit "${first_before[$w]}")"
   done
   detections+="$detect " takeovers+="$takeover " firsts+="$fc_last " all_firsts+="$DRILL_FC_TIMES "
 

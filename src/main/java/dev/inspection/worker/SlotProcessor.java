@@ -225,6 +225,7 @@ public final class SlotProcessor {
     if (phase != Phase.OPENING && phase != Phase.CONSUMING && phase != Phase.CLOSING) return; // its channel is closing: the broker requeues it
     mailbox.add(d.priority(), d, CollectedAt.firstMs(d.body(), services.clock().millis()));
     metrics.consumed(slot, 1);
+    stats.delivered();
     next();
   }
 

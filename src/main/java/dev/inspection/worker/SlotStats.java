@@ -16,9 +16,17 @@ public final class SlotStats {
   private volatile long lastLagMs;
   private long batchNanosTotal;
   private long batches;
+  private boolean delivered;
 
   SlotStats(Metrics metrics) {
     this.metrics = metrics;
+  }
+
+  /** A message arrived; the first one since the slot was taken up is timed. */
+  void delivered() {
+    if (delivered) return;
+    delivered = true;
+    metrics.moves().firstDelivery((System.nanoTime() - takenUpNanos) / 1_000_000);
   }
 
   /** A batch of these results committed in {@code nanos}; {@code nowMs} for their lag. */
