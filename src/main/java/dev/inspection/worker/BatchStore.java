@@ -59,7 +59,7 @@ public final class BatchStore {
       INSERT INTO device_status_current AS c
         (device_id, slot_id, current_slot, seq, cycle_id, collected_at, writer_epoch, message_id, status_payload, derived_snapshot,
          payload_profile, updated_at)
-      SELECT d, sl, sl, s, cy, ca, ep, m, p::jsonb, ds::jsonb, pr, now()
+      SELECT d, sl, sl, s, cy, ca, ep, m, p::jsonb, ds::json, pr, now()
       FROM unnest($1::smallint[], $2::bigint[], $3::varchar[], $4::bigint[], $5::bigint[], $6::timestamptz[], $7::varchar[], $8::text[],
                   $9::text[], $10::varchar[])
         AS t(sl, ep, d, s, cy, ca, m, p, ds, pr)

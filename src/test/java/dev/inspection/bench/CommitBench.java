@@ -141,7 +141,7 @@ public final class CommitBench {
       await(pool.preparedQuery("""
           INSERT INTO device_status_current (device_id, slot_id, current_slot, seq, cycle_id, collected_at, writer_epoch, message_id, status_payload,
             derived_snapshot)
-          SELECT 'snap-' || g, 255, 255, 1, 1, now(), 1, 'x', '{"status":"UP"}', $1::jsonb FROM generate_series(1, $2) g""")
+          SELECT 'snap-' || g, 255, 255, 1, 1, now(), 1, 'x', '{"status":"UP"}', $1::json FROM generate_series(1, $2) g""")
           .execute(Tuple.of(memory.values().stream().findFirst().orElse(DerivedState.initial()).toJson(), slotDevices)));
       SnapshotLoader loader = new SnapshotLoader(pool, 1000);
       long[] loads = new long[5];

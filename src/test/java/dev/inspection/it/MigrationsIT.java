@@ -11,6 +11,7 @@ import dev.inspection.store.PgOptions;
 import dev.inspection.store.SchemaMigrator;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonObject;
 import io.vertx.sqlclient.Pool;
 import java.io.File;
 import java.nio.file.Files;
@@ -131,7 +132,7 @@ class MigrationsIT {
     List<Object[]> h = history(fresh);
     assertEquals(Migrations.FILES.size(), h.size());
     assertEquals("001", h.get(0)[1]);
-    assertEquals("012", h.get(h.size() - 1)[1]);
+    assertEquals("013", h.get(h.size() - 1)[1]);
     assertEquals(0, flyway(fresh, true), "a second start applies nothing");
   }
 
@@ -142,11 +143,11 @@ class MigrationsIT {
     TestEnv old = env();
     legacy(old, Migrations.FILES.subList(0, 10)); // an installation of the time before V011
     old.execute("INSERT INTO $S.device_resource (device_id, check_type, interval_ms, resource_version) SELECT 'd' || g, 'sim', 1000, g FROM generate_series(1, 3) g");
-    assertEquals(2, flyway(old, true), "only V011 and V012 applied");
+    assertEquals(3, flyway(old, true), "only V011, V012 and V013 applied");
     List<Object[]> h = history(old);
-    assertEquals(3, h.size());
+    assertEquals(4, h.size());
     assertEquals(List.of("BASELINE", "010"), List.of(h.get(0)[0], h.get(0)[1]));
-    assertEquals(List.of("SQL", "011", "SQL", "012"), List.of(h.get(1)[0], h.get(1)[1], h.get(2)[0], h.get(2)[1]));
+    assertEquals(List.of("SQL", "011", "SQL", "012", "SQL", "013"), List.of(h.get(1)[0], h.get(1)[1], h.get(2)[0], h.get(2)[1], h.get(3)[0], h.get(3)[1]));
     assertEquals(3, old.queryLong("SELECT count(*) FROM $S.device_resource"), "its data kept");
     old.execute("DELETE FROM $S.device_resource");
     assertEquals(String.join("\n", snapshot(reference)), String.join("\n", snapshot(old)));
@@ -155,7 +156,26 @@ class MigrationsIT {
     TestEnv complete = env();
     legacy(complete, Migrations.FILES);
     assertEquals(0, flyway(complete, true));
-    assertEquals("012", history(complete).get(0)[1]);
+    assertEquals("013", history(complete).get(0)[1]);
+  }
+
+  @Test
+  void v013KeepsEveryDerivedSnapshotAsTheSameJson() throws Exception {
+    TestEnv old = env();
+    legacy(old, Migrations.FILES.subList(0, 12)); // up to V012: derived_snapshot is jsonb
+    old.execute("""
+        INSERT INTO $S.device_status_current (device_id, slot_id, current_slot, seq, cycle_id, collected_at, writer_epoch, message_id, status_payload,
+          derived_snapshot)
+        VALUES ('with', 0, 0, 1, 1, now(), 1, 'm1', '{"status":"UP"}', '{"v":1,"consec_failure_count":3,"ring":"OOF","alerts":{"a \\"b\\"":1}}'),
+               ('without', 0, 0, 1, 1, now(), 1, 'm2', '{"status":"UP"}', NULL)""");
+    String before = (String) old.query("SELECT derived_snapshot::text FROM $S.device_status_current WHERE device_id = 'with'").get(0)[0];
+    assertEquals(1, flyway(old, true), "V013 applied");
+    assertEquals("json", old.query("SELECT data_type FROM information_schema.columns WHERE table_schema = '$S' AND table_name = 'device_status_current'"
+        + " AND column_name = 'derived_snapshot'").get(0)[0]);
+    assertEquals(new JsonObject(before), new JsonObject((String) old.query("SELECT derived_snapshot::text FROM $S.device_status_current WHERE device_id = 'with'")
+        .get(0)[0]));
+    assertEquals(3L, old.queryLong("SELECT (derived_snapshot->>'consec_failure_count')::int FROM $S.device_status_current WHERE device_id = 'with'"));
+    assertEquals(1L, old.queryLong("SELECT count(*) FROM $S.device_status_current WHERE device_id = 'without' AND derived_snapshot IS NULL"));
   }
 
   @Test
@@ -174,7 +194,7 @@ class MigrationsIT {
     TestEnv env = env();
     Throwable e = failure(() -> flyway(env, false));
     assertInstanceOf(IllegalStateException.class, e);
-    assertTrue(e.getMessage().contains("12 pending migration(s) (V001, V002") && e.getMessage().contains("node.jar migrate"), e.getMessage());
+    assertTrue(e.getMessage().contains("13 pending migration(s) (V001, V002") && e.getMessage().contains("node.jar migrate"), e.getMessage());
     TestEnv old = env();
     legacy(old, Migrations.FILES);
     Throwable e2 = failure(() -> flyway(old, false));
@@ -224,7 +244,7 @@ class MigrationsIT {
       }
       String out = Files.readString(log);
       assertEquals(0, p.exitValue(), out);
-      assertTrue(out.contains("schema " + env.name + " on 127.0.0.1:5432/test is current: applied " + (run == 0 ? 12 : 0) + " migration(s)"), out);
+      assertTrue(out.contains("schema " + env.name + " on 127.0.0.1:5432/test is current: applied " + (run == 0 ? 13 : 0) + " migration(s)"), out);
     }
     assertEquals(env.slots, env.queryLong("SELECT count(*) FROM $S.slot_lease"));
     assertEquals(0, flyway(env, false));
