@@ -224,8 +224,7 @@ public final class SlotProcessor {
   private void accept(Delivery d) {
     if (phase != Phase.OPENING && phase != Phase.CONSUMING && phase != Phase.CLOSING) return; // its channel is closing: the broker requeues it
     mailbox.add(d.priority(), d, CollectedAt.firstMs(d.body(), services.clock().millis()));
-    metrics.consumed(slot, 1);
-    stats.delivered();
+    stats.delivered(slot);
     next();
   }
 

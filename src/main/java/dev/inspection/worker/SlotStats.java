@@ -22,8 +22,9 @@ public final class SlotStats {
     this.metrics = metrics;
   }
 
-  /** A message arrived; the first one since the slot was taken up is timed. */
-  void delivered() {
+  /** A message of {@code slot} arrived: counted, and the first one since the slot was taken up is timed. */
+  void delivered(int slot) {
+    metrics.consumed(slot, 1);
     if (delivered) return;
     delivered = true;
     metrics.moves().firstDelivery((System.nanoTime() - takenUpNanos) / 1_000_000);
