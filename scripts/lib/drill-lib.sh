@@ -257,12 +257,15 @@ drill_stats() {
 # sets DRILL_FC_TIMES (one "ms" per slot: SINCE_MS -> that first commit, from received_at, the start of the
 # commit transaction), DRILL_FC_LIST ("slot=ms" sorted by time, for a per-slot line) and DRILL_FC_MISSING
 # (slots without a commit when the timeout ran out; empty when all committed) and DRILL_FC_IDLE (how many
-# slots had no commit under the old owner either: left out). Queries history by slot.
+# slots had no commit under the old owner either: left out). DRILL_FC_WAITING_TIMES: the same per slot for its first
+# commit of a result collected before SINCE_MS (work that was waiting at the fault; a slot whose first results after
+# the fault were all collected later had nothing waiting, so it is left out there). Queries history by slot.
 drill_first_commits() {
   local pairs=$1 since=$2 timeout=${3:-120} start=$SECONDS rows n total
   while :; do
     # a slot its old owner never committed (no devices, or none with results yet) is left out: nothing to wait for
-    rows=$(drill_sql "select z.slot_id, (extract(epoch from min(h.received_at)) * 1000)::bigint - $since
+    rows=$(drill_sql "select z.slot_id, (extract(epoch from min(h.received_at)) * 1000)::bigint - $since,
+          (extract(epoch from min(h.received_at) filter (where h.collected_at < to_timestamp($since / 1000.0))) * 1000)::bigint - $since
         from (values $pairs) z(slot_id, epoch) left join device_status_history h on h.slot_id = z.slot_id and h.writer_epoch > z.epoch
         where exists (select 1 from device_status_history o where o.slot_id = z.slot_id and o.writer_epoch <= z.epoch)
         group by z.slot_id order by 2 nulls last")
@@ -274,6 +277,7 @@ drill_first_commits() {
   done
   DRILL_FC_TIMES=$(awk -F'|' '$2 != "" { printf "%s ", $2 }' <<<"$rows")
   DRILL_FC_LIST=$(awk -F'|' '$2 != "" { printf "%s=%s ", $1, $2 }' <<<"$rows")
+  DRILL_FC_WAITING_TIMES=$(awk -F'|' '$3 != "" { printf "%s ", $3 }' <<<"$rows")
   DRILL_FC_MISSING=$(awk -F'|' '$2 == "" { printf "%s ", $1 }' <<<"$rows")
   DRILL_FC_IDLE=$(( $(grep -o '(' <<<"$pairs" | wc -l) - total ))
 }
