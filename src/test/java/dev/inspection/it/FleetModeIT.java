@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.rabbitmq.client.Channel;
-import dev.inspection.config.Config;
 import dev.inspection.control.FleetMode;
 import dev.inspection.control.Liveness;
 import dev.inspection.messaging.Priority;
@@ -75,105 +74,96 @@ class FleetModeIT {
   @Test
   void growingBacklogSlowsNormalDevicesToHalfRateOnEveryProbeAndRecoveryRestoresThem() throws Exception {
     try (TestEnv env = new TestEnv(4)) {
-      String probeTopology = env.name + "_p";
-      try {
-        Node sched = env.start(Map.of("role", "scheduler", "node.id", env.name + "-sched", "scheduler.queue.sample.ms", "1000",
-            "scheduler.fleet.backlog.high", "200", "scheduler.fleet.min.dwell.ms", "2000",
-            "scheduler.min.workers", "0")); // no cold-start pacing: the API probe would otherwise slow normal devices to a quarter
-        Topology schedTopology = env.topology();
-        try (Channel ch = env.channel()) {
-          schedTopology.declare(ch);
-        }
-        String url = "http://127.0.0.1:" + sched.httpPort();
-        Path file = devices(env);
-        Map<String, String> probe = Map.of("role", "probe", "topology.prefix", probeTopology, "probe.inventory.file", file.toString(), "probe.jitter.pct", "0",
-            "probe.interval.ms", Long.toString(INTERVAL_MS));
-        String viaRedis = env.name + "-probe-redis";
-        Map<String, String> a = new HashMap<>(probe);
-        a.put("node.id", viaRedis);
-        Node redisProbe = env.start(a);
-        String viaApi = env.name + "-probe-api";
-        Map<String, String> b = new HashMap<>(probe);
-        b.putAll(Map.of("node.id", viaApi, "probe.inventory.url", url, "probe.mode.poll.ms", "500", "redis.url", "redis://127.0.0.1:1"));
-        Node apiProbe = env.start(b);
-        awaitTrue(Duration.ofSeconds(20), "the leader stores NORMAL", () -> stored(sched) == FleetMode.NORMAL);
+      String probeTopology = env.ownTopology(env.name + "_p"); // deleted by env.close(), after the probe stopped
+      Node sched = env.start(Map.of("role", "scheduler", "node.id", env.name + "-sched", "scheduler.queue.sample.ms", "1000",
+          "scheduler.fleet.backlog.high", "200", "scheduler.fleet.min.dwell.ms", "2000",
+          "scheduler.min.workers", "0")); // no cold-start pacing: the API probe would otherwise slow normal devices to a quarter
+      Topology schedTopology = env.topology();
+      try (Channel ch = env.channel()) {
+        schedTopology.declare(ch);
+      }
+      String url = "http://127.0.0.1:" + sched.httpPort();
+      Path file = devices(env);
+      Map<String, String> probe = Map.of("role", "probe", "topology.prefix", probeTopology, "probe.inventory.file", file.toString(), "probe.jitter.pct", "0",
+          "probe.interval.ms", Long.toString(INTERVAL_MS));
+      String viaRedis = env.name + "-probe-redis";
+      Map<String, String> a = new HashMap<>(probe);
+      a.put("node.id", viaRedis);
+      Node redisProbe = env.start(a);
+      String viaApi = env.name + "-probe-api";
+      Map<String, String> b = new HashMap<>(probe);
+      b.putAll(Map.of("node.id", viaApi, "probe.inventory.url", url, "probe.mode.poll.ms", "500", "redis.url", "redis://127.0.0.1:1"));
+      Node apiProbe = env.start(b);
+      awaitTrue(Duration.ofSeconds(20), "the leader stores NORMAL", () -> stored(sched) == FleetMode.NORMAL);
 
-        // the leader samples the queues (its broker connection may come up a few seconds after it leads)
-        awaitTrue(Duration.ofSeconds(30), "the leader's queue sampler has sampled", () -> sched.scheduler().queues().sampledAt() > 0);
-        // the signal: a backlog in the slot queues that nobody consumes
-        long t0 = System.currentTimeMillis();
-        try (Channel ch = env.channel()) {
-          for (int i = 0; i < 300; i++) ch.basicPublish("", schedTopology.queue(i % 4, Priority.NORMAL), null, "{}".getBytes(StandardCharsets.UTF_8));
-        }
-        // generous: on a loaded machine the scheduler's broker connection (and so its first queue sample) came up 5 s late once;
-        // the time it took is printed below
-        awaitTrue(Duration.ofSeconds(30), "the leader enters BACKPRESSURE_HIGH", () -> stored(sched) == FleetMode.BACKPRESSURE_HIGH);
-        long entered = System.currentTimeMillis() - t0;
-        awaitTrue(Duration.ofSeconds(10), "the probe on Redis follows", () -> redisProbe.probe().mode().effective() == FleetMode.BACKPRESSURE_HIGH);
-        long heardRedis = System.currentTimeMillis() - t0;
-        awaitTrue(Duration.ofSeconds(10), "the probe on the API follows", () -> apiProbe.probe().mode().effective() == FleetMode.BACKPRESSURE_HIGH);
-        long heardApi = System.currentTimeMillis() - t0;
-        System.out.printf("fleet mode: HIGH stored %d ms after the backlog appeared; probe via Redis %d ms, via the API %d ms%n", entered, heardRedis, heardApi);
-        assertEquals(FleetMode.NORMAL, apiProbe.probe().mode().local(), "the API probe heard the scheduler: no mode of its own");
+      // the leader samples the queues (its broker connection may come up a few seconds after it leads)
+      awaitTrue(Duration.ofSeconds(30), "the leader's queue sampler has sampled", () -> sched.scheduler().queues().sampledAt() > 0);
+      // the signal: a backlog in the slot queues that nobody consumes
+      long t0 = System.currentTimeMillis();
+      try (Channel ch = env.channel()) {
+        for (int i = 0; i < 300; i++) ch.basicPublish("", schedTopology.queue(i % 4, Priority.NORMAL), null, "{}".getBytes(StandardCharsets.UTF_8));
+      }
+      // generous: on a loaded machine the scheduler's broker connection (and so its first queue sample) came up 5 s late once;
+      // the time it took is printed below
+      awaitTrue(Duration.ofSeconds(30), "the leader enters BACKPRESSURE_HIGH", () -> stored(sched) == FleetMode.BACKPRESSURE_HIGH);
+      long entered = System.currentTimeMillis() - t0;
+      awaitTrue(Duration.ofSeconds(10), "the probe on Redis follows", () -> redisProbe.probe().mode().effective() == FleetMode.BACKPRESSURE_HIGH);
+      long heardRedis = System.currentTimeMillis() - t0;
+      awaitTrue(Duration.ofSeconds(10), "the probe on the API follows", () -> apiProbe.probe().mode().effective() == FleetMode.BACKPRESSURE_HIGH);
+      long heardApi = System.currentTimeMillis() - t0;
+      System.out.printf("fleet mode: HIGH stored %d ms after the backlog appeared; probe via Redis %d ms, via the API %d ms%n", entered, heardRedis, heardApi);
+      assertEquals(FleetMode.NORMAL, apiProbe.probe().mode().local(), "the API probe heard the scheduler: no mode of its own");
 
-        List<Object[]> row = env.query("SELECT mode, reason, term FROM $S.fleet_mode");
-        assertEquals("BACKPRESSURE_HIGH", row.get(0)[0], "the authority holds the mode");
-        assertTrue(((String) row.get(0)[1]).startsWith("backlog:"), "with its reason: " + row.get(0)[1]);
-        Map.Entry<Integer, String> api = http(sched.httpPort(), "GET", "/api/v1/fleet-mode");
-        assertEquals(200, api.getKey(), api.getValue());
-        JsonObject m = new JsonObject(api.getValue());
-        assertEquals("BACKPRESSURE_HIGH", m.getString("mode"));
-        assertTrue(m.getJsonObject("signals").getLong("backlog") >= 200, api.getValue());
-        JsonArray hist = m.getJsonArray("history");
-        assertEquals("BACKPRESSURE_HIGH", hist.getJsonObject(0).getString("to"), api.getValue());
-        assertEquals("BACKPRESSURE_HIGH", new JsonObject(http(sched.httpPort(), "GET", "/api/v1/overview").getValue()).getJsonObject("fleet_mode").getString("mode"));
-        assertTrue(TestEnv.hasSample(sched.metrics().scrape(), "fleet_mode", "1.0", "cause=\"backlog\"", "mode=\"BACKPRESSURE_HIGH\""), "the scheduler's gauge");
-        assertTrue(TestEnv.hasSample(redisProbe.metrics().scrape(), "probe_mode_level", "1.0", "source=\"effective\""), "the probe's gauge");
+      List<Object[]> row = env.query("SELECT mode, reason, term FROM $S.fleet_mode");
+      assertEquals("BACKPRESSURE_HIGH", row.get(0)[0], "the authority holds the mode");
+      assertTrue(((String) row.get(0)[1]).startsWith("backlog:"), "with its reason: " + row.get(0)[1]);
+      Map.Entry<Integer, String> api = http(sched.httpPort(), "GET", "/api/v1/fleet-mode");
+      assertEquals(200, api.getKey(), api.getValue());
+      JsonObject m = new JsonObject(api.getValue());
+      assertEquals("BACKPRESSURE_HIGH", m.getString("mode"));
+      assertTrue(m.getJsonObject("signals").getLong("backlog") >= 200, api.getValue());
+      JsonArray hist = m.getJsonArray("history");
+      assertEquals("BACKPRESSURE_HIGH", hist.getJsonObject(0).getString("to"), api.getValue());
+      assertEquals("BACKPRESSURE_HIGH", new JsonObject(http(sched.httpPort(), "GET", "/api/v1/overview").getValue()).getJsonObject("fleet_mode").getString("mode"));
+      assertTrue(TestEnv.hasSample(sched.metrics().scrape(), "fleet_mode", "1.0", "cause=\"backlog\"", "mode=\"BACKPRESSURE_HIGH\""), "the scheduler's gauge");
+      assertTrue(TestEnv.hasSample(redisProbe.metrics().scrape(), "probe_mode_level", "1.0", "source=\"effective\""), "the probe's gauge");
 
-        // a window in HIGH: count each device's inspections from the probes' outboxes
-        long w0 = System.currentTimeMillis() + 500;
-        awaitTrue(Duration.ofSeconds(20), "a window of inspections in HIGH", () -> System.currentTimeMillis() > w0 + WINDOW_MS + 1000);
-        for (String id : List.of(viaRedis, viaApi)) {
-          Map<String, Integer> n = inspections(env, id, w0, w0 + WINDOW_MS);
-          double crit = mean(n, 1);
-          double normal = mean(n, 2);
-          System.out.printf("%s in BACKPRESSURE_HIGH over %d ms: per device %s (critical mean %.1f, normal mean %.1f, expected %d at full rate)%n", id, WINDOW_MS,
-              new java.util.TreeMap<>(n), crit, normal, WINDOW_MS / INTERVAL_MS);
-          for (int i = 0; i < 3; i++) {
-            assertTrue(n.getOrDefault("p1-" + i, 0) >= 0.8 * WINDOW_MS / INTERVAL_MS, id + ": a critical device keeps its full rate: " + n);
-            int norm = n.getOrDefault("p2-" + i, 0);
-            assertTrue(norm >= 0.35 * crit && norm <= 0.65 * crit, id + ": a normal device at half the critical rate: " + n);
-            assertEquals(0, n.getOrDefault("p3-" + i, 0), id + ": low devices paused: " + n);
-          }
-        }
-
-        // recovery: the backlog goes, the mode leaves
-        long t1 = System.currentTimeMillis();
-        try (Channel ch = env.channel()) {
-          for (int s = 0; s < 4; s++) ch.queuePurge(schedTopology.queue(s, Priority.NORMAL));
-        }
-        awaitTrue(Duration.ofSeconds(10), "the leader leaves BACKPRESSURE_HIGH", () -> stored(sched) == FleetMode.NORMAL);
-        long left = System.currentTimeMillis() - t1;
-        awaitTrue(Duration.ofSeconds(10), "both probes back to NORMAL", () -> redisProbe.probe().mode().effective() == FleetMode.NORMAL
-            && apiProbe.probe().mode().effective() == FleetMode.NORMAL);
-        System.out.printf("fleet mode: NORMAL stored %d ms after the backlog was purged; probes NORMAL %d ms after%n", left, System.currentTimeMillis() - t1);
-        assertTrue(env.query("SELECT reason FROM $S.fleet_mode").get(0)[0].toString().startsWith("recovered:"));
-
-        long w1 = System.currentTimeMillis() + 500;
-        awaitTrue(Duration.ofSeconds(20), "a window of inspections in NORMAL", () -> System.currentTimeMillis() > w1 + WINDOW_MS + 1000);
-        Map<String, Integer> n = inspections(env, viaRedis, w1, w1 + WINDOW_MS);
-        System.out.printf("%s in NORMAL over %d ms: per device %s%n", viaRedis, WINDOW_MS, new java.util.TreeMap<>(n));
+      // a window in HIGH: count each device's inspections from the probes' outboxes
+      long w0 = System.currentTimeMillis() + 500;
+      awaitTrue(Duration.ofSeconds(20), "a window of inspections in HIGH", () -> System.currentTimeMillis() > w0 + WINDOW_MS + 1000);
+      for (String id : List.of(viaRedis, viaApi)) {
+        Map<String, Integer> n = inspections(env, id, w0, w0 + WINDOW_MS);
+        double crit = mean(n, 1);
+        double normal = mean(n, 2);
+        System.out.printf("%s in BACKPRESSURE_HIGH over %d ms: per device %s (critical mean %.1f, normal mean %.1f, expected %d at full rate)%n", id, WINDOW_MS,
+            new java.util.TreeMap<>(n), crit, normal, WINDOW_MS / INTERVAL_MS);
         for (int i = 0; i < 3; i++) {
-          assertTrue(n.getOrDefault("p2-" + i, 0) >= 0.8 * WINDOW_MS / INTERVAL_MS, "normal devices at full rate again: " + n);
-          assertTrue(n.getOrDefault("p3-" + i, 0) >= 0.8 * WINDOW_MS / INTERVAL_MS, "low devices inspected again: " + n);
+          assertTrue(n.getOrDefault("p1-" + i, 0) >= 0.8 * WINDOW_MS / INTERVAL_MS, id + ": a critical device keeps its full rate: " + n);
+          int norm = n.getOrDefault("p2-" + i, 0);
+          assertTrue(norm >= 0.35 * crit && norm <= 0.65 * crit, id + ": a normal device at half the critical rate: " + n);
+          assertEquals(0, n.getOrDefault("p3-" + i, 0), id + ": low devices paused: " + n);
         }
-      } finally {
-        Config c = env.config(Map.of("topology.prefix", probeTopology));
-        try (Channel ch = env.channel()) {
-          Topology.of(c).delete(ch);
-        } catch (Exception ignored) {
-          // best effort
-        }
+      }
+
+      // recovery: the backlog goes, the mode leaves
+      long t1 = System.currentTimeMillis();
+      try (Channel ch = env.channel()) {
+        for (int s = 0; s < 4; s++) ch.queuePurge(schedTopology.queue(s, Priority.NORMAL));
+      }
+      awaitTrue(Duration.ofSeconds(10), "the leader leaves BACKPRESSURE_HIGH", () -> stored(sched) == FleetMode.NORMAL);
+      long left = System.currentTimeMillis() - t1;
+      awaitTrue(Duration.ofSeconds(10), "both probes back to NORMAL", () -> redisProbe.probe().mode().effective() == FleetMode.NORMAL
+          && apiProbe.probe().mode().effective() == FleetMode.NORMAL);
+      System.out.printf("fleet mode: NORMAL stored %d ms after the backlog was purged; probes NORMAL %d ms after%n", left, System.currentTimeMillis() - t1);
+      assertTrue(env.query("SELECT reason FROM $S.fleet_mode").get(0)[0].toString().startsWith("recovered:"));
+
+      long w1 = System.currentTimeMillis() + 500;
+      awaitTrue(Duration.ofSeconds(20), "a window of inspections in NORMAL", () -> System.currentTimeMillis() > w1 + WINDOW_MS + 1000);
+      Map<String, Integer> n = inspections(env, viaRedis, w1, w1 + WINDOW_MS);
+      System.out.printf("%s in NORMAL over %d ms: per device %s%n", viaRedis, WINDOW_MS, new java.util.TreeMap<>(n));
+      for (int i = 0; i < 3; i++) {
+        assertTrue(n.getOrDefault("p2-" + i, 0) >= 0.8 * WINDOW_MS / INTERVAL_MS, "normal devices at full rate again: " + n);
+        assertTrue(n.getOrDefault("p3-" + i, 0) >= 0.8 * WINDOW_MS / INTERVAL_MS, "low devices inspected again: " + n);
       }
     }
   }
@@ -243,58 +233,42 @@ class FleetModeIT {
   @Test
   void aProbeWhoseQueuesRefusePublishesEntersHighOnItsOwn() throws Exception {
     try (TestEnv env = new TestEnv(2)) {
-      String probeTopology = env.name + "_full";
-      try {
-        Path file = devices(env);
-        String id = env.name + "-probe-full";
-        // the smallest budget (normal queues of 4 KiB) fills at once and refuses the rest (reject-publish): the broker nacks
-        Node probe = env.start(Map.of("role", "probe", "node.id", id, "topology.prefix", probeTopology, "broker.queue.budget.bytes", "40960", "outbox.publish.batch.bytes", "4096",
-            "probe.inventory.file", file.toString(), "redis.url", "redis://127.0.0.1:1"));
-        awaitTrue(Duration.ofSeconds(20), "the probe enters BACKPRESSURE_HIGH on its own", () -> probe.probe().mode().local() == FleetMode.BACKPRESSURE_HIGH);
-        assertTrue(probe.metrics().count("outbox_nacks_total") > 0, "the broker refused publishes");
-        assertTrue(probe.metrics().count("probe_mode_changes_total", "source", "local", "to", "BACKPRESSURE_HIGH", "cause", "broker_nacks") >= 1);
-        awaitTrue(Duration.ofSeconds(10), "low devices are skipped", () -> probe.metrics().count("probe_mode_skipped_total", "priority", "3") > 0);
-        assertEquals(0.0, probe.metrics().count("probe_mode_skipped_total", "priority", "1"), "critical devices are never skipped");
-        // probe_checks_total{priority} counts the checks that ran: critical ones go on, low ones do not while skipped
-        double critical = probe.metrics().count("probe_checks_total", "priority", "1");
-        double low = probe.metrics().count("probe_checks_total", "priority", "3");
-        assertTrue(low > 0, "low devices were checked before the mode");
-        awaitTrue(Duration.ofSeconds(5), "critical devices are still checked", () -> probe.metrics().count("probe_checks_total", "priority", "1") > critical + 3);
-        assertEquals(low, probe.metrics().count("probe_checks_total", "priority", "3"), "no low check ran while the mode skips low");
-      } finally {
-        try (Channel ch = env.channel()) {
-          Topology.of(env.config(Map.of("topology.prefix", probeTopology))).delete(ch);
-        } catch (Exception ignored) {
-          // best effort
-        }
-      }
+      String probeTopology = env.ownTopology(env.name + "_full"); // deleted by env.close(), after the probe stopped
+      Path file = devices(env);
+      String id = env.name + "-probe-full";
+      // the smallest budget (normal queues of 4 KiB) fills at once and refuses the rest (reject-publish): the broker nacks
+      Node probe = env.start(Map.of("role", "probe", "node.id", id, "topology.prefix", probeTopology, "broker.queue.budget.bytes", "40960", "outbox.publish.batch.bytes", "4096",
+          "probe.inventory.file", file.toString(), "redis.url", "redis://127.0.0.1:1"));
+      awaitTrue(Duration.ofSeconds(20), "the probe enters BACKPRESSURE_HIGH on its own", () -> probe.probe().mode().local() == FleetMode.BACKPRESSURE_HIGH);
+      assertTrue(probe.metrics().count("outbox_nacks_total") > 0, "the broker refused publishes");
+      assertTrue(probe.metrics().count("probe_mode_changes_total", "source", "local", "to", "BACKPRESSURE_HIGH", "cause", "broker_nacks") >= 1);
+      awaitTrue(Duration.ofSeconds(10), "low devices are skipped", () -> probe.metrics().count("probe_mode_skipped_total", "priority", "3") > 0);
+      assertEquals(0.0, probe.metrics().count("probe_mode_skipped_total", "priority", "1"), "critical devices are never skipped");
+      // probe_checks_total{priority} counts the checks that ran: critical ones go on, low ones do not while skipped
+      double critical = probe.metrics().count("probe_checks_total", "priority", "1");
+      double low = probe.metrics().count("probe_checks_total", "priority", "3");
+      assertTrue(low > 0, "low devices were checked before the mode");
+      awaitTrue(Duration.ofSeconds(5), "critical devices are still checked", () -> probe.metrics().count("probe_checks_total", "priority", "1") > critical + 3);
+      assertEquals(low, probe.metrics().count("probe_checks_total", "priority", "3"), "no low check ran while the mode skips low");
     }
   }
 
   @Test
   void aProbeThatHearsNoSchedulerEntersHighOnItsOwn() throws Exception {
     try (TestEnv env = new TestEnv(2)) {
-      String probeTopology = env.name + "_p";
-      try {
-        Path file = devices(env);
-        String id = env.name + "-probe-alone";
-        // its scheduler URL answers nothing and its Redis leads nowhere
-        Node alone = env.start(Map.of("role", "probe", "node.id", id, "topology.prefix", probeTopology, "probe.inventory.file", file.toString(),
-            "probe.inventory.url", "http://127.0.0.1:1", "redis.url", "redis://127.0.0.1:1", "probe.mode.unreachable.ms", "2000",
-            "probe.mode.poll.ms", "500", "probe.mode.min.dwell.ms", "1000"));
-        awaitTrue(Duration.ofSeconds(10), "the probe enters BACKPRESSURE_HIGH on its own", () -> alone.probe().mode().local() == FleetMode.BACKPRESSURE_HIGH);
-        assertEquals(FleetMode.NORMAL, alone.probe().mode().fleet(), "it never heard a fleet mode");
-        assertEquals(FleetMode.BACKPRESSURE_HIGH, alone.probe().mode().effective(), "effective = the more severe of fleet and own");
-        assertTrue(TestEnv.hasSample(alone.metrics().scrape(), "probe_mode", "1.0", "cause=\"unreachable\"", "mode=\"BACKPRESSURE_HIGH\"", "source=\"local\""),
-            "the reason is in the metrics");
-        assertTrue(alone.metrics().count("probe_mode_changes_total", "source", "local", "to", "BACKPRESSURE_HIGH", "cause", "unreachable") >= 1);
-      } finally {
-        try (Channel ch = env.channel()) {
-          Topology.of(env.config(Map.of("topology.prefix", probeTopology))).delete(ch);
-        } catch (Exception ignored) {
-          // best effort
-        }
-      }
+      String probeTopology = env.ownTopology(env.name + "_p"); // deleted by env.close(), after the probe stopped
+      Path file = devices(env);
+      String id = env.name + "-probe-alone";
+      // its scheduler URL answers nothing and its Redis leads nowhere
+      Node alone = env.start(Map.of("role", "probe", "node.id", id, "topology.prefix", probeTopology, "probe.inventory.file", file.toString(),
+          "probe.inventory.url", "http://127.0.0.1:1", "redis.url", "redis://127.0.0.1:1", "probe.mode.unreachable.ms", "2000",
+          "probe.mode.poll.ms", "500", "probe.mode.min.dwell.ms", "1000"));
+      awaitTrue(Duration.ofSeconds(10), "the probe enters BACKPRESSURE_HIGH on its own", () -> alone.probe().mode().local() == FleetMode.BACKPRESSURE_HIGH);
+      assertEquals(FleetMode.NORMAL, alone.probe().mode().fleet(), "it never heard a fleet mode");
+      assertEquals(FleetMode.BACKPRESSURE_HIGH, alone.probe().mode().effective(), "effective = the more severe of fleet and own");
+      assertTrue(TestEnv.hasSample(alone.metrics().scrape(), "probe_mode", "1.0", "cause=\"unreachable\"", "mode=\"BACKPRESSURE_HIGH\"", "source=\"local\""),
+          "the reason is in the metrics");
+      assertTrue(alone.metrics().count("probe_mode_changes_total", "source", "local", "to", "BACKPRESSURE_HIGH", "cause", "unreachable") >= 1);
     }
   }
 }

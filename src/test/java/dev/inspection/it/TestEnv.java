@@ -55,6 +55,7 @@ public final class TestEnv implements AutoCloseable {
   public final int slots;
   private final Map<String, String> base = new HashMap<>();
   private final List<Node> nodes = new ArrayList<>();
+  private final List<String> extraTopologies = new ArrayList<>();
   private Connection amqp;
 
   public TestEnv(int slots) throws Exception {
@@ -162,6 +163,16 @@ public final class TestEnv implements AutoCloseable {
     n.start().toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
     nodes.add(n);
     return n;
+  }
+
+  /**
+   * A topology prefix of the test's own besides {@link #name} (a probe on another prefix, say): {@link #close()} deletes
+   * its queues and exchanges too, after every node stopped (deleted under a running node, they come back on its
+   * reconnect and stay behind).
+   */
+  public String ownTopology(String prefix) {
+    extraTopologies.add(prefix);
+    return prefix;
   }
 
   public void stop(Node n) throws Exception {
@@ -429,6 +440,13 @@ public final class TestEnv implements AutoCloseable {
       Topology.of(config(Map.of("slots.total", String.valueOf(Math.max(slots, grownTo))))).delete(ch);
     } catch (Exception ignored) {
       // queues may be gone with a broker restart
+    }
+    for (String prefix : extraTopologies) {
+      try (Channel ch = amqp().createChannel()) {
+        Topology.of(config(Map.of("slots.total", String.valueOf(Math.max(slots, grownTo)), "topology.prefix", prefix))).delete(ch);
+      } catch (Exception ignored) {
+        // as above
+      }
     }
     try {
       execute("DROP SCHEMA IF EXISTS $S CASCADE");
