@@ -122,6 +122,8 @@ drill_cleanup() {
   elif [ -n "${jar:-}" ] && [ -f "$jar" ]; then
     java -cp "$jar" dev.inspection.node.Teardown --yes "${common[@]}" >>"$dir/teardown.log" 2>&1 ||
       echo "$DRILL: teardown of $name failed; see $dir/teardown.log" >&2
+    # the probes' reports in Redis ({redis.channel.prefix}:probes), as bench.sh does
+    command -v redis-cli >/dev/null 2>&1 && timeout 10 redis-cli -h 127.0.0.1 DEL "$name:probes" >/dev/null 2>&1
     rm -f "$jar"
   fi
   return $rc

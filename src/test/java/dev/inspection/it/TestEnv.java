@@ -454,6 +454,14 @@ public final class TestEnv implements AutoCloseable {
       // database may be down if the test failed mid-outage
     }
     try {
+      // the probes' reports (ProbeVerticle writes {redis.channel.prefix}:probes): left behind, every run added a hash
+      Process p = new ProcessBuilder("redis-cli", "-h", "127.0.0.1", "DEL", name + ":probes").redirectErrorStream(true)
+          .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+      if (!p.waitFor(10, TimeUnit.SECONDS)) p.destroyForcibly();
+    } catch (Exception ignored) {
+      // no redis-cli, or Redis is down: best effort, as above
+    }
+    try {
       if (amqp != null) amqp.close();
     } catch (Exception ignored) {
       // already closed
