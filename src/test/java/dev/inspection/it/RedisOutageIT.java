@@ -15,7 +15,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
@@ -29,20 +28,8 @@ class RedisOutageIT {
   private static Process redis(int port) throws Exception {
     Process p = new ProcessBuilder("redis-server", "--port", Integer.toString(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no")
         .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
-    awaitTrue(Duration.ofSeconds(10), "redis-server answers on " + port, () -> cli(port, "PING").contains("PONG"));
+    awaitTrue(Duration.ofSeconds(10), "redis-server answers on " + port, () -> TestEnv.redisCli(port, "PING").contains("PONG"));
     return p;
-  }
-
-  private static String cli(int port, String... args) throws Exception {
-    String[] cmd = new String[args.length + 3];
-    cmd[0] = "redis-cli";
-    cmd[1] = "-p";
-    cmd[2] = Integer.toString(port);
-    System.arraycopy(args, 0, cmd, 3, args.length);
-    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    p.waitFor(10, TimeUnit.SECONDS);
-    return out;
   }
 
   private static boolean onPath(String exe) {

@@ -13,6 +13,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.DriverManager;
@@ -173,6 +174,16 @@ public final class TestEnv implements AutoCloseable {
   public String ownTopology(String prefix) {
     extraTopologies.add(prefix);
     return prefix;
+  }
+
+  /** Runs redis-cli against 127.0.0.1:{@code port}; its output (errors included), after at most 10 s. */
+  public static String redisCli(int port, String... args) throws Exception {
+    List<String> cmd = new ArrayList<>(List.of("redis-cli", "-h", "127.0.0.1", "-p", Integer.toString(port)));
+    cmd.addAll(List.of(args));
+    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    if (!p.waitFor(10, TimeUnit.SECONDS)) p.destroyForcibly();
+    return out;
   }
 
   public void stop(Node n) throws Exception {
@@ -436,16 +447,13 @@ public final class TestEnv implements AutoCloseable {
         // best effort: the node may have been broken on purpose
       }
     }
-    try (Channel ch = amqp().createChannel()) {
-      Topology.of(config(Map.of("slots.total", String.valueOf(Math.max(slots, grownTo))))).delete(ch);
-    } catch (Exception ignored) {
-      // queues may be gone with a broker restart
-    }
-    for (String prefix : extraTopologies) {
+    List<String> prefixes = new ArrayList<>(List.of(name));
+    prefixes.addAll(extraTopologies);
+    for (String prefix : prefixes) {
       try (Channel ch = amqp().createChannel()) {
         Topology.of(config(Map.of("slots.total", String.valueOf(Math.max(slots, grownTo)), "topology.prefix", prefix))).delete(ch);
       } catch (Exception ignored) {
-        // as above
+        // queues may be gone with a broker restart
       }
     }
     try {
@@ -455,9 +463,7 @@ public final class TestEnv implements AutoCloseable {
     }
     try {
       // the probes' reports (ProbeVerticle writes {redis.channel.prefix}:probes): left behind, every run added a hash
-      Process p = new ProcessBuilder("redis-cli", "-h", "127.0.0.1", "DEL", name + ":probes").redirectErrorStream(true)
-          .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
-      if (!p.waitFor(10, TimeUnit.SECONDS)) p.destroyForcibly();
+      redisCli(6379, "DEL", name + ":probes");
     } catch (Exception ignored) {
       // no redis-cli, or Redis is down: best effort, as above
     }
