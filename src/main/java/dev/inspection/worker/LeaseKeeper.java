@@ -25,8 +25,8 @@ import org.slf4j.LoggerFactory;
  *       the signal for a hung process. Holding the lock comes first, then registration.</li>
  *   <li><b>Heartbeat</b> every {@code heartbeatMs}: reports backlog figures and reads this worker's state;
  *       DEAD or QUARANTINE stops all consumption at once; OFFLINE after a drain makes the worker exit.
- *       The same round renews the leases with a plain UPDATE (no lock that a batch holds, so it never
- *       waits on in-flight batches).</li>
+ *       Every heartbeat that {@link Settings#renewDue} picks (about every third of the lease TTL) also renews
+ *       the leases with a plain UPDATE (no lock that a batch holds, so it never waits on in-flight batches).</li>
  *   <li><b>Leases</b> are read every {@code pollMs} and whenever Redis announces a change (INV-14: Redis
  *       only accelerates); {@link LeaseReconciler} decides, {@link HeldSlots} acts.</li>
  *   <li><b>Stop</b> (D6): DRAINING, the leader moves the slots out, the rest is released here, OFFLINE.</li>
@@ -36,7 +36,18 @@ public final class LeaseKeeper {
   private static final Logger log = LoggerFactory.getLogger(LeaseKeeper.class);
 
   /** Tunables. */
-  public record Settings(long leaseTtlMs, long heartbeatMs, long pollMs, long freezeHeartbeatAfterMs, RetryPolicy retry) {}
+  public record Settings(long leaseTtlMs, long heartbeatMs, long pollMs, long freezeHeartbeatAfterMs, RetryPolicy retry) {
+    /**
+     * Whether this heartbeat renews the leases, {@code sinceLastMs} after the last renewal that worked (negative:
+     * none yet): when waiting for the next heartbeat would let more than a third of the lease TTL pass. At the
+     * defaults (TTL 30 s, heartbeat 3 s) every third heartbeat renews, so a lease always has at least 20 s left
+     * plus the leader's expiry grace; the lease rows are written a third as often on an idle node (issue 11).
+     * The heartbeat row itself (liveness, DEAD/QUARANTINE) is still written every time.
+     */
+    public boolean renewDue(long sinceLastMs) {
+      return sinceLastMs < 0 || sinceLastMs + heartbeatMs > leaseTtlMs / 3;
+    }
+  }
 
   private final Vertx vertx;
   private final Context context;
@@ -54,6 +65,8 @@ public final class LeaseKeeper {
   private boolean registering;
   private volatile WorkerState state = WorkerState.REGISTERED;
   private long lastLeaseRead;
+  /** When (clock) the leases were last renewed; -1 before the first renewal. */
+  private long lastRenewed = -1;
   private long startedAt;
   private boolean stopping;
   private boolean polling;
@@ -147,8 +160,12 @@ public final class LeaseKeeper {
         return Future.succeededFuture();
       }
       if (followOwnState(read.get())) return Future.succeededFuture();
+      long now = clock.millis();
+      // the lease poll (every pollMs, and on every Redis notice) reads the leases in between
+      if (!settings.renewDue(lastRenewed < 0 ? -1 : now - lastRenewed)) return Future.succeededFuture();
       long issued = slots.newRead();
       return store.renew(settings.leaseTtlMs()).map(leases -> {
+        lastRenewed = now;
         reconcile(leases, issued);
         return null;
       });
