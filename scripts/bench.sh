@@ -11,7 +11,8 @@
 #                         a capacity run offering more than it can take, then a run at half of the rate it
 #                         sustained, then an idle run (100 devices at the node's default interval, 10 s
 #                         warm-up, 30 s window); each run has a warm-up and a measured window between two
-#                         /metrics samples; CPU per process (node, RabbitMQ, PostgreSQL) over the window;
+#                         /metrics samples; CPU per process (node, RabbitMQ, PostgreSQL) over the window,
+#                         and the node's split by thread group (event loops, JIT compiler, outbox, ...);
 #                         probe->commit lag also from the database (received_at - collected_at of the
 #                         history rows committed in the window);
 #   4. a million devices  only with --million or --all (long: about 4 minutes and a 6g heap): 1,000,000
@@ -234,6 +235,31 @@ cpu_split() { # snapshot0 snapshot1 seconds
   read -r b1 _ n1 r1 p1 <<<"$2"
   awk -v hz="$(getconf CLK_TCK)" -v dt="$3" -v b="$((b1 - b0))" -v n="$((n1 - n0))" -v r="$((r1 - r0))" -v p="$((p1 - p0))" \
     'BEGIN { o = b - n - r - p; if (o < 0) o = 0; printf "%.3f %.3f %.3f %.3f %.3f\n", n / hz / dt, r / hz / dt, p / hz / dt, o / hz / dt, b / hz / dt }'
+}
+
+# the node's CPU time per thread group, in clock ticks: "group ticks" lines (/proc/PID/task/*/stat; a thread's
+# name is its first 15 characters, digits folded, so the four event loops are one group)
+thread_snapshot() { # node-pid
+  local t
+  for t in /proc/"$1"/task/*; do cat "$t/stat" 2>/dev/null; done | awk '
+    { r = $0; sub(/.*\) /, "", r); c = $0; sub(/^[0-9]+ \(/, "", c); sub(/\) [^)]*$/, "", c); split(r, f, " ")
+      g = c; gsub(/[0-9]+/, "N", g)
+      if (g ~ /^vert\.x-eventloo/) g = "event-loops"; else if (g ~ /^C[N12] CompilerThre/) g = "JIT"
+      else if (g ~ /^queue-sampler/) g = "queue-sampler"; else if (g ~ /^outbox-outbox/) g = "outbox-sqlite"
+      else if (g ~ /^outbox-publish/) g = "outbox-publisher"; else if (g ~ /^AMQP Connection/) g = "amqp-client"
+      else if (g ~ /^(GC Thread|G1 )/) g = "GC"; else if (g ~ /^vert\.x-worker/) g = "vertx-workers"
+      else if (g ~ /^worker-acks/) g = "acks"; else g = "other"
+      a[g] += f[12] + f[13] }
+    END { for (k in a) print k, a[k] }'
+}
+
+# milli-cores per thread group between two thread_snapshot outputs, largest first: "event-loops 41, JIT 26, ..."
+thread_split() { # snapshot0 snapshot1 seconds
+  awk -v hz="$(getconf CLK_TCK)" -v dt="$3" 'NR == FNR { a[$1] = $2; next } { d[$1] = $2 - a[$1] }
+    END { n = 0; for (k in d) if (d[k] > 0) { n++; v[n] = d[k] * 1000 / hz / dt; name[n] = k }
+          for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (v[j] > v[i]) { t = v[i]; v[i] = v[j]; v[j] = t; t = name[i]; name[i] = name[j]; name[j] = t }
+          out = ""; for (i = 1; i <= n; i++) out = out (i > 1 ? ", " : "") name[i] " " sprintf("%.0f", v[i]); print (out == "" ? "NA" : out) }' \
+    <(printf '%s\n' "$1") <(printf '%s\n' "$2")
 }
 
 # runs a command in the background into a log; sets BG_RC and BG_CPU (cpu_split while it ran)
@@ -570,9 +596,9 @@ e2e_run() { # tag devices interval_ms warm-up_s window_s heap
   await_slots "$tag"
   nap "$warmup"
 
-  local m0=$OUT/metrics-$tag-0.txt m1=$OUT/metrics-$tag-1.txt prev cur t0 t1 tp tc cpu0 cpu1 gc0 gc1 hb0 hb1
+  local m0=$OUT/metrics-$tag-0.txt m1=$OUT/metrics-$tag-1.txt prev cur t0 t1 tp tc cpu0 cpu1 thr0 thr1 gc0 gc1 hb0 hb1
   hb0=$(hist_bytes)
-  t0=$(now); scrape "$m0"; cpu0="$(cpu_snapshot "$NODE_PID")"; gc0=$(gc_pause_ms "$OUT/gc-$tag.log")
+  t0=$(now); scrape "$m0"; cpu0="$(cpu_snapshot "$NODE_PID")"; thr0="$(thread_snapshot "$NODE_PID")"; gc0=$(gc_pause_ms "$OUT/gc-$tag.log")
   if [ "$(msum "$m0" worker_committed_total)" = NA ]; then
     if grep -qE 'cannot connect|connection lost' "$NODE_LOG"; then
       grep -E 'cannot connect|connection lost' "$NODE_LOG" | tail -n 3 | cut -c1-250 >&2
@@ -604,7 +630,7 @@ e2e_run() { # tag devices interval_ms warm-up_s window_s heap
     prev=$cur tp=$tc
   done
   t1=$tp; cp "$prev" "$m1"
-  cpu1="$(cpu_snapshot "$NODE_PID")"; gc1=$(gc_pause_ms "$OUT/gc-$tag.log")
+  cpu1="$(cpu_snapshot "$NODE_PID")"; thr1="$(thread_snapshot "$NODE_PID")"; gc1=$(gc_pause_ms "$OUT/gc-$tag.log")
   hb1=$(hist_bytes)
   local heapinfo
   heapinfo="$(timeout 20 jcmd "$NODE_PID" GC.heap_info 2>/dev/null | grep -o 'total [0-9]*K, used [0-9]*K' | head -n 1 |
@@ -650,6 +676,9 @@ e2e_run() { # tag devices interval_ms warm-up_s window_s heap
   R[$tag.heap]=${heapinfo:-NA}
   R[$tag.gc]=$(calc '(a - b) / c / 10' "$gc1" "$gc0" "$dt") # percent of wall time in GC pauses
   read -r "R[$tag.cpu_node]" "R[$tag.cpu_rabbit]" "R[$tag.cpu_pg]" "R[$tag.cpu_other]" "R[$tag.cpu_busy]" < <(cpu_split "$cpu0" "$cpu1" "$dt")
+  R[$tag.threads]="$(thread_split "$thr0" "$thr1" "$dt")"
+  # the JIT compiler's share in cores (0 when it did not run): the part of an idle node's figure that ends with warm-up
+  R[$tag.jit]="$(printf '%s\n' "${R[$tag.threads]}" | tr ',' '\n' | awk '$1 == "JIT" { j = $2 / 1000 } END { printf "%.3f", j + 0 }')"
   R[$tag.us_msg]=$(calc '(b > 0) ? a * 1000000 / b : 0' "${R[$tag.cpu_rabbit]}" "${R[$tag.msgs]}")
 
   say "stopping the node (SIGTERM) ..."
@@ -681,6 +710,7 @@ e2e_run() { # tag devices interval_ms warm-up_s window_s heap
   say "[$tag] outbox depth $(fmt0 "${R[$tag.depth0]}") -> $(fmt0 "${R[$tag.depth1]}"), messages in the bench queues at the end $(fmt0 "$backlog");" \
       "CPU cores used: node $(fmt2 "${R[$tag.cpu_node]}"), rabbitmq $(fmt2 "${R[$tag.cpu_rabbit]}"), postgres $(fmt2 "${R[$tag.cpu_pg]}"), other $(fmt2 "${R[$tag.cpu_other]}") of $NPROC;" \
       "heap ${R[$tag.heap]}, GC pauses $(fmt1 "${R[$tag.gc]}")% of the window; shutdown $NODE_STOP_S s"
+  say "[$tag] node CPU by thread group, milli-cores (JIT: the compiler, still busy after a short warm-up): ${R[$tag.threads]}"
   say "[$tag] AMQP messages published $(fmt0 "${R[$tag.msgs]}")/s, $(fmt1 "${R[$tag.per_msg]}") results each;" \
       "rabbitmq $(fmt0 "${R[$tag.us_msg]}") µs per message published (and consumed)"
   say "[$tag] database: $(fmt0 "${R[$tag.db_rows]}") history rows received in the window ($(fmt0 "${R[$tag.db_rate]}")/s), lag p50 $(fmt0 "${R[$tag.db_p50]}") ms" \
@@ -785,7 +815,7 @@ else
   fi
 fi
 if ran idle; then
-  IDLE_LINE="node $(fmt2 "$(v idle.cpu_node)") + rabbitmq $(fmt2 "$(v idle.cpu_rabbit)") + postgres $(fmt2 "$(v idle.cpu_pg)") = $(fmt2 "$(v idle.cores3)") cores$(invalid idle)"
+  IDLE_LINE="node $(fmt2 "$(v idle.cpu_node)") ($(fmt2 "$(calc 'a - b' "$(v idle.cpu_node)" "$(v idle.jit)")") outside the JIT compiler) + rabbitmq $(fmt2 "$(v idle.cpu_rabbit)") + postgres $(fmt2 "$(v idle.cpu_pg)") = $(fmt2 "$(v idle.cores3)") cores$(invalid idle)"
 else
   IDLE_LINE="not run"
 fi
@@ -862,6 +892,7 @@ for tag in capacity half idle million; do
   [ -n "${R[$tag.rate]:-}" ] || continue
   notes+=("$tag: ${R[$tag.devices]} devices every ${R[$tag.interval]} ms; probe appended $(fmt0 "${R[$tag.appended]}")/s, broker confirmed $(fmt0 "${R[$tag.confirmed]}")/s, committed $(fmt0 "${R[$tag.rate]}")/s; outbox depth $(fmt0 "${R[$tag.depth0]}") -> $(fmt0 "${R[$tag.depth1]}") over $(fmt1 "${R[$tag.window]}") s; $(fmt0 "${R[$tag.backlog]}") messages queued at the end; commit latency p50 $(fmt0 "${R[$tag.commit_p50]}") ms p99 $(fmt0 "${R[$tag.commit_p99]}") ms")
   notes+=("$tag: CPU cores used (of $NPROC): node $(fmt2 "${R[$tag.cpu_node]}"), rabbitmq $(fmt2 "${R[$tag.cpu_rabbit]}"), postgres $(fmt2 "${R[$tag.cpu_pg]}"), other processes $(fmt2 "${R[$tag.cpu_other]}"), idle $(fmt2 "$(calc "($NPROC - a > 0) ? $NPROC - a : 0" "${R[$tag.cpu_busy]}")"); $([ "$tag" = idle ] || echo "$(us_line "$tag"); ")heap ${R[$tag.heap]}; GC pauses $(fmt1 "${R[$tag.gc]}")%; node log ${R[$tag.err]} ERROR / ${R[$tag.warn]} WARN lines before shutdown")
+  notes+=("$tag: node CPU by thread group, milli-cores: ${R[$tag.threads]:-NA}")
   notes+=("$tag: the probe published $(fmt0 "${R[$tag.msgs]}") AMQP messages/s carrying $(fmt1 "${R[$tag.per_msg]}") results each; rabbitmq $(fmt0 "${R[$tag.us_msg]}") µs per message (each published, delivered and acked once)")
   if awk -v a="${R[$tag.appended]}" -v o="${R[$tag.offered]}" 'BEGIN { exit !(a != "NA" && a < 0.95 * o) }'; then
     notes+=("$tag: the probe generated only $(fmt0 "${R[$tag.appended]}") of the $(fmt0 "${R[$tag.offered]}") results/s offered (it shares the CPU with worker, broker and database)")
