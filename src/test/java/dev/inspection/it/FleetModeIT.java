@@ -11,6 +11,7 @@ import dev.inspection.control.Liveness;
 import dev.inspection.messaging.Priority;
 import dev.inspection.messaging.Topology;
 import dev.inspection.node.Node;
+import dev.inspection.scheduler.QueueSampler;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.nio.charset.StandardCharsets;
@@ -71,6 +72,21 @@ class FleetModeIT {
     return m.containsKey("term") ? FleetMode.parse(m.getString("mode"), null) : null;
   }
 
+  /** What the leader saw, for a timeout's message: a CI run once waited 30 s for HIGH with nothing else to go on. */
+  private static String seen(Node sched) {
+    QueueSampler q = sched.scheduler().queues();
+    StringBuilder depth = new StringBuilder();
+    for (int s = 0; s < 4; s++) depth.append(s == 0 ? "" : ",").append(q.depth(s));
+    String api;
+    try {
+      api = http(sched.httpPort(), "GET", "/api/v1/fleet-mode").getValue();
+    } catch (Exception e) {
+      api = e.toString();
+    }
+    return "leading=" + sched.scheduler().leading() + ", stored=" + sched.scheduler().fleetMode().stored().encode() + ", last sample "
+        + (System.currentTimeMillis() - q.sampledAt()) + " ms ago, depth per slot [" + depth + "], total " + q.total() + ", /api/v1/fleet-mode " + api;
+  }
+
   @Test
   void growingBacklogSlowsNormalDevicesToHalfRateOnEveryProbeAndRecoveryRestoresThem() throws Exception {
     try (TestEnv env = new TestEnv(4)) {
@@ -105,7 +121,7 @@ class FleetModeIT {
       }
       // generous: on a loaded machine the scheduler's broker connection (and so its first queue sample) came up 5 s late once;
       // the time it took is printed below
-      awaitTrue(Duration.ofSeconds(30), "the leader enters BACKPRESSURE_HIGH", () -> stored(sched) == FleetMode.BACKPRESSURE_HIGH);
+      awaitTrue(Duration.ofSeconds(30), "the leader enters BACKPRESSURE_HIGH", () -> stored(sched) == FleetMode.BACKPRESSURE_HIGH, () -> seen(sched));
       long entered = System.currentTimeMillis() - t0;
       awaitTrue(Duration.ofSeconds(10), "the probe on Redis follows", () -> redisProbe.probe().mode().effective() == FleetMode.BACKPRESSURE_HIGH);
       long heardRedis = System.currentTimeMillis() - t0;
@@ -213,7 +229,7 @@ class FleetModeIT {
         failing.set(true);
         // generous: on a loaded machine the scheduler's broker connection (and so its first queue sample) came up 5 s late once;
         // the time it took is printed below
-        awaitTrue(Duration.ofSeconds(30), "the leader enters BACKPRESSURE_HIGH", () -> stored(sched) == FleetMode.BACKPRESSURE_HIGH);
+        awaitTrue(Duration.ofSeconds(30), "the leader enters BACKPRESSURE_HIGH", () -> stored(sched) == FleetMode.BACKPRESSURE_HIGH, () -> seen(sched));
         long entered = System.currentTimeMillis() - t0;
         String reason = (String) env.query("SELECT reason FROM $S.fleet_mode").get(0)[0];
         assertTrue(reason.startsWith("failing_workers: 2 of 2 workers failing commits"), reason);

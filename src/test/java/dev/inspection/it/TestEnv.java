@@ -438,6 +438,21 @@ public final class TestEnv implements AutoCloseable {
     await(what).atMost(within).pollInterval(Duration.ofMillis(100)).ignoreExceptions().until(condition);
   }
 
+  /** As {@link #awaitTrue(Duration, String, Callable)}; on a timeout the error also says what {@code state} reads then. */
+  public static void awaitTrue(Duration within, String what, Callable<Boolean> condition, java.util.function.Supplier<String> state) {
+    try {
+      awaitTrue(within, what, condition);
+    } catch (org.awaitility.core.ConditionTimeoutException e) {
+      String seen;
+      try {
+        seen = state.get();
+      } catch (RuntimeException r) {
+        seen = "(cannot read: " + r + ")";
+      }
+      throw new AssertionError(what + ": not within " + within.toSeconds() + " s; then: " + seen, e);
+    }
+  }
+
   @Override
   public void close() throws Exception {
     for (Node n : new ArrayList<>(nodes)) {
