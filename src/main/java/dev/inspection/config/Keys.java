@@ -166,6 +166,7 @@ public final class Keys {
   public static final ConfigKey SCHEDULER_MIN_WORKERS = k("scheduler.min.workers", "3", INT, "cold start: probes inspect non-critical devices at 25% rate, +25% per ACTIVE worker, until this many are ACTIVE");
   // issue 12 item 3 (D10): the fleet mode the leader decides and the probes follow
   public static final ConfigKey SCHEDULER_QUEUE_SAMPLE_MS = k("scheduler.queue.sample.ms", "5000", LONG, "how often every scheduler counts the messages ready in the slot queues (the API's backlog and the fleet mode's backlog signals)");
+  public static final ConfigKey SCHEDULER_QUEUE_SAMPLE_FULL_MS = k("scheduler.queue.sample.full.ms", "60000", LONG, "how often the leader's queue sample asks the broker for every slot's queues; in between it counts 0 for the slots whose owners said in their last heartbeat that every lane consumes with room under its prefetch (nothing waits ready there), which spares an idle broker most of its passive declares; set it to scheduler.queue.sample.ms to ask for every queue every time");
   public static final ConfigKey SCHEDULER_FLEET_BACKLOG_HIGH = k("scheduler.fleet.backlog.high", "100000", LONG, "fleet mode: messages ready in all slot queues that enter BACKPRESSURE_HIGH");
   public static final ConfigKey SCHEDULER_FLEET_BACKLOG_CRITICAL = k("scheduler.fleet.backlog.critical", "1000000", LONG, "fleet mode: messages ready in all slot queues that enter BACKPRESSURE_CRITICAL (only critical devices inspected)");
   public static final ConfigKey SCHEDULER_FLEET_GROWTH_PER_S = k("scheduler.fleet.growth.per.s", "2000", DOUBLE, "fleet mode: backlog growth (messages/s between two queue samples) that enters BACKPRESSURE_HIGH when sustained");
@@ -250,7 +251,7 @@ public final class Keys {
       SCHEDULER_WEIGHT_BACKLOG, SCHEDULER_WEIGHT_PROCESS_MS, SCHEDULER_WEIGHT_CRITICAL, SCHEDULER_WAVE_FIRST, SCHEDULER_WAVE_MIN,
       SCHEDULER_WAVE_MAX, SCHEDULER_WAVE_FAST_MS, SCHEDULER_WAVE_SLOW_MS, SCHEDULER_WAVE_COMMIT_P99_MS, SCHEDULER_WAVE_BACKLOG_PER_SLOT,
       SCHEDULER_JOIN_WINDOW_MS, SCHEDULER_MIN_WORKERS,
-      SCHEDULER_QUEUE_SAMPLE_MS, SCHEDULER_FLEET_BACKLOG_HIGH, SCHEDULER_FLEET_BACKLOG_CRITICAL, SCHEDULER_FLEET_GROWTH_PER_S, SCHEDULER_FLEET_GROWTH_SAMPLES,
+      SCHEDULER_QUEUE_SAMPLE_MS, SCHEDULER_QUEUE_SAMPLE_FULL_MS, SCHEDULER_FLEET_BACKLOG_HIGH, SCHEDULER_FLEET_BACKLOG_CRITICAL, SCHEDULER_FLEET_GROWTH_PER_S, SCHEDULER_FLEET_GROWTH_SAMPLES,
       SCHEDULER_FLEET_FAILING_WORKERS_PCT, SCHEDULER_FLEET_FAILING_SAMPLES, SCHEDULER_FLEET_COMMIT_P99_HIGH_MS, SCHEDULER_FLEET_COMMIT_P99_CRITICAL_MS, SCHEDULER_FLEET_LEAVE_RATIO,
       SCHEDULER_FLEET_MIN_DWELL_MS, PROBE_MODE_POLL_MS, PROBE_MODE_UNREACHABLE_MS, PROBE_MODE_BROKER_DOWN_MS, PROBE_MODE_OUTBOX_DEPTH_HIGH, PROBE_MODE_OUTBOX_DEPTH_CRITICAL,
       PROBE_MODE_OUTBOX_AGE_HIGH_MS, PROBE_MODE_OUTBOX_AGE_CRITICAL_MS, PROBE_MODE_NACK_WINDOW_MS, PROBE_MODE_MIN_DWELL_MS,

@@ -87,6 +87,10 @@ public final class ControlLoop {
   private long timer = -1;
   private volatile int activeWorkers;
   private volatile String lastPlan = "";
+  private volatile QuietRead quiet = new QuietRead(Set.of(), 0);
+
+  /** The quiet slots a round found ({@link SlotFigures#quiet}) and when. */
+  private record QuietRead(Set<Integer> slots, long atMs) {}
 
   public ControlLoop(Vertx vertx, ControlStore store, Leadership leadership, Consumer<String> announce, Metrics metrics, Clock clock,
       Settings settings, BrokerFence fence) {
@@ -107,6 +111,15 @@ public final class ControlLoop {
 
   public String lastPlan() {
     return lastPlan;
+  }
+
+  /**
+   * The slots whose owners said in their last heartbeats that nothing of them waits ready in the broker, as the last
+   * round read them; none when this node does not lead or its last round is older than three ticks (at least 3 s).
+   */
+  public Set<Integer> quietSlots() {
+    QuietRead q = quiet;
+    return leadership.leading() && clock.millis() - q.atMs() <= 3 * Math.max(settings.tickMs(), 1000) ? q.slots() : Set.of();
   }
 
   public void elected() {
@@ -181,6 +194,7 @@ public final class ControlLoop {
         for (SlotRow r : slots) slotCount = Math.max(slotCount, r.slot() + 1);
         settleWaves(slots, now);
         figures = SlotFigures.fold(figures, slots, workers);
+        quiet = new QuietRead(Set.copyOf(SlotFigures.quiet(slots, workers, 2 * settings.heartbeatMs() + settings.tickMs())), now);
         Snapshot snapshot = new Snapshot(workers, slots, crashed, now, pastGrace(), rebalanceDue || now - lastRebalance >= settings.rebalanceIntervalMs(),
             Collections.unmodifiableMap(lastSlotMove), Collections.unmodifiableMap(lastSourceMove), () -> weights(true),
             Collections.unmodifiableMap(waves), () -> weights(false));

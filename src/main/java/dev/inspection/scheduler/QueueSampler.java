@@ -10,6 +10,7 @@ import io.vertx.core.WorkerExecutor;
 import java.io.IOException;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.function.IntSupplier;
@@ -19,7 +20,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Per-slot backlog for the API, the console and {@code /metrics} ({@code queue_backlog_messages{slot, priority}}):
- * messages ready in each slot's queues, sampled every few seconds.
+ * messages ready in each slot's queues, sampled every few seconds. A slot whose owner reported it quiet (every lane
+ * consuming with room under its prefetch, so nothing waits ready) counts 0 without asking the broker, except at a
+ * full sample every {@code fullEveryMs}: at idle that spares the broker three passive declares per slot per sample.
  */
 public final class QueueSampler {
   private static final Logger log = LoggerFactory.getLogger(QueueSampler.class);
@@ -30,12 +33,23 @@ public final class QueueSampler {
   private final Map<Integer, Long> depth = new ConcurrentHashMap<>();
   private volatile long sampledAt;
   private volatile long lastWarnAt;
+  private final Supplier<Set<Integer>> quiet;
+  private final long fullEveryMs;
+  private long lastFullAt = Long.MIN_VALUE / 2;
+  private volatile int skipped;
 
   /** The slots to sample: the lease rows' count (0 before the first read: slots.total), which a reshard changes before {@code slots.total} is. */
   private final IntSupplier slots;
 
-  public QueueSampler(Vertx vertx, Topology topology, IntSupplier slots, Supplier<Connection> connection, long everyMs, SlotGauges gauges) {
+  /**
+   * @param quiet the slots that need no sample now ({@link ControlLoop#quietSlots}); read at every sample
+   * @param fullEveryMs every slot is sampled at least this often, quiet or not
+   */
+  public QueueSampler(Vertx vertx, Topology topology, IntSupplier slots, Supplier<Connection> connection, long everyMs, SlotGauges gauges,
+      Supplier<Set<Integer>> quiet, long fullEveryMs) {
     this.topology = topology;
+    this.quiet = quiet;
+    this.fullEveryMs = fullEveryMs;
     this.slots = slots;
     this.gauges = gauges;
     this.connection = connection;
@@ -57,11 +71,22 @@ public final class QueueSampler {
       if (c == null || !c.isOpen()) return null;
       Channel ch = c.createChannel();
       Map<Integer, Map<String, Long>> sample = new HashMap<>();
+      long startedAt = System.currentTimeMillis();
+      boolean full = startedAt - lastFullAt >= fullEveryMs;
+      Set<Integer> skip = full ? Set.of() : quiet.get();
+      int skippedNow = 0;
       try {
         int count = slots.getAsInt();
         for (int s = 0; s < (count > 0 ? count : topology.totalSlots()); s++) {
           long n = 0;
           Map<String, Long> perPriority = new HashMap<>();
+          if (skip.contains(s)) {
+            for (Priority p : Priority.values()) perPriority.put(p.wire, 0L);
+            depth.put(s, 0L);
+            sample.put(s, perPriority);
+            skippedNow++;
+            continue;
+          }
           for (Priority p : Priority.values()) {
             try {
               long ready = ch.queueDeclarePassive(topology.queue(s, p)).getMessageCount();
@@ -77,6 +102,8 @@ public final class QueueSampler {
           depth.put(s, n);
           sample.put(s, perPriority);
         }
+        if (full) lastFullAt = startedAt;
+        skipped = skippedNow;
         sampledAt = System.currentTimeMillis();
         gauges.backlog(sample);
         try {
@@ -117,6 +144,11 @@ public final class QueueSampler {
 
   public long sampledAt() {
     return sampledAt;
+  }
+
+  /** Slots the last sample counted as 0 without asking the broker (their owners reported them quiet). */
+  public int skipped() {
+    return skipped;
   }
 
   public void close() {

@@ -230,7 +230,8 @@ public final class SchedulerVerticle extends VerticleBase implements Operations.
         deadLetters::connectionLost);
     connector.start();
     long sampleMs = config.getLong(Keys.SCHEDULER_QUEUE_SAMPLE_MS);
-    queues = new QueueSampler(vertx, topology, () -> slotMaps.slotCount(), () -> connector.isConnected() ? connector.connection() : null, sampleMs, metrics.slots());
+    queues = new QueueSampler(vertx, topology, () -> slotMaps.slotCount(), () -> connector.isConnected() ? connector.connection() : null, sampleMs, metrics.slots(),
+        loop::quietSlots, config.getLong(Keys.SCHEDULER_QUEUE_SAMPLE_FULL_MS));
     fleetChannel = new Notifier(vertx, config.get(Keys.REDIS_URL), config.get(Keys.REDIS_CHANNEL_PREFIX), "fleet-mode", RetryPolicy.from(config), msg -> { });
     fleetMode = new FleetModeKeeper(vertx, pool, store, queues, leadership, fleetChannel, metrics, clock, FleetModeKeeper.settings(config), sampleMs);
     redis = Redis.createClient(vertx, new RedisOptions().setConnectionString(config.get(Keys.REDIS_URL))

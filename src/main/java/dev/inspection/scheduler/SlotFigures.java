@@ -1,11 +1,14 @@
 package dev.inspection.scheduler;
 
+import dev.inspection.control.SlotState;
 import dev.inspection.scheduler.ControlStore.SlotRow;
 import dev.inspection.scheduler.ControlStore.WorkerRow;
 import io.vertx.core.json.JsonObject;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * What the fleet last measured of each slot's load — message rate, deliveries waiting, batch time — kept
@@ -53,6 +56,26 @@ final class SlotFigures {
         Figures was = out.getOrDefault(slot, Figures.NONE);
         out.put(slot, new Figures(number(r, "rate", was.rate()), (long) number(r, "backlog", 0), number(r, "ms", was.ms())));
       }
+    }
+    return out;
+  }
+
+  /**
+   * The slots whose owner (in the lease table, the slot ACTIVE, the owner live, heartbeat no older than {@code maxAgeMs}) said in that heartbeat
+   * that every lane of the slot consumes with room under its prefetch ({@code "quiet": true}): nothing of them waits
+   * ready in the broker, so the queue sampler need not ask (a worker that does not say so is sampled as before).
+   */
+  static Set<Integer> quiet(Collection<SlotRow> slots, Collection<WorkerRow> workers, long maxAgeMs) {
+    Map<String, JsonObject> reports = new HashMap<>();
+    for (WorkerRow w : workers) {
+      if (w.state().live() && w.heartbeatAgeMs() <= maxAgeMs && w.metrics() != null && w.metrics().getValue("slots") instanceof JsonObject j) {
+        reports.put(w.id(), j);
+      }
+    }
+    Set<Integer> out = new HashSet<>();
+    for (SlotRow s : slots) {
+      JsonObject perSlot = s.owner() == null || s.expired() || s.state() != SlotState.ACTIVE ? null : reports.get(s.owner());
+      if (perSlot != null && perSlot.getValue(Integer.toString(s.slot())) instanceof JsonObject r && Boolean.TRUE.equals(r.getValue("quiet"))) out.add(s.slot());
     }
     return out;
   }

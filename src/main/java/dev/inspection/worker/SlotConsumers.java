@@ -126,6 +126,21 @@ final class SlotConsumers {
     return !channels.isEmpty();
   }
 
+  /**
+   * Every lane has its consumer, on an open channel, with fewer deliveries unsettled than its prefetch: the broker then
+   * holds nothing of this slot ready (it hands a consumer with room each message as it arrives). The heartbeat says so
+   * and the leader's queue sampler skips such a slot's queues; a full lane, a missing consumer or an unlimited prefetch
+   * (0) is not quiet.
+   */
+  boolean quiet() {
+    for (Priority p : Priority.values()) {
+      Channel ch = channels.get(p);
+      ChannelTags tags = ch == null ? null : held.get(ch);
+      if (tags == null || !ch.isOpen() || prefetch.of(p) <= 0 || tags.size() >= prefetch.of(p)) return false;
+    }
+    return true;
+  }
+
   /** The open in flight, or the last one (completed). */
   Future<Void> lastOpen() {
     return opening;

@@ -163,8 +163,8 @@ public final class SlotProcessor {
     return mailbox.size();
   }
 
-  Phase phase() {
-    return phase;
+  boolean quiet() {
+    return phase == Phase.CONSUMING && consumers.quiet();
   }
 
   private void to(Phase next) {

@@ -215,6 +215,7 @@ public final class WorkerVerticle extends VerticleBase {
       }
       rateMarks.put(p.slot(), new long[] {st.committedTotal(), now, p.epoch()});
       slot.put("backlog", p.mailboxSize());
+      if (p.quiet()) slot.put("quiet", true); // nothing ready in its queues: the leader's queue sampler skips them
       if (st.averageBatchMs() > 0) slot.put("ms", Math.round(st.averageBatchMs() * 10) / 10.0);
       perSlot.put(Integer.toString(p.slot()), slot.put("lag_ms", st.lastLagMs()));
       lagBySlot.put(p.slot(), st.lastLagMs());

@@ -66,4 +66,33 @@ class SlotFiguresTest {
         List.of(new WorkerRow("w1", WorkerState.ACTIVE, 100, 1, null)));
     assertEquals(new Figures(1, 2, 3), g.get(2));
   }
+
+  private static JsonObject quietSlots(int... ids) {
+    JsonObject o = new JsonObject();
+    for (int id : ids) o.put(Integer.toString(id), new JsonObject().put("backlog", 0).put("quiet", true));
+    return o;
+  }
+
+  @Test
+  void aSlotIsQuietOnlyWhenItsLiveOwnerSaidSoInAFreshHeartbeat() {
+    List<SlotRow> slots = List.of(slot(0, "w1"), slot(1, "w1"), slot(2, "w2"), slot(3, null), slot(4, "w1"),
+        new SlotRow(5, "w1", 3, SlotState.MOVING, "w2", 100, false), new SlotRow(6, "w1", 3, SlotState.ACTIVE, null, 100, true));
+    JsonObject w1 = quietSlots(0, 3, 5, 6).put("1", new JsonObject().put("backlog", 100)) // 1: a full lane, not quiet
+        .put("4", new JsonObject().put("backlog", 0).put("quiet", "yes")); // 4: not a boolean true
+    // 2 is quiet by w1's word but belongs to w2, which says nothing of it; 3 has no owner; 5 is moving; 6's lease expired
+    assertEquals(java.util.Set.of(0), SlotFigures.quiet(slots, List.of(worker("w1", w1), worker("w2", new JsonObject())), 7000));
+    assertEquals(java.util.Set.of(0, 2), SlotFigures.quiet(slots, List.of(worker("w1", w1.copy().put("2", new JsonObject().put("quiet", true))),
+        worker("w2", quietSlots(2))), 7000));
+  }
+
+  @Test
+  void aStaleOrDeadOwnersWordDoesNotCount() {
+    List<SlotRow> slots = List.of(slot(0, "w1"));
+    JsonObject quiet = new JsonObject().put("slots", quietSlots(0));
+    assertEquals(java.util.Set.of(0), SlotFigures.quiet(slots, List.of(new WorkerRow("w1", WorkerState.ACTIVE, 7000, 60_000, quiet)), 7000));
+    assertTrue(SlotFigures.quiet(slots, List.of(new WorkerRow("w1", WorkerState.ACTIVE, 7001, 60_000, quiet)), 7000).isEmpty(), "heartbeat too old");
+    assertTrue(SlotFigures.quiet(slots, List.of(new WorkerRow("w1", WorkerState.DEAD, 100, 60_000, quiet)), 7000).isEmpty(), "a dead owner");
+    assertTrue(SlotFigures.quiet(slots, List.of(new WorkerRow("w1", WorkerState.ACTIVE, 100, 60_000, null)), 7000).isEmpty(), "no figures");
+    assertTrue(SlotFigures.quiet(slots, List.of(new WorkerRow("w1", WorkerState.ACTIVE, 100, 60_000, new JsonObject().put("slots", "x"))), 7000).isEmpty());
+  }
 }
