@@ -71,6 +71,7 @@ public final class ProbeVerticle extends VerticleBase {
   private WebClient web;
   private final AppendBuffer buffer = new AppendBuffer();
   private boolean appending;
+  private long flushTimer = -1;
   private boolean stopping;
   /** The stop is closing the outbox: nothing more is written to it. */
   private boolean outboxClosing;
@@ -179,7 +180,6 @@ public final class ProbeVerticle extends VerticleBase {
           stamp.start(vertx, web, localSlotMap, schedulerUrl, config.get(Keys.PROBE_API_TOKEN), config.getLong(Keys.PROBE_SLOT_MAP_REFRESH_MS));
           timers.add(vertx.setPeriodic(50, t -> tick()));
           mode.start();
-          timers.add(vertx.setPeriodic(20, t -> flush()));
           timers.add(vertx.setPeriodic(config.getLong(Keys.OUTBOX_REPLAY_INTERVAL_MS), t -> publisher.replay()));
           timers.add(vertx.setPeriodic(1000, t -> refreshStats()));
           timers.add(vertx.setPeriodic(config.getLong(Keys.OUTBOX_SHED_REPORT_MS), t -> shedReporter.report()));
@@ -221,8 +221,20 @@ public final class ProbeVerticle extends VerticleBase {
         buffer.add(new CheckResult(d.deviceId(), SlotHash.slotOf(d.deviceId(), map.slots()), Priority.ofDevicePriority(d.priority()),
             Instant.ofEpochMilli(clock.millis()), d.resourceVersion(), inventory.planVersion(), map.version(), payload, d.priority()));
         if (buffer.size() >= config.getInt(Keys.OUTBOX_COMMIT_MAX_ROWS)) flush();
+        else flushSoon();
       });
     }
+  }
+
+  /**
+   * The group commit's linger: a flush 20 ms after a result is buffered, one timer for all that arrive meanwhile (a
+   * timer armed only when something waits: an idle probe's loop is not woken 50 times a second for nothing).
+   */
+  private void flushSoon() {
+    if (flushTimer < 0) flushTimer = vertx.setTimer(20, t -> {
+      flushTimer = -1;
+      flush();
+    });
   }
 
   /** Group commit: one SQLite transaction for everything buffered, one at a time. */
@@ -245,10 +257,12 @@ public final class ProbeVerticle extends VerticleBase {
         guard.appendSucceeded();
         publisher.rowsAppended(ar.result());
         if (buffer.size() >= max) flush();
+        else if (!buffer.isEmpty()) flushSoon(); // what arrived while this commit ran
       } else {
         // results that never reached the disk were never published either; the next round inspects again
         buffer.failed(batch, ar.cause());
         guard.appendFailed(batch, ar.cause());
+        if (!buffer.isEmpty()) flushSoon();
       }
     }).mapEmpty();
   }
