@@ -253,6 +253,15 @@ thread_snapshot() { # node-pid
     END { for (k in a) print k, a[k] }'
 }
 
+# how often the node's event loops have woken so far: the sum of their voluntary context switches (a loop thread
+# that blocks in epoll again after each wake-up switches once per wake-up: timers, I/O, tasks from other threads)
+loop_wakeups() { # node-pid
+  local t
+  for t in /proc/"$1"/task/*; do
+    awk '/^Name:/ { loop = ($2 ~ /^vert\.x-eventloo/) } loop && /^voluntary_ctxt_switches/ { print $2 }' "$t/status" 2>/dev/null || true
+  done | awk '{ s += $1 } END { print s + 0 }'
+}
+
 # milli-cores per thread group between two thread_snapshot outputs, largest first: "event-loops 41, JIT 26, ..."
 thread_split() { # snapshot0 snapshot1 seconds
   awk -v hz="$(getconf CLK_TCK)" -v dt="$3" 'NR == FNR { a[$1] = $2; next } { d[$1] = $2 - a[$1] }
@@ -596,9 +605,9 @@ e2e_run() { # tag devices interval_ms warm-up_s window_s heap
   await_slots "$tag"
   nap "$warmup"
 
-  local m0=$OUT/metrics-$tag-0.txt m1=$OUT/metrics-$tag-1.txt prev cur t0 t1 tp tc cpu0 cpu1 thr0 thr1 gc0 gc1 hb0 hb1
+  local m0=$OUT/metrics-$tag-0.txt m1=$OUT/metrics-$tag-1.txt prev cur t0 t1 tp tc cpu0 cpu1 thr0 thr1 gc0 gc1 hb0 hb1 wk0 wk1
   hb0=$(hist_bytes)
-  t0=$(now); scrape "$m0"; cpu0="$(cpu_snapshot "$NODE_PID")"; thr0="$(thread_snapshot "$NODE_PID")"; gc0=$(gc_pause_ms "$OUT/gc-$tag.log")
+  t0=$(now); scrape "$m0"; cpu0="$(cpu_snapshot "$NODE_PID")"; thr0="$(thread_snapshot "$NODE_PID")"; wk0=$(loop_wakeups "$NODE_PID"); gc0=$(gc_pause_ms "$OUT/gc-$tag.log")
   if [ "$(msum "$m0" worker_committed_total)" = NA ]; then
     if grep -qE 'cannot connect|connection lost' "$NODE_LOG"; then
       grep -E 'cannot connect|connection lost' "$NODE_LOG" | tail -n 3 | cut -c1-250 >&2
@@ -630,7 +639,7 @@ e2e_run() { # tag devices interval_ms warm-up_s window_s heap
     prev=$cur tp=$tc
   done
   t1=$tp; cp "$prev" "$m1"
-  cpu1="$(cpu_snapshot "$NODE_PID")"; thr1="$(thread_snapshot "$NODE_PID")"; gc1=$(gc_pause_ms "$OUT/gc-$tag.log")
+  cpu1="$(cpu_snapshot "$NODE_PID")"; thr1="$(thread_snapshot "$NODE_PID")"; wk1=$(loop_wakeups "$NODE_PID"); gc1=$(gc_pause_ms "$OUT/gc-$tag.log")
   hb1=$(hist_bytes)
   local heapinfo
   heapinfo="$(timeout 20 jcmd "$NODE_PID" GC.heap_info 2>/dev/null | grep -o 'total [0-9]*K, used [0-9]*K' | head -n 1 |
@@ -677,6 +686,7 @@ e2e_run() { # tag devices interval_ms warm-up_s window_s heap
   R[$tag.gc]=$(calc '(a - b) / c / 10' "$gc1" "$gc0" "$dt") # percent of wall time in GC pauses
   read -r "R[$tag.cpu_node]" "R[$tag.cpu_rabbit]" "R[$tag.cpu_pg]" "R[$tag.cpu_other]" "R[$tag.cpu_busy]" < <(cpu_split "$cpu0" "$cpu1" "$dt")
   R[$tag.threads]="$(thread_split "$thr0" "$thr1" "$dt")"
+  R[$tag.wakeups]=$(calc 'a / b' "$(calc 'a - b' "$wk1" "$wk0")" "$dt")
   # the JIT compiler's share in cores (0 when it did not run): the part of an idle node's figure that ends with warm-up
   R[$tag.jit]="$(printf '%s\n' "${R[$tag.threads]}" | tr ',' '\n' | awk '$1 == "JIT" { j = $2 / 1000 } END { printf "%.3f", j + 0 }')"
   R[$tag.us_msg]=$(calc '(b > 0) ? a * 1000000 / b : 0' "${R[$tag.cpu_rabbit]}" "${R[$tag.msgs]}")
@@ -710,7 +720,8 @@ e2e_run() { # tag devices interval_ms warm-up_s window_s heap
   say "[$tag] outbox depth $(fmt0 "${R[$tag.depth0]}") -> $(fmt0 "${R[$tag.depth1]}"), messages in the bench queues at the end $(fmt0 "$backlog");" \
       "CPU cores used: node $(fmt2 "${R[$tag.cpu_node]}"), rabbitmq $(fmt2 "${R[$tag.cpu_rabbit]}"), postgres $(fmt2 "${R[$tag.cpu_pg]}"), other $(fmt2 "${R[$tag.cpu_other]}") of $NPROC;" \
       "heap ${R[$tag.heap]}, GC pauses $(fmt1 "${R[$tag.gc]}")% of the window; shutdown $NODE_STOP_S s"
-  say "[$tag] node CPU by thread group, milli-cores (JIT: the compiler, still busy after a short warm-up): ${R[$tag.threads]}"
+  say "[$tag] node CPU by thread group, milli-cores (JIT: the compiler, still busy after a short warm-up): ${R[$tag.threads]};" \
+      "the event loops woke $(fmt0 "${R[$tag.wakeups]}") times/s"
   say "[$tag] AMQP messages published $(fmt0 "${R[$tag.msgs]}")/s, $(fmt1 "${R[$tag.per_msg]}") results each;" \
       "rabbitmq $(fmt0 "${R[$tag.us_msg]}") µs per message published (and consumed)"
   say "[$tag] database: $(fmt0 "${R[$tag.db_rows]}") history rows received in the window ($(fmt0 "${R[$tag.db_rate]}")/s), lag p50 $(fmt0 "${R[$tag.db_p50]}") ms" \
@@ -892,7 +903,7 @@ for tag in capacity half idle million; do
   [ -n "${R[$tag.rate]:-}" ] || continue
   notes+=("$tag: ${R[$tag.devices]} devices every ${R[$tag.interval]} ms; probe appended $(fmt0 "${R[$tag.appended]}")/s, broker confirmed $(fmt0 "${R[$tag.confirmed]}")/s, committed $(fmt0 "${R[$tag.rate]}")/s; outbox depth $(fmt0 "${R[$tag.depth0]}") -> $(fmt0 "${R[$tag.depth1]}") over $(fmt1 "${R[$tag.window]}") s; $(fmt0 "${R[$tag.backlog]}") messages queued at the end; commit latency p50 $(fmt0 "${R[$tag.commit_p50]}") ms p99 $(fmt0 "${R[$tag.commit_p99]}") ms")
   notes+=("$tag: CPU cores used (of $NPROC): node $(fmt2 "${R[$tag.cpu_node]}"), rabbitmq $(fmt2 "${R[$tag.cpu_rabbit]}"), postgres $(fmt2 "${R[$tag.cpu_pg]}"), other processes $(fmt2 "${R[$tag.cpu_other]}"), idle $(fmt2 "$(calc "($NPROC - a > 0) ? $NPROC - a : 0" "${R[$tag.cpu_busy]}")"); $([ "$tag" = idle ] || echo "$(us_line "$tag"); ")heap ${R[$tag.heap]}; GC pauses $(fmt1 "${R[$tag.gc]}")%; node log ${R[$tag.err]} ERROR / ${R[$tag.warn]} WARN lines before shutdown")
-  notes+=("$tag: node CPU by thread group, milli-cores: ${R[$tag.threads]:-NA}")
+  notes+=("$tag: node CPU by thread group, milli-cores: ${R[$tag.threads]:-NA}; event-loop wake-ups $(fmt0 "${R[$tag.wakeups]:-NA}")/s")
   notes+=("$tag: the probe published $(fmt0 "${R[$tag.msgs]}") AMQP messages/s carrying $(fmt1 "${R[$tag.per_msg]}") results each; rabbitmq $(fmt0 "${R[$tag.us_msg]}") µs per message (each published, delivered and acked once)")
   if awk -v a="${R[$tag.appended]}" -v o="${R[$tag.offered]}" 'BEGIN { exit !(a != "NA" && a < 0.95 * o) }'; then
     notes+=("$tag: the probe generated only $(fmt0 "${R[$tag.appended]}") of the $(fmt0 "${R[$tag.offered]}") results/s offered (it shares the CPU with worker, broker and database)")
