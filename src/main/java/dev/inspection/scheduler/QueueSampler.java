@@ -9,6 +9,7 @@ import io.vertx.core.Vertx;
 import io.vertx.core.WorkerExecutor;
 import java.io.IOException;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -37,6 +38,9 @@ public final class QueueSampler {
   private final long fullEveryMs;
   private long lastFullAt = Long.MIN_VALUE / 2;
   private volatile int skipped;
+  /** Queues found missing by the sample before and by this one (the sampler's own thread only). */
+  private Set<String> missingBefore = new HashSet<>();
+  private Set<String> missingNow = new HashSet<>();
 
   /** The slots to sample: the lease rows' count (0 before the first read: slots.total), which a reshard changes before {@code slots.total} is. */
   private final IntSupplier slots;
@@ -70,6 +74,8 @@ public final class QueueSampler {
       Connection c = connection.get();
       if (c == null || !c.isOpen()) return null;
       Channel ch = c.createChannel();
+      missingBefore = missingNow;
+      missingNow = new HashSet<>();
       Map<Integer, Map<String, Long>> sample = new HashMap<>();
       long startedAt = System.currentTimeMillis();
       boolean full = startedAt - lastFullAt >= fullEveryMs;
@@ -125,9 +131,14 @@ public final class QueueSampler {
     });
   }
 
+  /**
+   * A queue the broker does not know. Logged when it was missing at the sample before too: at start-up the first sample
+   * often runs before the workers have declared the queues, which is no news to the operator.
+   */
   private void missing(String queue, IOException e) {
+    missingNow.add(queue);
     long now = System.currentTimeMillis();
-    if (now - lastWarnAt > 60_000) {
+    if (missingBefore.contains(queue) && now - lastWarnAt > 60_000) {
       lastWarnAt = now;
       log.warn("queue sample: {} cannot be read ({}); counted as 0", queue, e.getCause() == null ? e.getMessage() : e.getCause().getMessage());
     }
