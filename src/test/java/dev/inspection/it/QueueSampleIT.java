@@ -2,7 +2,6 @@ package dev.inspection.it;
 
 import static dev.inspection.it.TestEnv.awaitTrue;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.rabbitmq.client.Channel;
 import dev.inspection.messaging.Priority;
@@ -54,13 +53,13 @@ class QueueSampleIT {
         awaitTrue(Duration.ofSeconds(20), "the broker holds slot 0's backlog", () -> env.ready(0, Priority.NORMAL) >= MESSAGES - PREFETCH - 1);
         awaitTrue(Duration.ofSeconds(20), "the heartbeat calls slot 1 quiet and slot 0 not", () -> quietInHeartbeat(env, 1) && !quietInHeartbeat(env, 0),
             () -> heartbeat(env));
-        awaitTrue(Duration.ofSeconds(20), "the sample sees slot 0's backlog", () -> q.depth(0) >= MESSAGES - PREFETCH - 1,
-            () -> "depth(0) " + q.depth(0) + ", skipped " + q.skipped() + ", broker ready " + readyOrError(env));
+        // a sample that asks for slot 0 and still skips slot 1: slot 0 is asked for because its owner stopped calling it
+        // quiet, not because a stale heartbeat or round made the sample fall back to asking for everything (a loaded
+        // machine may have such samples too; one of the right kind is what the rule promises)
+        awaitTrue(Duration.ofSeconds(20), "a sample sees slot 0's backlog while skipping slot 1", () -> q.depth(0) >= MESSAGES - PREFETCH - 1
+            && q.skipped() == 1, () -> "depth(0) " + q.depth(0) + ", skipped " + q.skipped() + ", broker ready " + readyOrError(env) + ", heartbeat " + heartbeat(env));
         System.out.printf("queue sample: slot 0's backlog of %d seen %d ms after it was published; %d slot(s) still skipped%n", q.depth(0),
             System.currentTimeMillis() - t0, q.skipped());
-        // slot 1 is still skipped: slot 0 was asked for because its owner stopped calling it quiet, not because a stale
-        // heartbeat made the sample fall back to asking for everything
-        assertEquals(1, q.skipped(), "slot 1 still skipped; heartbeat " + heartbeat(env));
         locker.rollback();
       }
       awaitTrue(Duration.ofSeconds(30), "every result committed", () -> env.queryLong("SELECT count(*) FROM $S.device_status_current") == MESSAGES);
