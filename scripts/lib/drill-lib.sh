@@ -142,7 +142,11 @@ drill_start() {
   DRILL_FLAGS[$id]="$*"
   DRILL_PORT[$id]=""
   echo "---- $(date '+%F %T') start: --role=$role --node.id=$id $*" >>"$log"
-  java "-Xmx$drill_heap" -jar "$jar" --role="$role" --node.id="$id" --http.port=0 "${common[@]}" "$@" >>"$log" 2>&1 &
+  # DRILL_JVM_OPTS: extra JVM options for every node, {id} replaced by the node's id (a flight recording per node, say:
+  # DRILL_JVM_OPTS='-XX:StartFlightRecording=filename=/tmp/jfr/{id}.jfr,settings=profile'; a node killed with -9 leaves none)
+  local opts=()
+  [ -z "${DRILL_JVM_OPTS:-}" ] || read -r -a opts <<<"${DRILL_JVM_OPTS//\{id\}/$id}"
+  java "-Xmx$drill_heap" "${opts[@]}" -jar "$jar" --role="$role" --node.id="$id" --http.port=0 "${common[@]}" "$@" >>"$log" 2>&1 &
   DRILL_PID[$id]=$!
 }
 
