@@ -194,7 +194,7 @@ public final class Config {
     }
     if (c.getInt(Keys.WORKER_BATCH_MAX) < 1) throw new ConfigException("worker.batch.max must be at least 1");
     for (ConfigKey k : List.of(Keys.WORKER_PREFETCH_HIGH, Keys.WORKER_PREFETCH_NORMAL, Keys.WORKER_PREFETCH_LOW, Keys.WORKER_LANE_WEIGHT_HIGH,
-        Keys.QUEUE_LOW_MAX_LENGTH)) {
+        Keys.QUEUE_LOW_MAX_LENGTH, Keys.WORKER_CONSUMER_OPEN_THREADS)) {
       if (c.getInt(k) < 1) throw new ConfigException(k.name() + " must be at least 1 (got " + c.get(k) + ")");
     }
     for (ConfigKey k : List.of(Keys.WORKER_LANE_WEIGHT_NORMAL, Keys.WORKER_LANE_WEIGHT_LOW)) {

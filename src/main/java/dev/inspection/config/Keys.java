@@ -97,6 +97,7 @@ public final class Keys {
 
   public static final ConfigKey WORKER_PREFETCH_HIGH = k("worker.prefetch.high", "300", INT, "prefetch of each high-priority slot queue consumer; keep it at least twice high's share of a batch (worker.batch.max x its weight share) so the next batch's high share waits in the mailbox while one commits");
   public static final ConfigKey WORKER_PREFETCH_NORMAL = k("worker.prefetch.normal", "100", INT, "prefetch of each normal-priority slot queue consumer, in messages (a v3 message carries several results); keep it at least twice normal's share of a batch; every unacked message waits in the worker's heap, and with a backlog 300 per queue held ~25 s of results there, costing GC time");
+  public static final ConfigKey WORKER_CONSUMER_OPEN_THREADS = k("worker.consumer.open.threads", "64", INT, "threads that open the slots' consumers (a channel, its prefetch and a consume per lane: nine broker round trips per slot); a survivor taking over a dead worker's slots opens them all at once, and on the 20 threads of the Vert.x worker pool 132 slots opened in steps of 20 over 3 s");
   public static final ConfigKey WORKER_PREFETCH_LOW = k("worker.prefetch.low", "50", INT, "prefetch of each low-priority slot queue consumer (low's share of a batch is small)");
   public static final ConfigKey WORKER_LANE_WEIGHT_HIGH = k("worker.lane.weight.high", "6", INT, "share of a batch for high priority when several lanes hold deliveries (weights high:normal:low; 6:2:1 gives high:normal 3:1); at least 1");
   public static final ConfigKey WORKER_LANE_WEIGHT_NORMAL = k("worker.lane.weight.normal", "2", INT, "share of a batch for normal priority (see worker.lane.weight.high); 0 = only what starves or what high leaves");
@@ -238,7 +239,7 @@ public final class Keys {
       PROBE_INVENTORY_FILE, PROBE_INVENTORY_URL, PROBE_INVENTORY_REFRESH_MS, PROBE_PACING_REFRESH_MS, PROBE_SLOT_MAP_REFRESH_MS, PROBE_PACING_START, PROBE_CHECK_TIMEOUT_MS,
       PROBE_CHECKS_MAX_INFLIGHT, PROBE_HTTP_MAX_BODY_BYTES, PROBE_TARGET_ALLOW, PROBE_TARGET_DENY,
       OUTBOX_COMMIT_MAX_ROWS, OUTBOX_PUBLISH_CHANNELS, OUTBOX_MAX_INFLIGHT, OUTBOX_PUBLISH_BATCH_MAX, OUTBOX_PUBLISH_BATCH_BYTES, OUTBOX_REPLAY_INTERVAL_MS, OUTBOX_REPLAY_MIN_AGE_MS, OUTBOX_MAX_ROWS, OUTBOX_MAX_BYTES, OUTBOX_MIN_FREE_BYTES, OUTBOX_SHED_REPORT_MS, OUTBOX_RETENTION_MS,
-      WORKER_PREFETCH_HIGH, WORKER_PREFETCH_NORMAL, WORKER_PREFETCH_LOW, WORKER_LANE_WEIGHT_HIGH, WORKER_LANE_WEIGHT_NORMAL, WORKER_LANE_WEIGHT_LOW,
+      WORKER_PREFETCH_HIGH, WORKER_PREFETCH_NORMAL, WORKER_PREFETCH_LOW, WORKER_CONSUMER_OPEN_THREADS, WORKER_LANE_WEIGHT_HIGH, WORKER_LANE_WEIGHT_NORMAL, WORKER_LANE_WEIGHT_LOW,
       WORKER_LANE_FILL_BESIDE_HIGH, WORKER_LANE_STARVATION_MS, WORKER_BATCH_MAX, WORKER_BATCH_LINGER_MS, WORKER_MERGE_WINDOW_MS_BY_PROFILE, WORKER_MAX_MESSAGE_BYTES, WORKER_MAX_BATCH_BYTES,
       WORKER_MAX_FUTURE_SKEW_MS, WORKER_DB_RETRIES, WORKER_POISON_MAX_SPLIT_COMMITS, WORKER_DEGRADED_ENABLED, WORKER_DEGRADED_WINDOW_MS, WORKER_DEGRADED_MIN_COMMITS,
       WORKER_DEGRADED_ENTER_FAILURE_RATIO, WORKER_DEGRADED_ENTER_P99_MS, WORKER_DEGRADED_EXIT_FAILURE_RATIO, WORKER_DEGRADED_EXIT_P99_MS,

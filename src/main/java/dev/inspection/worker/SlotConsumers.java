@@ -75,6 +75,8 @@ final class SlotConsumers {
   private final Prefetch prefetch;
   private final Supplier<Connection> broker;
   private final WorkerExecutor acks;
+  /** The worker's executor for opening consumers ({@code worker.consumer.open.threads}), shared by its slots. */
+  private final WorkerExecutor opens;
   private final Metrics metrics;
   private final Consumer<Delivery> sink;
   private Consumer<String> broken = why -> { };
@@ -93,8 +95,9 @@ final class SlotConsumers {
   private volatile boolean openedOnce;
 
   SlotConsumers(Vertx vertx, int slot, long epoch, String workerId, Topology topology, Prefetch prefetch, Supplier<Connection> broker,
-      WorkerExecutor acks, Metrics metrics, Consumer<Delivery> sink) {
+      WorkerExecutor acks, WorkerExecutor opens, Metrics metrics, Consumer<Delivery> sink) {
     this.vertx = vertx;
+    this.opens = opens;
     this.context = vertx.getOrCreateContext();
     this.slot = slot;
     this.epoch = epoch;
@@ -151,7 +154,7 @@ final class SlotConsumers {
     Connection conn = broker.get();
     if (conn == null || !conn.isOpen()) return Future.failedFuture(new IllegalStateException("no RabbitMQ connection"));
     if (!channels.isEmpty()) return Future.succeededFuture();
-    opening = vertx.executeBlocking(() -> {
+    opening = opens.executeBlocking(() -> {
       try {
         if (slot >= topology.totalSlots()) {
           // a reshard's new slot: its queues may not exist yet (every connect declares the configured slots.total only)

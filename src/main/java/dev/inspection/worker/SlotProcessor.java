@@ -124,7 +124,7 @@ public final class SlotProcessor {
     this.services = services;
     this.metrics = services.metrics();
     this.consumers = new SlotConsumers(vertx, slot, epoch, services.workerId(), services.topology(),
-        settings.prefetch(), services.broker(), services.acks(), metrics, this::accept).onBroken(this::channelBroken);
+        settings.prefetch(), services.broker(), services.acks(), services.opens(), metrics, this::accept).onBroken(this::channelBroken);
     this.mailbox = new BatchPicker<Delivery>(settings.batchMax(), settings.lingerMs(), settings.lanes(), services.clock()).firstBatch(1)
         .holding(d -> settings.windows().windowMs(d.body())); // first batch: 1 message (a v3 one may carry hundreds); pushed frames: their window
     this.handler = new BatchHandler(new ResultGuard(slot, services.slotMap(), settings.maxFutureSkewMs(), SnapshotLoader.mapVersion(snapshot)), services.clock(),

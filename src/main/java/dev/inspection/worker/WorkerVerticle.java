@@ -48,6 +48,8 @@ public final class WorkerVerticle extends VerticleBase {
   private long gaugeTimer = -1;
   /** One thread for every slot's acks, so that a slot's acks reach the broker in order. */
   private WorkerExecutor acks;
+  /** Opens the slots' consumers: nine broker round trips per slot, many slots at once in a takeover. */
+  private WorkerExecutor opens;
   private final Map<Integer, SnapshotLoader.Snapshot> loaded = new HashMap<>();
   private final Map<Integer, long[]> rateMarks = new HashMap<>();
   private Pool pool;
@@ -130,6 +132,7 @@ public final class WorkerVerticle extends VerticleBase {
     deadLetters = new DeadLetterPublisher(vertx, topology, workerId);
     settings = SlotProcessor.Settings.from(config);
     acks = vertx.createSharedWorkerExecutor("worker-acks-" + workerId + "-" + System.identityHashCode(this), 1);
+    opens = vertx.createSharedWorkerExecutor("slot-open-" + workerId + "-" + System.identityHashCode(this), config.getInt(Keys.WORKER_CONSUMER_OPEN_THREADS));
     // the scrape runs on another thread: the gauges read what this context published, never the map itself
     metrics.workerGauges(() -> held.size(), () -> mailboxMessages, () -> leases == null ? -1 : leases.leaseCacheAgeMs());
     gaugeTimer = vertx.setPeriodic(1000, t -> mailboxMessages = processors.values().stream().mapToInt(SlotProcessor::mailboxSize).sum());
@@ -188,7 +191,7 @@ public final class WorkerVerticle extends VerticleBase {
         });
     leases.onChange(() -> notifier.publish(workerId + " leases-changed"));
     notifier.start();
-    services = new SlotServices(workerId, topology, () -> connector.isConnected() ? connector.connection() : null, acks, store,
+    services = new SlotServices(workerId, topology, () -> connector.isConnected() ? connector.connection() : null, acks, opens, store,
         deadLetters, gate, directory::lookup, rules::get, metrics, clock, (s, e, f) -> leases.forget(s, e), slotMap);
     // the leader's broker fence finds this worker's connections by these properties (messaging/BrokerFence)
     connector.clientProperties(BrokerConnections.workerProperties(workerId, config.get(Keys.TOPOLOGY_PREFIX))).onReady(this::consumeAll).start();
@@ -299,6 +302,7 @@ public final class WorkerVerticle extends VerticleBase {
           vertx.cancelTimer(gaugeTimer);
           vertx.cancelTimer(mapTimer);
           acks.close();
+          opens.close();
           deadLetters.close();
           spill.close();
           backFiller.stop();
