@@ -86,14 +86,13 @@ public final class QueueSampler {
         for (int s = 0; s < (count > 0 ? count : topology.totalSlots()); s++) {
           long n = 0;
           Map<String, Long> perPriority = new HashMap<>();
-          if (skip.contains(s)) {
-            for (Priority p : Priority.values()) perPriority.put(p.wire, 0L);
-            depth.put(s, 0L);
-            sample.put(s, perPriority);
-            skippedNow++;
-            continue;
-          }
+          boolean asked = !skip.contains(s);
+          if (!asked) skippedNow++;
           for (Priority p : Priority.values()) {
+            if (!asked) {
+              perPriority.put(p.wire, 0L);
+              continue;
+            }
             try {
               long ready = ch.queueDeclarePassive(topology.queue(s, p)).getMessageCount();
               n += ready;

@@ -73,18 +73,13 @@ class FleetModeIT {
   }
 
   /** What the leader saw, for a timeout's message: a CI run once waited 30 s for HIGH with nothing else to go on. */
-  private static String seen(Node sched) {
+  private static String seen(Node sched) throws Exception {
     QueueSampler q = sched.scheduler().queues();
     StringBuilder depth = new StringBuilder();
     for (int s = 0; s < 4; s++) depth.append(s == 0 ? "" : ",").append(q.depth(s));
-    String api;
-    try {
-      api = http(sched.httpPort(), "GET", "/api/v1/fleet-mode").getValue();
-    } catch (Exception e) {
-      api = e.toString();
-    }
     return "leading=" + sched.scheduler().leading() + ", stored=" + sched.scheduler().fleetMode().stored().encode() + ", last sample "
-        + (System.currentTimeMillis() - q.sampledAt()) + " ms ago, depth per slot [" + depth + "], total " + q.total() + ", /api/v1/fleet-mode " + api;
+        + (System.currentTimeMillis() - q.sampledAt()) + " ms ago, depth per slot [" + depth + "], total " + q.total() + ", /api/v1/fleet-mode "
+        + http(sched.httpPort(), "GET", "/api/v1/fleet-mode").getValue();
   }
 
   @Test

@@ -438,15 +438,15 @@ public final class TestEnv implements AutoCloseable {
     await(what).atMost(within).pollInterval(Duration.ofMillis(100)).ignoreExceptions().until(condition);
   }
 
-  /** As {@link #awaitTrue(Duration, String, Callable)}; on a timeout the error also says what {@code state} reads then. */
-  public static void awaitTrue(Duration within, String what, Callable<Boolean> condition, java.util.function.Supplier<String> state) {
+  /** As {@link #awaitTrue(Duration, String, Callable)}; on a timeout the error also says what {@code state} reads then (or why it could not). */
+  public static void awaitTrue(Duration within, String what, Callable<Boolean> condition, Callable<String> state) {
     try {
       awaitTrue(within, what, condition);
     } catch (org.awaitility.core.ConditionTimeoutException e) {
       String seen;
       try {
-        seen = state.get();
-      } catch (RuntimeException r) {
+        seen = state.call();
+      } catch (Exception r) {
         seen = "(cannot read: " + r + ")";
       }
       throw new AssertionError(what + ": not within " + within.toSeconds() + " s; then: " + seen, e);
