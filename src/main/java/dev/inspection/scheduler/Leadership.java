@@ -102,7 +102,9 @@ public final class Leadership {
     return term;
   }
 
+  /** Starts campaigning (and, once elected, pinging); nothing once {@link #stop} has run. Call on this object's context. */
   public void start() {
+    if (stopped || timer >= 0) return;
     timer = vertx.setPeriodic(200, intervalMs, t -> tick());
   }
 
@@ -116,7 +118,7 @@ public final class Leadership {
       switch (ping.tick(System.nanoTime() / 1_000_000)) {
         case SEND -> lock.query("SELECT 1").execute().onComplete(ar -> {
           if (conn != lock) return;
-          if (ar.succeeded()) ping.answered();
+          if (ar.succeeded()) ping.answered(System.nanoTime() / 1_000_000);
           else lost("the lock connection failed a ping (" + ar.cause().getMessage() + ")");
         });
         case LOST -> lost("the lock connection has not answered a ping for " + PING_PATIENCE * intervalMs + " ms");
@@ -195,7 +197,8 @@ public final class Leadership {
     if (term > 0) {
       long was = term;
       term = -1;
-      log.warn("node {} steps down as scheduler leader (term {}): {}", nodeId, was, why);
+      // the session's last moments tell a stall of this process (late ticks) from a silent connection or server
+      log.warn("node {} steps down as scheduler leader (term {}): {} ({})", nodeId, was, why, ping.describe(System.nanoTime() / 1_000_000));
       listener.deposed(why);
     }
   }

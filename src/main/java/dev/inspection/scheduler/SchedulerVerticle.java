@@ -29,6 +29,7 @@ import java.time.LocalDate;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -243,10 +244,29 @@ public final class SchedulerVerticle extends VerticleBase implements Operations.
     vertx.setPeriodic(config.getLong(Keys.PROBE_PACING_REFRESH_MS), t -> {
       if (leading()) view.pacing(minWorkers()).onSuccess(p -> pacingChannel.publish(p.encode()));
     });
-    leadership.start();
+    campaignAfterWarmUp(config.getLong(Keys.SCHEDULER_LEADER_SESSION_TIMEOUT_MS));
     fleetMode.start();
     vertx.setPeriodic(0, 2000, t -> pool.query("SELECT 1").execute().onComplete(ar -> dbOk = ar.succeeded()));
     return Future.succeededFuture();
+  }
+
+  /**
+   * Starts the election once this node's first Redis and database round trips are done, or after {@code maxWaitMs}
+   * (a Redis that is down fails fast; one that swallows packets is waited for no longer). Issue 14's double election:
+   * the first Redis connect's class loading blocked this event loop for 6.6 s on a loaded machine right before the
+   * node was elected; a leader whose loop stalls like that for longer than its lock session's idle timeout loses the
+   * session and is elected again under a new term. First-use work belongs before the campaign, not inside a term.
+   */
+  private void campaignAfterWarmUp(long maxWaitMs) {
+    long started = System.nanoTime();
+    Future.join(redis.send(Request.cmd(Command.PING)), pool.query("SELECT 1").execute())
+        .timeout(maxWaitMs, TimeUnit.MILLISECONDS)
+        .onComplete(ar -> {
+          long ms = (System.nanoTime() - started) / 1_000_000;
+          if (ar.succeeded()) log.info("scheduler warmed up in {} ms (first Redis and database round trips): campaigning for leader", ms);
+          else log.info("scheduler campaigns for leader after {} ms without a complete warm-up ({})", ms, ar.cause().getMessage());
+          leadership.start();
+        });
   }
 
   /** Wave sizing of cold start and scale-out ({@link ScaleOutPlanner}); a bad combination stops start-up naming the rule. */

@@ -28,6 +28,9 @@ final class SessionPing {
   private final int patience;
   private long sentAt = -1;
   private long lastTick = -1;
+  /** The longest gap between two ticks of this session: a stall of this process shows here. */
+  private long longestGap;
+  private long answeredAt = -1;
 
   SessionPing(long intervalMs, int patience) {
     if (intervalMs <= 0 || patience < 1) throw new IllegalArgumentException("interval " + intervalMs + " ms, patience " + patience);
@@ -38,6 +41,7 @@ final class SessionPing {
   /** One election tick at {@code now}. */
   Verdict tick(long now) {
     boolean late = lastTick >= 0 && now - lastTick > 2 * intervalMs;
+    if (lastTick >= 0) longestGap = Math.max(longestGap, now - lastTick);
     lastTick = now;
     if (sentAt < 0) {
       sentAt = now;
@@ -51,13 +55,30 @@ final class SessionPing {
   }
 
   /** The outstanding ping was answered. */
-  void answered() {
+  void answered(long now) {
     sentAt = -1;
+    answeredAt = now;
+  }
+
+  /**
+   * What a step-down message says about the session's last moments at {@code now}: when this process last ticked
+   * and last heard an answer, and its longest gap between ticks. A late last tick means this process stalled (a
+   * blocked event loop, a GC pause, no CPU); a recent tick with an old answer means the connection or PostgreSQL did.
+   */
+  String describe(long now) {
+    return "last tick " + ago(lastTick, now) + ", last answer " + ago(answeredAt, now) + ", longest gap between ticks "
+        + longestGap + " ms (ticks every " + intervalMs + " ms)";
+  }
+
+  private static String ago(long at, long now) {
+    return at < 0 ? "none" : (now - at) + " ms ago";
   }
 
   /** A new session (or none): nothing is outstanding, no tick seen. */
   void reset() {
     sentAt = -1;
     lastTick = -1;
+    longestGap = 0;
+    answeredAt = -1;
   }
 }

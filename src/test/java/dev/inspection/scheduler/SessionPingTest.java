@@ -13,9 +13,9 @@ class SessionPingTest {
   void anAnsweredPingIsFollowedByTheNextOne() {
     SessionPing p = new SessionPing(1000, 3);
     assertEquals(SEND, p.tick(0));
-    p.answered();
+    p.answered(10);
     assertEquals(SEND, p.tick(1000));
-    p.answered();
+    p.answered(1010);
     assertEquals(SEND, p.tick(2000));
   }
 
@@ -38,7 +38,7 @@ class SessionPingTest {
     assertEquals(WAIT, p.tick(4500));
     // catch-up tick of a fixed-rate timer right after: still within the fresh window
     assertEquals(WAIT, p.tick(4501));
-    p.answered();
+    p.answered(4600);
     assertEquals(SEND, p.tick(5500));
   }
 
@@ -60,6 +60,23 @@ class SessionPingTest {
     p.tick(1000);
     p.reset();
     assertEquals(SEND, p.tick(60_000)); // not "late": no tick of this session before
+  }
+
+  @Test
+  void theStepDownMessageTellsAStallOfThisProcessFromASilentSession() {
+    SessionPing stalled = new SessionPing(1000, 3);
+    stalled.tick(0);
+    stalled.answered(5);
+    stalled.tick(1000);
+    stalled.tick(7600); // this process stalled 6.6 s: PostgreSQL may end the idle session meanwhile
+    assertEquals("last tick 100 ms ago, last answer 7695 ms ago, longest gap between ticks 6600 ms (ticks every 1000 ms)", stalled.describe(7700));
+
+    SessionPing silent = new SessionPing(1000, 3);
+    assertEquals("last tick none, last answer none, longest gap between ticks 0 ms (ticks every 1000 ms)", silent.describe(0));
+    for (long t = 0; t <= 4000; t += 1000) silent.tick(t);
+    assertEquals("last tick 0 ms ago, last answer none, longest gap between ticks 1000 ms (ticks every 1000 ms)", silent.describe(4000));
+    silent.reset();
+    assertEquals("last tick none, last answer none, longest gap between ticks 0 ms (ticks every 1000 ms)", silent.describe(5000));
   }
 
   @Test
