@@ -332,12 +332,12 @@ public final class ControlLoop {
   /**
    * Slot weights (seed 000 §4.3): device and critical-device counts from the database (read again every
    * rebalance interval), message rate, backlog and batch time from what workers report with their
-   * heartbeats ({@code backlog_metrics.slots}, kept across moves by {@link SlotFigures}). Without the batch
-   * time ({@code withBatchTime} false) for the scale-out: a batch's time is mostly the owner's own load (its
-   * commit latency), not the slot's work, so a planner evening it out chases its own moves — the slots a loaded
-   * worker gives away get faster, and it looks heavier still.
+   * heartbeats ({@code backlog_metrics.slots}, kept across moves by {@link SlotFigures}). Without the measured
+   * terms ({@code measured} false) for the scale-out ({@link SlotWeight#perSlot}): a batch's time and a slot's
+   * mailbox are mostly the owner's own load, not the slot's work, so a planner evening them out chases its own
+   * moves — the slots a loaded worker gives away get faster, and it looks heavier still.
    */
-  private Map<Integer, Double> weights(boolean withBatchTime) {
+  private Map<Integer, Double> weights(boolean measured) {
     long now = clock.millis();
     if (now - weightsReadAt >= settings.rebalanceIntervalMs()) {
       weightsReadAt = now;
@@ -348,12 +348,6 @@ public final class ControlLoop {
         critical = c;
       });
     }
-    Map<Integer, Double> out = new HashMap<>();
-    for (int s = 0; s < slots(); s++) {
-      SlotFigures.Figures f = figures.getOrDefault(s, SlotFigures.Figures.NONE);
-      out.put(s, SlotWeight.weight(settings.weights(), devices.getOrDefault(s, 0L), f.rateOrZero(), f.backlog(),
-          withBatchTime ? f.msOrZero() : 0, critical.getOrDefault(s, 0L)));
-    }
-    return out;
+    return SlotWeight.perSlot(settings.weights(), slots(), devices, critical, figures, measured);
   }
 }

@@ -1,5 +1,8 @@
 package dev.inspection.scheduler;
 
+import java.util.HashMap;
+import java.util.Map;
+
 /**
  * How much work a slot is, as one number the rebalancer can add up. Slot counts alone balance badly once
  * devices are unevenly spread (one slot with a backlog or many critical devices is worth several quiet
@@ -49,6 +52,27 @@ public final class SlotWeight {
         + c.processMs() * nonNegative(avgProcessMs)
         + c.critical() * nonNegative(criticalDevices);
     return Math.max(MIN, sum);
+  }
+
+  /**
+   * Every slot's weight, {@code 0 .. slots-1}: devices and critical devices from the inventory, and with
+   * {@code measured} the terms the owners report ({@code figures}: rate, backlog, batch time) — the rebalancer's
+   * view. Without {@code measured} only what the slot is (its devices and critical devices) — the scale-out's view:
+   * a slot's backlog (the owner's mailbox) and batch time are mostly the owner's state, and its rate moves with
+   * every heartbeat; weighed by them, workers that had just joined passed slots among themselves round after round
+   * (132 moves in the minute after a cold start of three in {@code ScaleOutSimulationTest}, about 200 of 256 slots in
+   * the failover drill), and a worker restarted within the 5-minute slot cooldown then found nothing it could take.
+   * With an inventory that has no devices every slot weighs {@link #MIN}: the scale-out evens out slot counts.
+   */
+  static Map<Integer, Double> perSlot(Coefficients c, int slots, Map<Integer, Long> devices, Map<Integer, Long> critical,
+      Map<Integer, SlotFigures.Figures> figures, boolean measured) {
+    Map<Integer, Double> out = new HashMap<>();
+    for (int s = 0; s < slots; s++) {
+      SlotFigures.Figures f = figures.getOrDefault(s, SlotFigures.Figures.NONE);
+      out.put(s, measured ? weight(c, devices.getOrDefault(s, 0L), f.rateOrZero(), f.backlog(), f.msOrZero(), critical.getOrDefault(s, 0L))
+          : weight(c, devices.getOrDefault(s, 0L), 0, 0, 0, critical.getOrDefault(s, 0L)));
+    }
+    return out;
   }
 
   private static double nonNegative(double v) {
