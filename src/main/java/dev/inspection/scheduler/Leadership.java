@@ -102,8 +102,12 @@ public final class Leadership {
     return term;
   }
 
-  /** Starts campaigning (and, once elected, pinging); nothing once {@link #stop} has run. Call on this object's context. */
+  /** Starts campaigning (and, once elected, pinging); nothing once {@link #stop} has run. */
   public void start() {
+    if (Vertx.currentContext() != context) {
+      context.runOnContext(v -> start());
+      return;
+    }
     if (stopped || timer >= 0) return;
     timer = vertx.setPeriodic(200, intervalMs, t -> tick());
   }
