@@ -312,9 +312,11 @@ public final class Metrics {
     counter("scheduler_leader_step_downs_total", "times this node stopped leading (lost its lock session or found a newer term)").increment();
   }
 
+  public void livenessFreed() {
+    counter("scheduler_liveness_watch_freed_total", "worker liveness locks the leader's watch found free (a worker process gone); a round then checks").increment();
+  }
+
   private final Map<String, Latency> timers = new ConcurrentHashMap<>();
-
-
 
   public void waveArrived(long millis) {
     time("scheduler_wave", "time from sending a wave of slots to a worker (cold start, scale-out) until every one of them was ACTIVE on it", millis);

@@ -69,6 +69,8 @@ public final class ControlLoop {
   private final Settings settings;
   /** Closes a deposed worker's AMQP connections, so single-active-consumer hands its queues on at once. */
   private final BrokerFence fence;
+  /** Waits on every live worker's liveness lock in PostgreSQL and kicks a round when one comes free. */
+  private final LivenessWatch watch;
   private final Map<Integer, Long> lastSlotMove = new HashMap<>();
   private final Map<String, Long> lastSourceMove = new HashMap<>();
   /** Lease rows read by the last round: a reshard adds slots beyond slots.total before its effective time, and a shrink retires some. */
@@ -93,8 +95,9 @@ public final class ControlLoop {
   private record QuietRead(Set<Integer> slots, long atMs) {}
 
   public ControlLoop(Vertx vertx, ControlStore store, Leadership leadership, Consumer<String> announce, Metrics metrics, Clock clock,
-      Settings settings, BrokerFence fence) {
+      Settings settings, BrokerFence fence, LivenessWatch watch) {
     this.fence = fence;
+    this.watch = watch;
     this.vertx = vertx;
     this.context = vertx.getOrCreateContext();
     this.store = store;
@@ -138,6 +141,7 @@ public final class ControlLoop {
 
   public void deposed() {
     if (elsewhere(this::deposed)) return;
+    watch.release();
     if (timer >= 0) vertx.cancelTimer(timer);
     timer = -1;
   }
@@ -188,6 +192,8 @@ public final class ControlLoop {
     return store.workers().compose(workers -> store.slots(settings.expiryGraceMs()).compose(slots -> {
       List<String> probe = new ArrayList<>();
       if (pastGrace()) for (WorkerRow w : workers) if (w.state().live() || w.state() == WorkerState.DEAD) probe.add(w.id());
+      if (leadership.leading()) watch.follow(workers.stream().filter(w -> w.state().live()).map(WorkerRow::id).toList());
+      else watch.release(); // deposed while this round read: no waits for a follower
       return store.crashed(probe).compose(crashed -> {
         long now = clock.millis();
         slotCount = 0;

@@ -210,7 +210,11 @@ public final class SchedulerVerticle extends VerticleBase implements Operations.
           }
         });
     fence = new BrokerFence(vertx, BrokerFence.Settings.from(config));
-    loop = new ControlLoop(vertx, store, leadership, notifier::publish, metrics, clock, settings, fence);
+    LivenessWatch watch = new LivenessWatch(vertx, Db.connectOptions(PgOptions.from(config)), schema, () -> {
+      metrics.livenessFreed();
+      loop.kick();
+    }, clock::millis);
+    loop = new ControlLoop(vertx, store, leadership, notifier::publish, metrics, clock, settings, fence, watch);
     fence.check();
     metrics.schedulerGauges(() -> leading() ? 1 : 0, this::term);
     keeper = new PartitionKeeper(new PartitionKeeper.Settings(config.getInt(Keys.RETENTION_HISTORY_DAYS_HIGH),

@@ -31,7 +31,7 @@ class FailoverIT {
   @Test
   void killNineOfAWorkerMovesItsSlotsToTheSurvivorWithinSeconds() throws Exception {
     try (TestEnv env = new TestEnv(32)) {
-      env.start(with(DEFAULT_TIMING, "role", "scheduler", "node.id", env.name + "-sched"));
+      Node sched = env.start(with(DEFAULT_TIMING, "role", "scheduler", "node.id", env.name + "-sched"));
       String w1 = env.name + "-w1";
       String w2 = env.name + "-w2";
       try (ChildNode c1 = ChildNode.start(env, "w1", with(DEFAULT_TIMING, "role", "worker", "node.id", w1));
@@ -54,6 +54,9 @@ class FailoverIT {
         String reason = (String) env.query("SELECT reason FROM $S.worker_state_history WHERE worker_id = '" + w1
             + "' AND new_state = 'DEAD' ORDER BY id DESC LIMIT 1").get(0)[0];
         assertTrue(reason.contains("liveness lock"), "found through the liveness lock, not the heartbeat timeout: " + reason);
+        // the leader waited on w1's lock in PostgreSQL and heard of the crash at once, not at its next round
+        assertTrue(sched.metrics().registry().find("scheduler_liveness_watch_freed_total").counters().stream().mapToDouble(c -> c.count()).sum() >= 1,
+            "the leader's liveness watch found w1's lock free");
         env.drainAndBalance(probe, probeId, Map.of());
       }
     }
