@@ -4,7 +4,6 @@ import dev.inspection.control.SlotState;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -117,18 +116,6 @@ public final class RebalancePlanner {
    * from {@code slots} weighs {@link SlotWeight#MIN}. Empty when there is no active worker.
    */
   public static List<Move> assign(List<String> activeWorkers, List<SlotInfo> slots, List<Integer> unowned) {
-    return assign(activeWorkers, slots, unowned, Set.of());
-  }
-
-  /**
-   * Like {@link #assign(List, List, List)}, but a worker in {@code cold} (one that joined recently: its JVM and its
-   * caches are young) takes at most an even share of {@code unowned}, {@code ceil(unowned / workers)}, while another
-   * worker can take the slot; the scale-out evens out the load afterwards in waves sized by what it can load. A
-   * takeover's last first commit is decided by the survivor that takes the most: in the failover drill a worker
-   * restarted two minutes before, holding 4 slots, took 94 of 132 orphans and committed its first batches a mean
-   * 1.6 s after taking them up, the other survivor 0.8 s.
-   */
-  public static List<Move> assign(List<String> activeWorkers, List<SlotInfo> slots, List<Integer> unowned, Set<String> cold) {
     Set<String> workers = workerSet(activeWorkers, null);
     if (workers.isEmpty() || unowned == null || unowned.isEmpty()) return List.of();
     Set<Integer> pending = new LinkedHashSet<>();
@@ -139,13 +126,9 @@ public final class RebalancePlanner {
     // List.sort is stable: equal weights keep the caller's order
     order.sort(Comparator.comparingDouble((Integer slot) -> weights.getOrDefault(slot, SlotWeight.MIN)).reversed());
     SlotLoads loads = new SlotLoads(workers, slots, pending);
-    int evenShare = (pending.size() + workers.size() - 1) / workers.size();
-    Map<String, Integer> taken = new HashMap<>();
     List<Move> moves = new ArrayList<>();
     for (int slot : order) {
-      String to = loads.lightestOf(w -> !cold.contains(w) || taken.getOrDefault(w, 0) < evenShare);
-      if (to == null) to = loads.lightest();
-      taken.merge(to, 1, Integer::sum);
+      String to = loads.lightest();
       moves.add(new Move(slot, null, to));
       loads.add(slot, weights.getOrDefault(slot, SlotWeight.MIN), to);
     }

@@ -108,7 +108,7 @@ final class RoundPlanner {
 
     List<Bump> bumps = orphans(in);
     if (bumps.isEmpty()) bumps = handovers(in, active, infos, bySlot, settings);
-    if (bumps.isEmpty()) bumps = assignments(in, active, infos, bySlot, settings);
+    if (bumps.isEmpty()) bumps = assignments(in, active, infos, bySlot);
     if (!bumps.isEmpty()) return new Bumps(bumps);
     Map<String, Integer> room = room(in, active, settings);
     List<Bump> free = freeInWaves(in, active, infos, bySlot, room);
@@ -223,19 +223,12 @@ final class RoundPlanner {
   }
 
 
-  /**
-   * ORPHANED slots (their owner died or its lease expired): to the least loaded workers at once, never held back; a
-   * joining worker (cold) takes at most an even share of them, the scale-out gives it the rest in waves.
-   */
-  private static List<Bump> assignments(Snapshot in, List<String> active, Supplier<List<SlotInfo>> infos, Map<Integer, SlotRow> bySlot,
-      ControlLoop.Settings settings) {
+  /** ORPHANED slots (their owner died or its lease expired): to the least loaded workers at once, never held back. */
+  private static List<Bump> assignments(Snapshot in, List<String> active, Supplier<List<SlotInfo>> infos, Map<Integer, SlotRow> bySlot) {
     List<Integer> unowned = in.slots().stream().filter(s -> s.state() == SlotState.ORPHANED).map(SlotRow::slot).toList();
     if (unowned.isEmpty() || active.isEmpty()) return List.of();
-    Map<String, Long> activeFor = new HashMap<>();
-    for (WorkerRow w : in.workers()) if (active.contains(w.id())) activeFor.put(w.id(), w.stateAgeMs());
-    Set<String> cold = ScaleOutPlanner.joining(activeFor, settings.waves());
     List<Bump> assign = new ArrayList<>();
-    for (Move m : RebalancePlanner.assign(active, infos.get(), unowned, cold)) assign.add(bump(bySlot.get(m.slot()), m.to(), SlotState.LOADING_NEW, "assign"));
+    for (Move m : RebalancePlanner.assign(active, infos.get(), unowned)) assign.add(bump(bySlot.get(m.slot()), m.to(), SlotState.LOADING_NEW, "assign"));
     return assign;
   }
 

@@ -50,20 +50,15 @@ final class SlotLoads {
   }
 
   String lightest() {
-    return lightest((String) null);
+    return lightest(null);
   }
 
   /** The least-loaded worker other than {@code except}; null when there is none. */
   String lightest(String except) {
-    return lightestOf(w -> !w.equals(except));
-  }
-
-  /** The least-loaded worker that {@code eligible} accepts (ties: the first by id); null when there is none. */
-  String lightestOf(java.util.function.Predicate<String> eligible) {
     String best = null;
     double bestLoad = 0;
     for (Map.Entry<String, Double> e : perWorker().entrySet()) {
-      if (!eligible.test(e.getKey())) continue;
+      if (e.getKey().equals(except)) continue;
       if (best == null || e.getValue() < bestLoad) {
         best = e.getKey();
         bestLoad = e.getValue();

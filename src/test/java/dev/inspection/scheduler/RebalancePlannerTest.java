@@ -308,28 +308,6 @@ class RebalancePlannerTest {
   }
 
   @Test
-  void aColdWorkerTakesAtMostAnEvenShareOfTheOrphans() {
-    // A holds 6 slots, B (restarted a moment ago) none: by load alone B would take all 6 orphans
-    List<Move> byLoad = RebalancePlanner.assign(List.of("A", "B"), active("A", 0, 6, 1), range(10, 16));
-    assertEquals(6, byLoad.stream().filter(m -> m.to().equals("B")).count());
-    List<Move> moves = RebalancePlanner.assign(List.of("A", "B"), active("A", 0, 6, 1), range(10, 16), Set.of("B"));
-    assertEquals(3, moves.stream().filter(m -> m.to().equals("B")).count(), moves.toString());
-    assertEquals(3, moves.stream().filter(m -> m.to().equals("A")).count(), moves.toString());
-    assertEquals(range(10, 16), moves.stream().map(Move::slot).sorted().toList(), "every orphan placed once");
-  }
-
-  @Test
-  void coldWorkersStillTakeEveryOrphanWhenNoOtherWorkerIsLeft() {
-    List<Move> alone = RebalancePlanner.assign(List.of("B"), List.of(), range(0, 5), Set.of("B"));
-    assertEquals(5, alone.size());
-    assertTrue(alone.stream().allMatch(m -> m.to().equals("B")));
-    // both cold: an even split, then the rest by load
-    List<Move> both = RebalancePlanner.assign(List.of("A", "B"), active("A", 0, 4, 1), range(10, 15), Set.of("A", "B"));
-    assertEquals(3, both.stream().filter(m -> m.to().equals("B")).count(), both.toString());
-    assertEquals(2, both.stream().filter(m -> m.to().equals("A")).count(), both.toString());
-  }
-
-  @Test
   void assignWithoutActiveWorkersGivesNothing() {
     assertEquals(List.of(), RebalancePlanner.assign(List.of(), List.of(), range(0, 4)));
     assertEquals(List.of(), RebalancePlanner.assign(List.of("A"), List.of(), List.of()));
