@@ -43,7 +43,7 @@ USER 10001:10001
 VOLUME ["/app/data"]
 EXPOSE 8080
 STOPSIGNAL SIGTERM
-ENV JDK_JAVA_OPTIONS="-XX:MaxRAMPercentage=70 -XX:+ExitOnOutOfMemoryError"
+ENV JDK_JAVA_OPTIONS="-XX:MaxRAMPercentage=70 -XX:+ExitOnOutOfMemoryError -XX:+UseTransparentHugePages"
 # start-period: start-up waits up to 120 s for PostgreSQL and RabbitMQ
 HEALTHCHECK --interval=15s --timeout=10s --start-period=120s --retries=3 \
   CMD ["java","-Xmx24m","-XX:TieredStopAtLevel=1","-XX:+UseSerialGC","-cp","/app/node.jar","dev.inspection.node.ReadyCheck"]
