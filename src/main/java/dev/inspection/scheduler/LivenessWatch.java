@@ -1,6 +1,7 @@
 package dev.inspection.scheduler;
 
 import dev.inspection.control.Liveness;
+import dev.inspection.store.Db;
 import io.vertx.core.Vertx;
 import io.vertx.pgclient.PgConnectOptions;
 import io.vertx.pgclient.PgConnection;
@@ -52,14 +53,9 @@ final class LivenessWatch {
 
   LivenessWatch(Vertx vertx, PgConnectOptions base, String schema, Runnable onFree, LongSupplier clockMs) {
     this.vertx = vertx;
-    Map<String, String> props = new HashMap<>(base.getProperties());
-    props.put("application_name", "inspection-leader-liveness-watch");
     // the wait may last as long as the worker lives; a session whose client went away is noticed within a second
-    props.put("statement_timeout", "0");
-    props.put("lock_timeout", "0");
-    props.put("idle_session_timeout", "0");
-    props.put("client_connection_check_interval", "1000");
-    this.options = new PgConnectOptions(base).setProperties(props);
+    this.options = Db.withSettings(base, Map.of("application_name", "inspection-leader-liveness-watch", "statement_timeout", "0", "lock_timeout", "0",
+        "idle_session_timeout", "0", "client_connection_check_interval", "1000"));
     this.namespace = Liveness.namespace(schema);
     this.onFree = onFree;
     this.clock = clockMs;

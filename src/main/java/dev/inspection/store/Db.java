@@ -12,6 +12,7 @@ import io.vertx.pgclient.SslMode;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.PoolOptions;
 import io.vertx.sqlclient.SqlConnection;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
@@ -28,6 +29,13 @@ public final class Db {
   private static final AtomicBoolean WARNED = new AtomicBoolean();
 
   private Db() {}
+
+  /** {@code base} with session settings added or replaced (a dedicated session: the leader lock, a liveness lock or its watch). */
+  public static PgConnectOptions withSettings(PgConnectOptions base, Map<String, String> settings) {
+    Map<String, String> props = new HashMap<>(base.getProperties());
+    props.putAll(settings);
+    return new PgConnectOptions(base).setProperties(props);
+  }
 
   public static PgConnectOptions connectOptions(PgOptions pg) {
     PgConnectOptions o = new PgConnectOptions()

@@ -9,7 +9,6 @@ import io.vertx.core.Vertx;
 import io.vertx.pgclient.PgConnectOptions;
 import io.vertx.pgclient.PgConnection;
 import io.vertx.sqlclient.Tuple;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
@@ -38,9 +37,7 @@ final class LivenessSession {
 
   LivenessSession(Vertx vertx, PgConnectOptions connectOptions, String schema, String workerId, RetryPolicy retryPolicy) {
     this.vertx = vertx;
-    Map<String, String> props = new HashMap<>(connectOptions.getProperties());
-    props.put("application_name", "inspection-worker-liveness");
-    this.options = new PgConnectOptions(connectOptions).setProperties(props);
+    this.options = Db.withSettings(connectOptions, Map.of("application_name", "inspection-worker-liveness"));
     this.namespace = Liveness.namespace(schema);
     this.workerId = workerId;
     this.retry = new Retry(vertx, retryPolicy, log);
