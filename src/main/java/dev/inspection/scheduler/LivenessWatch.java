@@ -46,7 +46,6 @@ final class LivenessWatch {
   /** Workers being connected for: their session is not open yet. */
   private final Set<String> opening = new HashSet<>();
   private final Map<String, Long> notBefore = new HashMap<>();
-  private long freed;
   private boolean warned;
   /** Bumped by {@link #release}: a session opened or a wait granted for an older generation is dropped. */
   private long generation;
@@ -104,7 +103,6 @@ final class LivenessWatch {
         }
         // give the lock back before the round looks: its check takes the same lock, and so does the worker if it restarts
         c.preparedQuery(GIVE_BACK).execute(Tuple.of(namespace, worker)).eventually(c::close).onComplete(v -> {
-          freed++;
           log.info("liveness watch: the liveness lock of worker {} is free (its session ended: the process stopped or died); checking now", worker);
           onFree.run();
         });
@@ -125,15 +123,5 @@ final class LivenessWatch {
     for (String w : Set.copyOf(waiting.keySet())) drop(w);
     notBefore.clear();
     warned = false;
-  }
-
-  /** Workers with a wait in PostgreSQL now. */
-  int watching() {
-    return waiting.size();
-  }
-
-  /** How often a lock was found free since the start. */
-  long freed() {
-    return freed;
   }
 }
