@@ -265,13 +265,13 @@ public final class SchedulerVerticle extends VerticleBase implements Operations.
     long started = System.nanoTime();
     Future.join(redis.send(Request.cmd(Command.PING)), pool.query("SELECT 1").execute())
         .timeout(maxWaitMs, TimeUnit.MILLISECONDS)
-        .onComplete(ar -> context.runOnContext(v -> {
-          // the timeout fires on Netty's global executor: log and start from this verticle's context
+        .onComplete(ar -> {
+          // the timeout fires on Netty's global executor: Leadership.start moves to its own context itself
           long ms = (System.nanoTime() - started) / 1_000_000;
           if (ar.succeeded()) log.info("scheduler warmed up in {} ms (first Redis and database round trips): campaigning for leader", ms);
           else log.info("scheduler campaigns for leader after {} ms without a complete warm-up ({})", ms, ar.cause().getMessage());
           leadership.start();
-        }));
+        });
   }
 
   /** Wave sizing of cold start and scale-out ({@link ScaleOutPlanner}); a bad combination stops start-up naming the rule. */
