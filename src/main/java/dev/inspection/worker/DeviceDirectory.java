@@ -20,8 +20,11 @@ import org.slf4j.LoggerFactory;
  * What the worker needs to know about a device beyond its messages: its priority (which alert rules
  * apply) and its payload profile (how its status fields merge, D5). Read from the inventory
  * ({@code device_resource}) the first time a device is seen and kept for {@code ttlMs}; a device missing
- * from the inventory (e.g. simulated) gets the priority of its queue (high → 1, normal → 2) and the
- * default profile.
+ * from the inventory (e.g. simulated) gets the priority of the queue its result came on (high → 1, normal → 2)
+ * and the default profile. A slot's take-up reads its devices' listings with their derived state
+ * ({@link SnapshotLoader}) and hands them to {@link #listed}, so a taken-over slot's first batch plans without a
+ * lookup of its own (issue 14: at a failover that lookup was one more query per slot, on the commit pool, in the
+ * path to the slot's first commit).
  */
 public final class DeviceDirectory {
   private static final Logger log = LoggerFactory.getLogger(DeviceDirectory.class);
@@ -33,11 +36,12 @@ public final class DeviceDirectory {
 
   /** A device's rules. {@code known}: listed in the inventory. */
   public record Info(int priority, PayloadProfile profile, boolean known) {
-    static Info fallback(Priority queue) {
+    public static Info fallback(Priority queue) {
       return new Info(queue.devicePriority, PayloadProfiles.DEFAULT, false);
     }
   }
 
+  /** {@code info} null: the inventory does not list the device (its priority comes from its queue at each lookup). */
   private record Cached(Info info, long at) {}
 
   private final Pool pool;
@@ -73,28 +77,38 @@ public final class DeviceDirectory {
     List<String> missing = new ArrayList<>();
     for (String id : ids) {
       Cached c = cache.get(id);
-      if (c != null && now - c.at < ttlMs) out.put(id, c.info);
+      if (c != null && now - c.at < ttlMs) out.put(id, c.info != null ? c.info : Info.fallback(queue.getOrDefault(id, Priority.NORMAL)));
       else missing.add(id);
     }
     if (missing.isEmpty()) return Future.succeededFuture(out);
     return pool.preparedQuery(LOOKUP).execute(Tuple.of((Object) missing.toArray(String[]::new))).map(rows -> {
       Map<String, Info> found = new HashMap<>();
-      for (Row r : rows) {
-        PayloadProfile profile;
-        try {
-          profile = PayloadProfiles.byName(r.getString(2));
-        } catch (IllegalArgumentException e) {
-          log.warn("device {}: {}; using the default profile", r.getString(0), e.getMessage());
-          profile = PayloadProfiles.DEFAULT;
-        }
-        found.put(r.getString(0), new Info(r.getShort(1), profile, true));
-      }
+      for (Row r : rows) found.put(r.getString(0), listing(r.getString(0), r.getShort(1), r.getString(2)));
       for (String id : missing) {
-        Info i = found.getOrDefault(id, Info.fallback(queue.getOrDefault(id, Priority.NORMAL)));
+        Info i = found.get(id);
         cache.put(id, new Cached(i, now));
-        out.put(id, i);
+        out.put(id, i != null ? i : Info.fallback(queue.getOrDefault(id, Priority.NORMAL)));
       }
       return out;
     });
+  }
+
+  /**
+   * What the inventory says of a device, read elsewhere (a slot's snapshot load): kept as a lookup's answer would be.
+   * {@code priority} null: the inventory does not list it.
+   */
+  public void listed(String deviceId, Short priority, String profile) {
+    cache.put(deviceId, new Cached(priority == null ? null : listing(deviceId, priority, profile), System.currentTimeMillis()));
+  }
+
+  private static Info listing(String deviceId, short priority, String profileName) {
+    PayloadProfile profile;
+    try {
+      profile = PayloadProfiles.byName(profileName);
+    } catch (IllegalArgumentException e) {
+      log.warn("device {}: {}; using the default profile", deviceId, e.getMessage());
+      profile = PayloadProfiles.DEFAULT;
+    }
+    return new Info(priority, profile, true);
   }
 }

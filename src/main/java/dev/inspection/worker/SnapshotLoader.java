@@ -18,9 +18,18 @@ import java.util.Map;
  */
 public final class SnapshotLoader {
   static final String PAGE = """
-      SELECT current_slot, device_id, seq, cycle_id, derived_snapshot FROM device_status_current
-      WHERE current_slot = ANY($1::smallint[]) AND (current_slot, device_id) > ($2::smallint, $3::varchar)
-      ORDER BY current_slot, device_id LIMIT $4""";
+      SELECT c.current_slot, c.device_id, c.seq, c.cycle_id, c.derived_snapshot, r.priority, r.payload_profile
+      FROM device_status_current c LEFT JOIN device_resource r ON r.device_id = c.device_id
+      WHERE c.current_slot = ANY($1::smallint[]) AND (c.current_slot, c.device_id) > ($2::smallint, $3::varchar)
+      ORDER BY c.current_slot, c.device_id LIMIT $4""";
+
+  /** Where a load puts what the inventory says of each device it read ({@link DeviceDirectory#listed}); priority null: not listed. */
+  @FunctionalInterface
+  public interface Listings {
+    Listings NONE = (deviceId, priority, profile) -> {};
+
+    void listed(String deviceId, Short priority, String profile);
+  }
 
   /** One device's committed position and derived state. */
   public record DeviceMemory(long seq, long cycleId, JsonObject derived) {}
@@ -42,10 +51,17 @@ public final class SnapshotLoader {
 
   private final Pool pool;
   private final int page;
+  private final Listings listings;
 
   public SnapshotLoader(Pool pool, int page) {
+    this(pool, page, Listings.NONE);
+  }
+
+  /** {@code listings}: told the inventory's listing of every device loaded, so the slot's first batch needs no lookup. */
+  public SnapshotLoader(Pool pool, int page, Listings listings) {
     this.pool = pool;
     this.page = page;
+    this.listings = listings;
   }
 
   public Future<Snapshot> load(int slot) {
@@ -80,6 +96,7 @@ public final class SnapshotLoader {
         last = r.getString(1);
         Object d = r.getValue(4);
         out.get((int) lastSlot).put(last, new DeviceMemory(r.getLong(2), r.getLong(3), d instanceof JsonObject j ? j : null));
+        listings.listed(last, r.getShort(5), r.getString(6));
       }
       return rows.size() < page ? Future.succeededFuture() : next(slots, lastSlot, last, out);
     });

@@ -123,11 +123,11 @@ public final class WorkerVerticle extends VerticleBase {
         config.getLong(Keys.WORKER_BACKFILL_INTERVAL_MS), workerId);
     store.degradedMode(degraded, spill, backFiller::store, clock);
     controlPool = Db.pool(vertx, PgOptions.from(config), 3, "pg-worker-control");
-    snapshots = new SnapshotLoader(controlPool, config.getInt(Keys.WORKER_SNAPSHOT_PAGE));
     slotMap = new SlotMapFollower(controlPool, clock, topology.totalSlots());
     slotMap.refresh();
     mapTimer = vertx.setPeriodic(config.getLong(Keys.WORKER_LEASE_POLL_MS), t -> slotMap.refresh());
     directory = new DeviceDirectory(pool, 600_000, 1_000_000);
+    snapshots = new SnapshotLoader(controlPool, config.getInt(Keys.WORKER_SNAPSHOT_PAGE), directory::listed);
     for (int p = 1; p <= 3; p++) rules.put(p, AlertRules.fromConfig(p, config::raw));
     deadLetters = new DeadLetterPublisher(vertx, topology, workerId);
     settings = SlotProcessor.Settings.from(config);

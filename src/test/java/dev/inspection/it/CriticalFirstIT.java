@@ -1,5 +1,6 @@
 package dev.inspection.it;
 
+import static dev.inspection.it.TestEnv.awaitResult;
 import static dev.inspection.it.TestEnv.awaitTrue;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -47,10 +48,10 @@ class CriticalFirstIT {
       }
       Path file = env.dataDir.resolve("critical-first.db");
       Clock clock = Clock.systemUTC();
-      Outbox outbox = await(Outbox.open(vertx, file, env.name + "-p", topology, clock));
+      Outbox outbox = awaitResult(Outbox.open(vertx, file, env.name + "-p", topology, clock));
       // the backlog first (ids 1..20,000), then two critical devices' results (the highest ids)
-      await(outbox.append(results("n", NORMAL, Priority.NORMAL, 0)));
-      await(outbox.append(results("c", CRITICAL, Priority.HIGH, 1)));
+      awaitResult(outbox.append(results("n", NORMAL, Priority.NORMAL, 0)));
+      awaitResult(outbox.append(results("c", CRITICAL, Priority.HIGH, 1)));
 
       Context ctx = vertx.getOrCreateContext();
       OutboxPublisher[] publisher = new OutboxPublisher[1];
@@ -58,7 +59,7 @@ class CriticalFirstIT {
         publisher[0] = new OutboxPublisher(vertx, outbox, topology, Metrics.prometheus(), clock, new OutboxPublisher.Settings(100, 60_000, 1, 1, 262_144));
         publisher[0].onConnected(conn);
       });
-      awaitTrue(Duration.ofSeconds(120), "every row confirmed", () -> await(outbox.stats()).depth() == 0);
+      awaitTrue(Duration.ofSeconds(120), "every row confirmed", () -> awaitResult(outbox.stats()).depth() == 0);
       ctx.runOnContext(v -> publisher[0].stop());
 
       long[] byPriority = confirmedBeforeLastCritical(file);
@@ -68,7 +69,7 @@ class CriticalFirstIT {
       assertTrue(byPriority[0] < NORMAL / 4, "the critical rows waited behind " + byPriority[0] + " of " + NORMAL + " normal rows");
       assertEquals(NORMAL, env.ready(0, Priority.NORMAL), "the whole backlog reached its queue as well");
       assertEquals(CRITICAL, env.ready(1, Priority.HIGH));
-      await(outbox.closeAsync());
+      awaitResult(outbox.closeAsync());
     } finally {
       vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
     }
@@ -102,7 +103,4 @@ class CriticalFirstIT {
     }
   }
 
-  private static <T> T await(io.vertx.core.Future<T> f) throws Exception {
-    return f.toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
-  }
 }

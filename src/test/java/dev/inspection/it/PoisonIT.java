@@ -1,5 +1,6 @@
 package dev.inspection.it;
 
+import static dev.inspection.it.TestEnv.awaitResult;
 import static dev.inspection.it.TestEnv.awaitTrue;
 import static dev.inspection.it.WorkerIT.devicesIn;
 import static dev.inspection.it.WorkerIT.envelope;
@@ -126,7 +127,7 @@ class PoisonIT {
       Vertx vertx = Vertx.vertx();
       Pool pool = Db.pool(vertx, PgOptions.from(env.config(Map.of())), 2);
       try {
-        await(Migrations.apply(vertx, pool, PgOptions.from(env.config(Map.of())), 4, true));
+        awaitResult(Migrations.apply(vertx, pool, PgOptions.from(env.config(Map.of())), 4, true));
         env.execute("UPDATE $S.slot_lease SET owner_worker_id = CASE WHEN slot_id = 3 THEN 'other' ELSE 'w' END, lease_epoch = 1, state = 'ACTIVE'");
         env.execute(REFUSE);
         Metrics metrics = Metrics.prometheus();
@@ -148,7 +149,7 @@ class PoisonIT {
             all.tryComplete(out);
           });
         });
-        Map<Integer, SlotCommit> r = await(all.future());
+        Map<Integer, SlotCommit> r = awaitResult(all.future());
 
         assertInstanceOf(BatchStore.Committed.class, r.get(0).outcome());
         assertEquals(Set.of("a6"), r.get(0).refused().keySet());
@@ -193,7 +194,4 @@ class PoisonIT {
     return StatePlanner.plan(batch, Map.of(), infos, AlertRules::forPriority);
   }
 
-  private static <T> T await(Future<T> f) throws Exception {
-    return f.toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
-  }
 }

@@ -1,5 +1,6 @@
 package dev.inspection.it;
 
+import static dev.inspection.it.TestEnv.awaitResult;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -53,7 +54,7 @@ class ReshardSwitchIT {
       Vertx vertx = Vertx.vertx();
       Pool pool = Db.pool(vertx, PgOptions.from(env.config(Map.of())), 2);
       try {
-        await(Migrations.apply(vertx, pool, PgOptions.from(env.config(Map.of())), FROM, true));
+        awaitResult(Migrations.apply(vertx, pool, PgOptions.from(env.config(Map.of())), FROM, true));
         // the new version's slots exist (step 1 of the switch); every slot is worker w's at epoch 1
         env.execute("INSERT INTO $S.slot_lease (slot_id) SELECT s FROM generate_series(0, " + (TO - 1) + ") s ON CONFLICT DO NOTHING");
         env.execute("UPDATE $S.slot_lease SET owner_worker_id = 'w', lease_epoch = 1, state = 'ACTIVE'");
@@ -65,7 +66,7 @@ class ReshardSwitchIT {
         for (int i = 0; i < 2_000; i++) bySlot.computeIfAbsent(SlotHash.slotOf("rs-" + i, FROM), s -> new ArrayList<>()).add("rs-" + i);
         List<BatchStore.Part> parts = new ArrayList<>();
         bySlot.forEach((slot, devices) -> parts.add(new BatchStore.Part(slot, 1, plan(slot, devices, cycle))));
-        await(store.commit(parts));
+        awaitResult(store.commit(parts));
         assertEquals(2_000, env.queryLong("SELECT count(*) FROM $S.device_status_current"));
         long remapped = 0;
         for (int i = 0; i < 2_000; i++) if (SlotHash.slotOf("rs-" + i, FROM) != SlotHash.slotOf("rs-" + i, TO)) remapped++;
@@ -76,7 +77,7 @@ class ReshardSwitchIT {
             + ", now(), now() + interval '1 hour')");
         SlotSwitch sw = new SlotSwitch(pool::withTransaction);
         long t0 = System.nanoTime();
-        long moved = await(sw.run(2, FROM, TO));
+        long moved = awaitResult(sw.run(2, FROM, TO));
         System.out.printf("switch 4 -> 8 slots: %d of 2000 devices moved in %d ms%n", moved, (System.nanoTime() - t0) / 1_000_000);
         assertEquals(remapped, moved);
         assertTrue(moved > 800 && moved < 1_200, "about half move when the count doubles: " + moved);
@@ -86,7 +87,7 @@ class ReshardSwitchIT {
           assertEquals(home, ((Number) r[2]).intValue(), (String) r[0]);
         }
         assertNotNull(env.query("SELECT switched_at FROM $S.slot_map_version WHERE version = 2").get(0)[0]);
-        assertEquals(0L, await(sw.run(2, FROM, TO)), "run again (a new leader after a cut-short switch): nothing left to move");
+        assertEquals(0L, awaitResult(sw.run(2, FROM, TO)), "run again (a new leader after a cut-short switch): nothing left to move");
 
         // every slot is at version 2 now: the giving ones (a worker reloads them and learns to forward) and the receiving ones
         assertEquals(TO, env.queryLong("SELECT count(*) FROM $S.slot_lease WHERE slot_map_version = 2"));
@@ -95,9 +96,9 @@ class ReshardSwitchIT {
         for (int i = 0; d == null; i++) if (SlotHash.slotOf("rs-" + i, FROM) != SlotHash.slotOf("rs-" + i, TO)) d = "rs-" + i;
         int oldSlot = SlotHash.slotOf(d, FROM);
         int newSlot = SlotHash.slotOf(d, TO);
-        assertInstanceOf(BatchStore.Fenced.class, await(store.commit(List.of(new BatchStore.Part(oldSlot, 1, plan(oldSlot, List.of(d), cycle + 1_000)))))
+        assertInstanceOf(BatchStore.Fenced.class, awaitResult(store.commit(List.of(new BatchStore.Part(oldSlot, 1, plan(oldSlot, List.of(d), cycle + 1_000)))))
             .get(oldSlot), "the giving slot's batch planned before the switch is fenced");
-        Map<Integer, BatchStore.Outcome> old = await(store.commit(List.of(new BatchStore.Part(oldSlot, 2, plan(oldSlot, List.of(d), cycle + 1_000)))));
+        Map<Integer, BatchStore.Outcome> old = awaitResult(store.commit(List.of(new BatchStore.Part(oldSlot, 2, plan(oldSlot, List.of(d), cycle + 1_000)))));
         assertInstanceOf(BatchStore.Committed.class, old.get(oldSlot));
         assertEquals(0, ((BatchStore.Committed) old.get(oldSlot)).currentRows(), "the old slot's owner no longer writes the device");
         assertEquals(cycle, env.queryLong("SELECT cycle_id FROM $S.device_status_current WHERE device_id = '" + d + "'"));
@@ -111,8 +112,8 @@ class ReshardSwitchIT {
         // the new slot's owner, at its new epoch, writes it; at the epoch it had before the switch it is fenced
         long newEpoch = env.queryLong("SELECT lease_epoch FROM $S.slot_lease WHERE slot_id = " + newSlot);
         assertInstanceOf(BatchStore.Fenced.class,
-            await(store.commit(List.of(new BatchStore.Part(newSlot, 1, plan(newSlot, List.of(d), cycle + 2_000))))).get(newSlot));
-        Map<Integer, BatchStore.Outcome> nu = await(store.commit(List.of(new BatchStore.Part(newSlot, newEpoch, plan(newSlot, List.of(d), cycle + 2_000)))));
+            awaitResult(store.commit(List.of(new BatchStore.Part(newSlot, 1, plan(newSlot, List.of(d), cycle + 2_000))))).get(newSlot));
+        Map<Integer, BatchStore.Outcome> nu = awaitResult(store.commit(List.of(new BatchStore.Part(newSlot, newEpoch, plan(newSlot, List.of(d), cycle + 2_000)))));
         assertEquals(1, ((BatchStore.Committed) nu.get(newSlot)).currentRows());
         assertEquals(cycle + 2_000, env.queryLong("SELECT cycle_id FROM $S.device_status_current WHERE device_id = '" + d + "'"));
         assertEquals(newSlot, env.queryLong("SELECT current_slot FROM $S.device_status_current WHERE device_id = '" + d + "'"));
@@ -120,7 +121,7 @@ class ReshardSwitchIT {
         String stay = null;
         for (int i = 0; stay == null; i++) if (SlotHash.slotOf("rs-" + i, FROM) == SlotHash.slotOf("rs-" + i, TO)) stay = "rs-" + i;
         int staySlot = SlotHash.slotOf(stay, TO);
-        Map<Integer, BatchStore.Outcome> st = await(store.commit(List.of(new BatchStore.Part(staySlot, 2, plan(staySlot, List.of(stay), cycle + 3_000)))));
+        Map<Integer, BatchStore.Outcome> st = awaitResult(store.commit(List.of(new BatchStore.Part(staySlot, 2, plan(staySlot, List.of(stay), cycle + 3_000)))));
         assertEquals(1, ((BatchStore.Committed) st.get(staySlot)).currentRows());
       } finally {
         pool.close();
@@ -209,7 +210,7 @@ class ReshardSwitchIT {
       Vertx vertx = Vertx.vertx();
       Pool pool = Db.pool(vertx, PgOptions.from(env.config(Map.of())), 2);
       try {
-        await(Migrations.apply(vertx, pool, PgOptions.from(env.config(Map.of())), FROM, true));
+        awaitResult(Migrations.apply(vertx, pool, PgOptions.from(env.config(Map.of())), FROM, true));
         env.execute("INSERT INTO $S.slot_lease (slot_id) SELECT s FROM generate_series(0, " + (TO - 1) + ") s ON CONFLICT DO NOTHING");
         env.execute("UPDATE $S.slot_lease SET owner_worker_id = 'w', lease_epoch = 1, state = 'ACTIVE'");
         BatchStore store = new BatchStore(pool, "w");
@@ -220,7 +221,7 @@ class ReshardSwitchIT {
         int newSlot = SlotHash.slotOf(d, TO);
         int n = AlertRules.forPriority(2).offlineAfterFailures();
         // the new slot's owner loaded it before the switch: the device is not there yet
-        Map<String, DerivedState> newOwnersMemory = BatchHandler.memoryOf(await(loader.load(newSlot)));
+        Map<String, DerivedState> newOwnersMemory = BatchHandler.memoryOf(awaitResult(loader.load(newSlot)));
         assertTrue(newOwnersMemory.isEmpty());
 
         // n - 1 failures written by the old slot's owner, each planned on the state the previous one left
@@ -229,7 +230,7 @@ class ReshardSwitchIT {
         for (int k = 1; k < n; k++) {
           StatePlanner.Plan p = failure(oldSlot, d, cycle + k * 1_000L, oldOwnersMemory);
           assertTrue(p.events().isEmpty(), "failure " + k + " of " + n + " fires nothing");
-          assertInstanceOf(BatchStore.Committed.class, await(store.commit(List.of(new BatchStore.Part(oldSlot, 1, p)))).get(oldSlot));
+          assertInstanceOf(BatchStore.Committed.class, awaitResult(store.commit(List.of(new BatchStore.Part(oldSlot, 1, p)))).get(oldSlot));
           oldOwnersMemory = p.next();
         }
 
@@ -237,7 +238,7 @@ class ReshardSwitchIT {
             + " ON CONFLICT DO NOTHING");
         env.execute("INSERT INTO $S.slot_map_version (version, total_slots, effective_at, window_until) VALUES (2, " + TO
             + ", now(), now() + interval '1 hour')");
-        await(new SlotSwitch(pool::withTransaction).run(2, FROM, TO));
+        awaitResult(new SlotSwitch(pool::withTransaction).run(2, FROM, TO));
         assertEquals(2, env.queryLong("SELECT lease_epoch FROM $S.slot_lease WHERE slot_id = " + newSlot), "the receiving slot has a new epoch");
         assertEquals(2, env.queryLong("SELECT lease_epoch FROM $S.slot_lease WHERE slot_id = " + oldSlot), "a giving slot is reloaded too");
         assertEquals("w", env.query("SELECT owner_worker_id FROM $S.slot_lease WHERE slot_id = " + newSlot).get(0)[0], "and its owner");
@@ -253,15 +254,15 @@ class ReshardSwitchIT {
         long nth = cycle + n * 1_000L;
         StatePlanner.Plan blind = failure(newSlot, d, nth, newOwnersMemory);
         assertTrue(blind.events().isEmpty(), "without the device's counters the nth failure would fire nothing");
-        assertInstanceOf(BatchStore.Fenced.class, await(store.commit(List.of(new BatchStore.Part(newSlot, 1, blind)))).get(newSlot));
+        assertInstanceOf(BatchStore.Fenced.class, awaitResult(store.commit(List.of(new BatchStore.Part(newSlot, 1, blind)))).get(newSlot));
 
         // the owner follows the new epoch: it loads the slot again, now with the moved device's counters
-        Map<String, DerivedState> reloaded = BatchHandler.memoryOf(await(loader.load(newSlot)));
+        Map<String, DerivedState> reloaded = BatchHandler.memoryOf(awaitResult(loader.load(newSlot)));
         assertTrue(reloaded.containsKey(d), "the moved device's derived state is loaded by its new slot's owner");
         StatePlanner.Plan p = failure(newSlot, d, nth, reloaded);
         assertEquals(1, p.events().size(), "the nth failure fires: " + p.events());
         assertEquals(AlertEvent.FIRING, p.events().get(0).type());
-        Map<Integer, BatchStore.Outcome> out = await(store.commit(List.of(new BatchStore.Part(newSlot, 2, p))));
+        Map<Integer, BatchStore.Outcome> out = awaitResult(store.commit(List.of(new BatchStore.Part(newSlot, 2, p))));
         assertEquals(1, ((BatchStore.Committed) out.get(newSlot)).currentRows());
         assertEquals(1, env.queryLong("SELECT count(*) FROM $S.alert_event WHERE device_id = '" + d + "' AND event_type = 'FIRING'"));
         assertEquals(nth, env.queryLong("SELECT cycle_id FROM $S.alert_event WHERE device_id = '" + d + "' AND event_type = 'FIRING'"));
@@ -341,7 +342,4 @@ class ReshardSwitchIT {
     return StatePlanner.plan(batch, Map.of(), infos, AlertRules::forPriority);
   }
 
-  private static <T> T await(Future<T> f) throws Exception {
-    return f.toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
-  }
 }

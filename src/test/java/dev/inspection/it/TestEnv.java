@@ -434,6 +434,11 @@ public final class TestEnv implements AutoCloseable {
     });
   }
 
+  /** The result of a Vert.x future, waited for at most 60 s (its failure thrown as the cause of an ExecutionException). */
+  public static <T> T awaitResult(io.vertx.core.Future<T> f) throws Exception {
+    return f.toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
+  }
+
   public static void awaitTrue(Duration within, String what, Callable<Boolean> condition) {
     await(what).atMost(within).pollInterval(Duration.ofMillis(100)).ignoreExceptions().until(condition);
   }
