@@ -10,24 +10,25 @@ import java.time.ZoneOffset;
 
 /**
  * Hotel rooms as the devices of the {@code hotel_room} profile report them (issue 13 item 4, seed 004): a hotel's
- * rooms, and a room's devices with their merged status. Reads {@code device_status_current} through the indexes
- * of V012 (hotel and room compared as text, whether the frames sent strings or integers).
+ * rooms, and a room's devices with their merged status. Reads {@code device_status_current} by its hotel_id and room_id
+ * columns (V014: generated from the payload of hotel_room devices, compared as text whether the frames sent strings
+ * or integers; stored columns rather than expression indexes so that the table's updates stay HOT).
  */
 public final class HotelView {
   static final String ROOMS = """
-      SELECT status_payload ->> 'room_id' AS room, count(*) AS devices,
+      SELECT room_id, count(*) AS devices,
              max(CASE WHEN jsonb_typeof(status_payload -> 'ts_ms') = 'number' THEN (status_payload ->> 'ts_ms')::numeric END)::bigint AS ts_ms,
              sum(CASE WHEN jsonb_typeof(status_payload -> 'faulty_device_count') = 'array'
                       THEN jsonb_array_length(status_payload -> 'faulty_device_count') ELSE 0 END) AS faults,
              count(*) FILTER (WHERE status_payload ->> 'sys_lock_status' = '1') AS locked,
              max(updated_at) AS updated_at
       FROM device_status_current
-      WHERE payload_profile = 'hotel_room' AND status_payload ->> 'hotel_id' = $1 AND status_payload ->> 'room_id' IS NOT NULL
+      WHERE hotel_id = $1 AND room_id IS NOT NULL
       GROUP BY 1 ORDER BY 1 LIMIT $2""";
   static final String ROOM = """
       SELECT device_id, status_payload, collected_at, updated_at, seq
       FROM device_status_current
-      WHERE payload_profile = 'hotel_room' AND status_payload ->> 'hotel_id' = $1 AND status_payload ->> 'room_id' = $2
+      WHERE hotel_id = $1 AND room_id = $2
       ORDER BY device_id LIMIT $3""";
 
   private final Pool pool;

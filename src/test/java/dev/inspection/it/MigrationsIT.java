@@ -1,5 +1,7 @@
 package dev.inspection.it;
 
+import static dev.inspection.it.TestEnv.awaitTrue;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -17,6 +19,7 @@ import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -132,7 +135,7 @@ class MigrationsIT {
     List<Object[]> h = history(fresh);
     assertEquals(Migrations.FILES.size(), h.size());
     assertEquals("001", h.get(0)[1]);
-    assertEquals("013", h.get(h.size() - 1)[1]);
+    assertEquals("014", h.get(h.size() - 1)[1]);
     assertEquals(0, flyway(fresh, true), "a second start applies nothing");
   }
 
@@ -143,11 +146,12 @@ class MigrationsIT {
     TestEnv old = env();
     legacy(old, Migrations.FILES.subList(0, 10)); // an installation of the time before V011
     old.execute("INSERT INTO $S.device_resource (device_id, check_type, interval_ms, resource_version) SELECT 'd' || g, 'sim', 1000, g FROM generate_series(1, 3) g");
-    assertEquals(3, flyway(old, true), "only V011, V012 and V013 applied");
+    assertEquals(4, flyway(old, true), "only V011 to V014 applied");
     List<Object[]> h = history(old);
-    assertEquals(4, h.size());
+    assertEquals(5, h.size());
     assertEquals(List.of("BASELINE", "010"), List.of(h.get(0)[0], h.get(0)[1]));
-    assertEquals(List.of("SQL", "011", "SQL", "012", "SQL", "013"), List.of(h.get(1)[0], h.get(1)[1], h.get(2)[0], h.get(2)[1], h.get(3)[0], h.get(3)[1]));
+    assertEquals(List.of("SQL", "011", "SQL", "012", "SQL", "013", "SQL", "014"),
+        List.of(h.get(1)[0], h.get(1)[1], h.get(2)[0], h.get(2)[1], h.get(3)[0], h.get(3)[1], h.get(4)[0], h.get(4)[1]));
     assertEquals(3, old.queryLong("SELECT count(*) FROM $S.device_resource"), "its data kept");
     old.execute("DELETE FROM $S.device_resource");
     assertEquals(String.join("\n", snapshot(reference)), String.join("\n", snapshot(old)));
@@ -156,7 +160,7 @@ class MigrationsIT {
     TestEnv complete = env();
     legacy(complete, Migrations.FILES);
     assertEquals(0, flyway(complete, true));
-    assertEquals("013", history(complete).get(0)[1]);
+    assertEquals("014", history(complete).get(0)[1]);
   }
 
   @Test
@@ -169,13 +173,48 @@ class MigrationsIT {
         VALUES ('with', 0, 0, 1, 1, now(), 1, 'm1', '{"status":"UP"}', '{"v":1,"consec_failure_count":3,"ring":"OOF","alerts":{"a \\"b\\"":1}}'),
                ('without', 0, 0, 1, 1, now(), 1, 'm2', '{"status":"UP"}', NULL)""");
     String before = (String) old.query("SELECT derived_snapshot::text FROM $S.device_status_current WHERE device_id = 'with'").get(0)[0];
-    assertEquals(1, flyway(old, true), "V013 applied");
+    assertEquals(2, flyway(old, true), "V013 and V014 applied");
     assertEquals("json", old.query("SELECT data_type FROM information_schema.columns WHERE table_schema = '$S' AND table_name = 'device_status_current'"
         + " AND column_name = 'derived_snapshot'").get(0)[0]);
     assertEquals(new JsonObject(before), new JsonObject((String) old.query("SELECT derived_snapshot::text FROM $S.device_status_current WHERE device_id = 'with'")
         .get(0)[0]));
     assertEquals(3L, old.queryLong("SELECT (derived_snapshot->>'consec_failure_count')::int FROM $S.device_status_current WHERE device_id = 'with'"));
     assertEquals(1L, old.queryLong("SELECT count(*) FROM $S.device_status_current WHERE device_id = 'without' AND derived_snapshot IS NULL"));
+  }
+
+  /**
+   * V014: the hotel keys move from expression indexes over status_payload into stored columns, so a device's new payload
+   * is a HOT update again (no index entry added); the keys of the rows already there are kept, and the room API's index
+   * is used.
+   */
+  @Test
+  void v014KeepsTheHotelKeysAndLetsAPayloadChangeUpdateInPlace() throws Exception {
+    TestEnv old = env();
+    legacy(old, Migrations.FILES.subList(0, 13)); // up to V013: the hotel keys are expression indexes
+    String insert = """
+        INSERT INTO $S.device_status_current (device_id, slot_id, current_slot, seq, cycle_id, collected_at, writer_epoch, message_id, status_payload,
+          payload_profile)
+        VALUES ('rcu', 0, 0, 1, 1, now(), 1, 'm1', '{"hotel_id":1085,"room_id":"8201","guid":"g1","ts_ms":1}', 'hotel_room'),
+               ('plain', 0, 0, 1, 1, now(), 1, 'm2', '{"status":"UP","hotel_id":"not a hotel device"}', 'default')""";
+    old.execute(insert);
+    String payloadChange = "UPDATE $S.device_status_current SET status_payload = jsonb_set(status_payload, '{ts_ms}', to_jsonb(seq + 1)), seq = seq + 1;"
+        + " SELECT pg_stat_force_next_flush()";
+    String counts = "SELECT n_tup_upd || ' ' || n_tup_hot_upd FROM pg_stat_user_tables WHERE schemaname = '$S' AND relname = 'device_status_current'";
+    old.execute(payloadChange);
+    awaitTrue(Duration.ofSeconds(20), "the two updates counted", () -> old.query(counts).get(0)[0].equals("2 0"), () -> (String) old.query(counts).get(0)[0]);
+    // before V014 neither payload change was a HOT update (the counts say "2 0")
+    assertEquals(1, flyway(old, true), "V014 applied");
+    assertEquals(List.of("rcu", "1085", "8201", "g1"), List.of(old.query(
+        "SELECT device_id, hotel_id, room_id, hotel_guid FROM $S.device_status_current WHERE hotel_id IS NOT NULL").get(0)));
+    assertEquals(1L, old.queryLong("SELECT count(*) FROM $S.device_status_current WHERE hotel_id IS NOT NULL"), "only hotel_room devices have hotel keys");
+    String before = (String) old.query(counts).get(0)[0]; // the rewrite of V014 is not counted as updates
+    long upd = Long.parseLong(before.split(" ")[0]);
+    long hot = Long.parseLong(before.split(" ")[1]);
+    old.execute(payloadChange);
+    awaitTrue(Duration.ofSeconds(20), "two more updates counted, both HOT", () -> old.query(counts).get(0)[0].equals((upd + 2) + " " + (hot + 2)),
+        () -> before + " -> " + old.query(counts).get(0)[0]);
+    assertEquals(1L, old.queryLong("SELECT count(*) FROM pg_indexes WHERE schemaname = '$S' AND indexname = 'idx_dsc_hotel_room'"
+        + " AND indexdef LIKE '%(hotel_id, room_id)%'"));
   }
 
   @Test
@@ -194,7 +233,7 @@ class MigrationsIT {
     TestEnv env = env();
     Throwable e = failure(() -> flyway(env, false));
     assertInstanceOf(IllegalStateException.class, e);
-    assertTrue(e.getMessage().contains("13 pending migration(s) (V001, V002") && e.getMessage().contains("node.jar migrate"), e.getMessage());
+    assertTrue(e.getMessage().contains(Migrations.FILES.size() + " pending migration(s) (V001, V002") && e.getMessage().contains("node.jar migrate"), e.getMessage());
     TestEnv old = env();
     legacy(old, Migrations.FILES);
     Throwable e2 = failure(() -> flyway(old, false));
@@ -244,7 +283,7 @@ class MigrationsIT {
       }
       String out = Files.readString(log);
       assertEquals(0, p.exitValue(), out);
-      assertTrue(out.contains("schema " + env.name + " on 127.0.0.1:5432/test is current: applied " + (run == 0 ? 13 : 0) + " migration(s)"), out);
+      assertTrue(out.contains("schema " + env.name + " on 127.0.0.1:5432/test is current: applied " + (run == 0 ? Migrations.FILES.size() : 0) + " migration(s)"), out);
     }
     assertEquals(env.slots, env.queryLong("SELECT count(*) FROM $S.slot_lease"));
     assertEquals(0, flyway(env, false));
