@@ -5,7 +5,7 @@ import dev.inspection.store.Db;
 import io.vertx.core.Vertx;
 import io.vertx.pgclient.PgConnectOptions;
 import io.vertx.pgclient.PgConnection;
-import io.vertx.pgclient.PgException;
+import io.vertx.sqlclient.Row;
 import io.vertx.sqlclient.Tuple;
 import java.util.Collection;
 import java.util.HashMap;
@@ -29,7 +29,8 @@ import org.slf4j.LoggerFactory;
  * and page pruning keep every row version that died after it began, in every table of the database. One wait for the
  * whole life of a worker let {@code device_status_current} grow to 285,000 dead row versions for its 4,000 live rows
  * in a six-minute failover drill (a third of its updates HOT, no vacuum able to remove anything). So a wait ends
- * after {@link #WAIT_ROUND_MS} ({@code lock_timeout}) and is asked again at once: the horizon trails by at most that.
+ * after {@link #WAIT_ROUND_MS} ({@code lock_timeout}, caught in the round itself, see {@link #round}) and is asked
+ * again at once: the horizon trails by at most that.
  *
  * <p>Costs one PostgreSQL session per live worker on the leader (count them in {@code max_connections}) and a statement
  * per worker every {@link #WAIT_ROUND_MS}. A worker whose lock was found free is not watched again for
@@ -39,14 +40,23 @@ import org.slf4j.LoggerFactory;
 final class LivenessWatch {
   private static final Logger log = LoggerFactory.getLogger(LivenessWatch.class);
 
-  static final String WAIT = "SELECT pg_advisory_lock(hashtext($1), hashtext($2))";
-  static final String GIVE_BACK = "SELECT pg_advisory_unlock(hashtext($1), hashtext($2))";
+  /** The worker's lock keys (as {@code LivenessSession} takes the lock). */
+  static final String KEYS = "SELECT hashtext($1), hashtext($2)";
+  static final String GIVE_BACK = "SELECT pg_advisory_unlock($1, $2)";
   /** A worker found free (or whose watch failed) is watched again after this long at the earliest. */
   static final long REARM_MS = 5_000;
   /** The longest one wait lasts ({@code lock_timeout}) before it is asked again: how far the xmin horizon may trail. */
   static final long WAIT_ROUND_MS = 2_000;
-  /** SQLSTATE of a lock wait that reached {@code lock_timeout}. */
-  private static final String LOCK_NOT_AVAILABLE = "55P03";
+
+  /**
+   * One wait round on the lock with keys {@code k1, k2}, then whether this session holds it. The timeout of a round
+   * is caught in PL/pgSQL: as a plain statement's error it would be an ERROR line in PostgreSQL's log every round
+   * for every live worker. Only the two integers from {@link #KEYS} go into the text (a DO block takes no parameters).
+   */
+  static String round(int k1, int k2) {
+    return "DO $$BEGIN PERFORM pg_advisory_lock(" + k1 + ", " + k2 + "); EXCEPTION WHEN lock_not_available THEN NULL; END$$;"
+        + " SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid() AND granted";
+  }
 
   private final Vertx vertx;
   private final PgConnectOptions options;
@@ -103,30 +113,44 @@ final class LivenessWatch {
         return;
       }
       waiting.put(worker, c);
-      await(worker, c);
+      c.preparedQuery(KEYS).execute(Tuple.of(namespace, worker)).onComplete(keys -> {
+        if (keys.succeeded()) {
+          Row k = keys.result().iterator().next();
+          await(worker, c, k.getInteger(0), k.getInteger(1));
+        } else {
+          ended(worker, c, keys.cause());
+        }
+      });
     });
   }
 
-  private void await(String worker, PgConnection c) {
-    c.preparedQuery(WAIT).execute(Tuple.of(namespace, worker)).onComplete(granted -> {
+  private void await(String worker, PgConnection c, int k1, int k2) {
+    c.query(round(k1, k2)).execute().onComplete(done -> {
       if (waiting.get(worker) != c) return; // dropped meanwhile: its session is being closed
-      if (granted.failed() && granted.cause() instanceof PgException e && LOCK_NOT_AVAILABLE.equals(e.getSqlState())) {
-        await(worker, c); // the worker lives on: wait again, under a new snapshot
+      if (done.failed()) {
+        ended(worker, c, done.cause());
+        return;
+      }
+      if (done.result().next().iterator().next().getLong(0) == 0) {
+        await(worker, c, k1, k2); // the worker lives on: wait again, under a new snapshot
         return;
       }
       waiting.remove(worker);
       notBefore.put(worker, clock.getAsLong() + REARM_MS);
-      if (granted.failed()) {
-        c.close();
-        log.debug("liveness watch of {} ended without the lock ({}); the rounds still check it", worker, granted.cause().getMessage());
-        return;
-      }
       // give the lock back before the round looks: its check takes the same lock, and so does the worker if it restarts
-      c.preparedQuery(GIVE_BACK).execute(Tuple.of(namespace, worker)).eventually(c::close).onComplete(v -> {
+      c.preparedQuery(GIVE_BACK).execute(Tuple.of(k1, k2)).eventually(c::close).onComplete(v -> {
         log.info("liveness watch: the liveness lock of worker {} is free (its session ended: the process stopped or died); checking now", worker);
         onFree.run();
       });
     });
+  }
+
+  private void ended(String worker, PgConnection c, Throwable cause) {
+    if (waiting.get(worker) != c) return;
+    waiting.remove(worker);
+    notBefore.put(worker, clock.getAsLong() + REARM_MS);
+    c.close();
+    log.debug("liveness watch of {} ended without the lock ({}); the rounds still check it", worker, cause.getMessage());
   }
 
   private void drop(String worker) {
