@@ -31,8 +31,17 @@ import java.util.concurrent.RejectedExecutionException;
  * back the last commits on power loss, and a probe that then reuses a {@code (device, seq)} with new
  * content would have its real data dropped downstream as a duplicate. FULL costs one fsync per commit,
  * so appends are group-committed (up to {@code outbox.commit.max.rows} per transaction), and confirm
- * marks are batched the same way. The per-device sequence and the cycle high-water mark are written in
- * the same transaction as the rows, so a restart continues above every number ever handed out.
+ * marks are batched the same way. A result's {@code seq} is its row id: ids only grow (AUTOINCREMENT keeps
+ * the highest ever used, also after its row was deleted), so a device's seq only grows too (INV-5), across
+ * restarts, with nothing per device to store. The cycle high-water mark is written in the same transaction
+ * as the rows, so a restart continues above every number ever handed out.
+ *
+ * <p>Until issue 11 the seq counted per device from 1 and every append upserted each device's counter into
+ * a {@code device_seq} table: one more row per result, at a random place of a table of every device, so
+ * most pages an append wrote were that table's (WAL bytes per appended row, 500-row appends: 4,004 at
+ * 150,000 devices and 4,966 at a million, 671 without it), and a map of every device in the heap. Switching is
+ * safe: the k-th row of a device has an id of at least k, so every new id is above every seq handed out
+ * before. The old table is no longer read or written; it stays in an old file (an older build reads it).
  *
  * <p>All SQLite work runs on one dedicated worker thread, never on the event loop.
  */
@@ -51,11 +60,9 @@ public final class Outbox implements AutoCloseable {
         confirmed_at INTEGER);
       CREATE INDEX IF NOT EXISTS idx_outbox_unconfirmed ON outbox(id) WHERE confirmed = 0;
       CREATE INDEX IF NOT EXISTS idx_outbox_confirmed_created ON outbox(created_at) WHERE confirmed = 1;
-      CREATE TABLE IF NOT EXISTS device_seq (device_id TEXT PRIMARY KEY, seq INTEGER NOT NULL);
       CREATE TABLE IF NOT EXISTS probe_meta (k TEXT PRIMARY KEY, v INTEGER NOT NULL);
       """;
   private static final String INSERT = "INSERT INTO outbox (id, message_id, device_id, cycle_id, seq, routing_key, body, created_at, priority) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)";
-  private static final String UPSERT_SEQ = "INSERT INTO device_seq (device_id, seq) VALUES (?, ?) ON CONFLICT(device_id) DO UPDATE SET seq = excluded.seq";
   private static final String UPSERT_CYCLE = "INSERT INTO probe_meta (k, v) VALUES ('cycle_hwm', ?) ON CONFLICT(k) DO UPDATE SET v = excluded.v";
   private static final String CONFIRM = "UPDATE outbox SET confirmed = 1, confirmed_at = ? WHERE id = ? AND confirmed = 0";
   private static final String PENDING = """
@@ -63,7 +70,6 @@ public final class Outbox implements AutoCloseable {
       WHERE confirmed = 0 AND id > ? AND id <= ? AND created_at <= ? ORDER BY id LIMIT ?""";
   private static final String STATS = "SELECT count(*), min(created_at) FROM outbox WHERE confirmed = 0";
   private static final String LAST_ID = "SELECT max(v) FROM (SELECT seq AS v FROM sqlite_sequence WHERE name = 'outbox' UNION ALL SELECT max(id) FROM outbox)";
-  private static final String RESYNC_SEQ = "SELECT device_id, max(seq) FROM (SELECT device_id, seq FROM device_seq UNION ALL SELECT device_id, seq FROM outbox) GROUP BY device_id";
   private static final String CLEAN = "DELETE FROM outbox WHERE confirmed = 1 AND created_at < ?";
 
   /** Unconfirmed rows and the creation time of the oldest one (0 when empty). */
@@ -77,9 +83,8 @@ public final class Outbox implements AutoCloseable {
   private final String isNode;
   private final Topology topology;
   private final Clock clock;
-  private final DeviceSeqs seqs = new DeviceSeqs();
   private long cycleHwm;
-  /** The highest row id ever handed out (this thread is the file's only writer, so ids are given here, not read back per row). */
+  /** The highest row id (and so seq) ever handed out (this thread is the file's only writer, so ids are given here, not read back per row). */
   private long lastId;
   /** An append failed: read the counters back from the file before the next one. */
   private boolean resync;
@@ -126,14 +131,11 @@ public final class Outbox implements AutoCloseable {
   }
 
   /**
-   * After a failed append: a fresh transaction, and every counter at least what the file holds (rows that
-   * became durable despite the failure included). Scans the outbox once; failures only.
+   * After a failed append: a fresh transaction, and both counters at least what the file holds (rows that
+   * became durable despite the failure included). Failures only.
    */
   private void resync() throws SQLException {
     try (Statement st = db.createStatement()) {
-      try (ResultSet rs = st.executeQuery(RESYNC_SEQ)) {
-        while (rs.next()) seqs.atLeast(rs.getString(1), rs.getLong(2));
-      }
       try (ResultSet rs = st.executeQuery("SELECT max(cycle_id) FROM outbox")) {
         if (rs.next()) cycleHwm = Math.max(cycleHwm, rs.getLong(1));
       }
@@ -147,9 +149,6 @@ public final class Outbox implements AutoCloseable {
 
   private void load() throws SQLException {
     try (Statement st = db.createStatement()) {
-      try (ResultSet rs = st.executeQuery("SELECT device_id, seq FROM device_seq")) {
-        while (rs.next()) seqs.atLeast(rs.getString(1), rs.getLong(2));
-      }
       try (ResultSet rs = st.executeQuery("SELECT v FROM probe_meta WHERE k = 'cycle_hwm'")) {
         if (rs.next()) cycleHwm = rs.getLong(1);
       }
@@ -164,23 +163,21 @@ public final class Outbox implements AutoCloseable {
   /**
    * Gives each result its {@code (cycle_id, seq)}, writes them in one transaction and returns the rows
    * once they are durable. cycle_id is the check time in epoch milliseconds, never below the high-water
-   * mark of earlier commits (so a clock step back cannot reorder a device's results); seq counts per
-   * device from 1.
+   * mark of earlier commits (so a clock step back cannot reorder a device's results); seq is the row id.
    */
   public Future<List<OutboxRow>> append(List<CheckResult> results) {
     return run(() -> {
       if (resync) resync();
-      seqs.begin();
       long hwmBefore = cycleHwm;
       long idBefore = lastId;
       List<OutboxRow> rows = new ArrayList<>(results.size());
       long now = clock.millis();
       try (Envelope.Writer writer = new Envelope.Writer();
            PreparedStatement ins = db.prepareStatement(INSERT);
-           PreparedStatement seq = db.prepareStatement(UPSERT_SEQ);
            PreparedStatement cyc = db.prepareStatement(UPSERT_CYCLE)) {
         for (CheckResult r : results) {
-          long s = seqs.next(r.deviceId());
+          long rowId = ++lastId;
+          long s = rowId;
           long cycle = Math.max(r.collectedAt().toEpochMilli(), cycleHwm);
           cycleHwm = cycle;
           String id = Envelope.messageId(isNode, cycle, r.deviceId(), s);
@@ -188,7 +185,6 @@ public final class Outbox implements AutoCloseable {
               isNode, cycle, s, r.collectedAt(), r.priority(), r.payload());
           byte[] body = writer.write(e);
           String rk = topology.routingKey(r.slot(), r.priority());
-          long rowId = ++lastId;
           ins.setLong(1, rowId);
           ins.setString(2, id);
           ins.setString(3, r.deviceId());
@@ -202,12 +198,6 @@ public final class Outbox implements AutoCloseable {
           rows.add(new OutboxRow(rowId, id, rk, body, now));
         }
         ins.executeBatch();
-        for (int i = 0; i < seqs.touched(); i++) {
-          seq.setString(1, seqs.touchedDevice(i));
-          seq.setLong(2, seqs.touchedLast(i));
-          seq.addBatch();
-        }
-        seq.executeBatch();
         cyc.setLong(1, cycleHwm);
         cyc.executeUpdate();
         db.commit();
@@ -215,12 +205,11 @@ public final class Outbox implements AutoCloseable {
       } catch (SQLException e) {
         rollbackQuietly();
         // hand out no number that was not committed
-        seqs.rollBack();
         cycleHwm = hwmBefore;
         lastId = idBefore;
         // a full disk or an I/O error may have made SQLite roll the transaction back on its own, after which
         // the driver's later statements ran without one: some rows may be durable after all. Read the
-        // counters back from the file before the next append, so no (device, seq) and no id is used twice.
+        // counters back from the file before the next append, so no id (and so no seq) is used twice.
         resync = true;
         throw e;
       }
