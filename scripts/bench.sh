@@ -35,7 +35,8 @@
 #   --idle             only the idle run (add --with-baselines to run the baselines first)
 #   --million          only the million-device run; the µs/result of the baselines and the ratio need the
 #                      baselines of the same run: --million --with-baselines runs them first
-#   --with-baselines   with --idle or --million: run the two baselines first
+#   --capacity         only the capacity run (no half-rate run): to try a change against the same run before it
+#   --with-baselines   with --idle, --million or --capacity: run the two baselines first
 #   --all              the default run and then the million-device run
 #   --commit           only the batch-write benchmark (dev.inspection.bench.CommitBench, from the test sources:
 #                      full device-state write against the plain upsert + history, in one run; builds with mvn;
@@ -46,7 +47,8 @@
 #                      BENCH_INGEST_ARGS, e.g. "--seconds 20 --clients 8 --frames 100 --devices 2000"
 #   -h, --help         this text
 # Environment overrides (optional): BENCH_CAP_DEVICES, BENCH_CAP_INTERVAL_MS, BENCH_HALF_INTERVAL_MS,
-#   BENCH_WARMUP_S, BENCH_WINDOW_S (every run unless a run's own variable below is set), BENCH_HEAP (default 2g;
+#   BENCH_WARMUP_S, BENCH_WINDOW_S (every run unless a run's own variable below is set), BENCH_JIT_SETTLE_MAX_S (90: after
+#   each warm-up, wait up to this long for the JIT compiler to fall to <= 5 % of the node's CPU; 0 skips the wait), BENCH_HEAP (default 2g;
 #   the million run's default is 6g), BENCH_PERFTEST_VERSIONS (versions tried in order),
 #   BENCH_NODE_FLAGS (extra --key=value flags for the node, e.g. "--outbox.replay.interval.ms=600000"),
 #   BENCH_JVM_OPTS (extra JVM options; {run} in them becomes the run's name, capacity, half, idle or million, so each
@@ -80,6 +82,7 @@ COMMIT_ONLY=0
 INGEST_ONLY=0
 ONLY_IDLE=0
 ONLY_MILLION=0
+ONLY_CAPACITY=0
 WITH_BASELINES=0
 ALL=0
 for arg in "$@"; do
@@ -90,6 +93,7 @@ for arg in "$@"; do
     --skip-baselines) SKIP_BASELINES=1 ;;
     --idle) ONLY_IDLE=1 ;;
     --million) ONLY_MILLION=1 ;;
+    --capacity) ONLY_CAPACITY=1 ;;
     --with-baselines) WITH_BASELINES=1 ;;
     --all) ALL=1 ;;
     -h | --help) usage; exit 0 ;;
@@ -114,8 +118,8 @@ fi
 # which runs: the default run (baselines, capacity, half, idle), or only the ones named, or all of them
 if [ "$ALL" = 1 ]; then
   RUN_BASELINES=1 RUN_CAPACITY=1 RUN_IDLE=1 RUN_MILLION=1
-elif [ "$ONLY_IDLE" = 1 ] || [ "$ONLY_MILLION" = 1 ]; then
-  RUN_BASELINES=$WITH_BASELINES RUN_CAPACITY=0 RUN_IDLE=$ONLY_IDLE RUN_MILLION=$ONLY_MILLION
+elif [ "$ONLY_IDLE" = 1 ] || [ "$ONLY_MILLION" = 1 ] || [ "$ONLY_CAPACITY" = 1 ]; then
+  RUN_BASELINES=$WITH_BASELINES RUN_CAPACITY=$ONLY_CAPACITY RUN_IDLE=$ONLY_IDLE RUN_MILLION=$ONLY_MILLION
 else
   RUN_BASELINES=1 RUN_CAPACITY=1 RUN_IDLE=1 RUN_MILLION=0
 fi
@@ -172,6 +176,9 @@ for x in CAP_N:CAP_DEVICES CAP_I:CAP_INTERVAL_MS HALF_I:HALF_INTERVAL_MS WARMUP:
 done
 [ -z "$IDLE_I" ] || [[ "$IDLE_I" =~ ^[1-9][0-9]*$ ]] || { echo "bench.sh: BENCH_IDLE_INTERVAL_MS must be a positive integer" >&2; exit 2; }
 STEP=10 # seconds between progress samples inside a window
+# after the warm-up, wait (at most this long) until the JIT compiler has settled: at most JIT_SETTLE_SHARE of
+# the node's CPU, or JIT_SETTLE_MC milli-cores, over JIT_SETTLE_STEP seconds
+JIT_SETTLE_MAX="${BENCH_JIT_SETTLE_MAX_S:-90}" JIT_SETTLE_STEP=5 JIT_SETTLE_SHARE=0.05 JIT_SETTLE_MC=10
 
 # ------------------------------------------------------------------------------------------ helpers
 
@@ -597,6 +604,36 @@ heap_after_gc() { # pid
          END { if (!f) print "NA" }'
 }
 
+# the JIT compiler's milli-cores and the node's, between two thread_snapshot outputs: "jit node"
+jit_share() { # snapshot0 snapshot1 seconds
+  awk -v hz="$(getconf CLK_TCK)" -v dt="$3" 'NR == FNR { a[$1] = $2; next } { d = $2 - a[$1]; all += d; if ($1 == "JIT") j += d }
+    END { printf "%.0f %.0f\n", j * 1000 / hz / dt, all * 1000 / hz / dt }' <(printf '%s\n' "$1") <(printf '%s\n' "$2")
+}
+
+# After the warm-up: a node a minute old still compiles (C1/C2 threads took a quarter of the node's CPU in a
+# capacity window, perf and /proc both), which is start-up cost, not cost per result. Waits in steps until the
+# compiler uses at most JIT_SETTLE_SHARE of the node's CPU (or JIT_SETTLE_MC), at most JIT_SETTLE_MAX seconds.
+await_jit() { # tag
+  local tag=$1 waited=0 s0 s1 j node
+  R[$tag.jit_wait]=0
+  [ "$JIT_SETTLE_MAX" -gt 0 ] || return 0
+  s0="$(thread_snapshot "$NODE_PID")"
+  while [ "$waited" -lt "$JIT_SETTLE_MAX" ]; do
+    nap "$JIT_SETTLE_STEP"; waited=$((waited + JIT_SETTLE_STEP))
+    s1="$(thread_snapshot "$NODE_PID")"
+    read -r j node <<<"$(jit_share "$s0" "$s1" "$JIT_SETTLE_STEP")"
+    s0=$s1
+    if awk -v j="$j" -v n="$node" -v s="$JIT_SETTLE_SHARE" -v m="$JIT_SETTLE_MC" 'BEGIN { exit !(j <= m || j <= s * n) }'; then
+      say "[$tag] JIT compiler settled after $waited s more: $j of the node's $node milli-cores"
+      R[$tag.jit_wait]=$waited
+      return 0
+    fi
+    say "  [$tag] JIT compiler still busy: $j of the node's $node milli-cores over ${JIT_SETTLE_STEP} s (waiting until <= $(calc 'a * 100' "$JIT_SETTLE_SHARE") %, at most ${JIT_SETTLE_MAX} s)"
+  done
+  R[$tag.jit_wait]=$waited
+  say "[$tag] WARNING: the JIT compiler did not settle within ${JIT_SETTLE_MAX} s ($j of the node's $node milli-cores): its share counts in this window"
+}
+
 e2e_run() { # tag devices interval_ms warm-up_s window_s heap
   local tag=$1 n=$2 i=$3 warmup=$4 window=$5 heap=$6 offered
   offered=$(calc 'a * 1000 / b' "$n" "$i")
@@ -604,6 +641,7 @@ e2e_run() { # tag devices interval_ms warm-up_s window_s heap
   start_node "$tag" "$n" "$i" "$heap"
   await_slots "$tag"
   nap "$warmup"
+  await_jit "$tag"
 
   local m0=$OUT/metrics-$tag-0.txt m1=$OUT/metrics-$tag-1.txt prev cur t0 t1 tp tc cpu0 cpu1 thr0 thr1 gc0 gc1 hb0 hb1 wk0 wk1
   hb0=$(hist_bytes)
@@ -763,7 +801,9 @@ if [ "$RUN_CAPACITY" = 1 ]; then
   say "3/3 end to end, capacity run"
   e2e_run capacity "$CAP_N" "$CAP_I" "$WARMUP" "$WINDOW" "$HEAP"
   SUSTAINED=${R[capacity.rate]}
-  if [ "$SUSTAINED" != NA ] && awk -v r="$SUSTAINED" 'BEGIN { exit !(r >= 1) }'; then
+  if [ "$ONLY_CAPACITY" = 1 ]; then
+    say "no half-rate run (--capacity)"
+  elif [ "$SUSTAINED" != NA ] && awk -v r="$SUSTAINED" 'BEGIN { exit !(r >= 1) }'; then
     HALF_N=$(awk -v r="$SUSTAINED" -v i="$HALF_I" 'BEGIN { n = int(r / 2 * i / 1000 + 0.5); print (n < 1 ? 1 : n) }')
     say "3/3 end to end, half of the sustained $(fmt0 "$SUSTAINED")/s: $HALF_N devices every $HALF_I ms"
     e2e_run half "$HALF_N" "$HALF_I" "$WARMUP" "$WINDOW" "$HEAP"
@@ -889,6 +929,8 @@ notes=()
 [ "$QUICK" = 1 ] && notes+=("--quick smoke run: ${WINDOW} s windows, smaller fleets; not figures for the README")
 notes+=("git $COMMIT$DIRTY, target/node.jar built $JAR_TIME; $SLOTS slots = $((2 * SLOTS)) quorum queues${BENCH_NODE_FLAGS:+; node flags $BENCH_NODE_FLAGS}")
 ran capacity && notes+=("capacity and half: -Xmx$HEAP, warm-up ${WARMUP} s, window ${WINDOW} s")
+jitw=""; for tag in capacity half idle million; do ran "$tag" && jitw+="${jitw:+, }$tag ${R[$tag.jit_wait]:-0} s"; done
+notes+=("after each warm-up, waited for the JIT compiler to settle (<= $(calc 'a * 100' "$JIT_SETTLE_SHARE") % of the node's CPU or $JIT_SETTLE_MC milli-cores, at most $JIT_SETTLE_MAX s; BENCH_JIT_SETTLE_MAX_S=0 skips it): $jitw")
 ran idle && notes+=("idle: -Xmx$HEAP, warm-up ${IDLE_WARMUP} s, window ${IDLE_WINDOW} s; RabbitMQ and PostgreSQL CPU is the whole server's (other users of the shared services count too)")
 ran million && notes+=("million: -Xmx$MIL_HEAP, warm-up ${MIL_WARMUP} s, window ${MIL_WINDOW} s; $(v million.devices_seen) of $(v million.devices) devices had a committed result at the end; $(fmt0 "$(v million.db_rows)") history rows received in the window ($(fmt0 "$(v million.db_rate)")/s, $(fmt0 "$(v million.hist_bytes_row)") bytes/row on disk); live heap after a full GC $(fmt0 "$(calc 'a / 1048576' "$(v million.heap_live)")") MiB (jcmd GC.run took $(fmt1 "$(v million.fullgc_s)") s, after the window; a scheduler step-down right after it in the node log is its pause); probe skipped $(fmt0 "$(v million.skipped)") check rounds (buffer full)")
 if ran million && awk -v s="$(v million.devices_seen)" -v n="$(v million.devices)" 'BEGIN { exit !(s != "NA" && s < n) }'; then

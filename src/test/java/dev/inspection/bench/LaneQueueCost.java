@@ -61,13 +61,15 @@ public final class LaneQueueCost {
     return (t1 - t0) / 100.0 / wall; // USER_HZ = 100
   }
 
-  private static long ticks(long pid) throws IOException {
+  /** utime + stime of a process, in clock ticks (USER_HZ = 100). */
+  static long ticks(long pid) throws IOException {
     String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
     String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
     return Long.parseLong(f[11]) + Long.parseLong(f[12]); // utime + stime
   }
 
-  private static long beamPid() throws IOException {
+  /** RabbitMQ's beam.smp. */
+  static long beamPid() throws IOException {
     try (var dirs = Files.list(Path.of("/proc"))) {
       return dirs.filter(p -> p.getFileName().toString().matches("\\d+"))
           .filter(p -> {
