@@ -614,21 +614,24 @@ jit_share() { # snapshot0 snapshot1 seconds
 # capacity window, perf and /proc both), which is start-up cost, not cost per result. Waits in steps until the
 # compiler uses at most JIT_SETTLE_SHARE of the node's CPU (or JIT_SETTLE_MC), at most JIT_SETTLE_MAX seconds.
 await_jit() { # tag
-  local tag=$1 waited=0 s0 s1 j node
+  local tag=$1 waited=0 s0 s1 t0 t1 dt j node start
   R[$tag.jit_wait]=0
   [ "$JIT_SETTLE_MAX" -gt 0 ] || return 0
-  s0="$(thread_snapshot "$NODE_PID")"
+  start=$(now)
+  s0="$(thread_snapshot "$NODE_PID")"; t0=$(now)
   while [ "$waited" -lt "$JIT_SETTLE_MAX" ]; do
-    nap "$JIT_SETTLE_STEP"; waited=$((waited + JIT_SETTLE_STEP))
-    s1="$(thread_snapshot "$NODE_PID")"
-    read -r j node <<<"$(jit_share "$s0" "$s1" "$JIT_SETTLE_STEP")"
-    s0=$s1
+    nap "$JIT_SETTLE_STEP"
+    s1="$(thread_snapshot "$NODE_PID")"; t1=$(now)
+    dt=$(calc 'a - b' "$t1" "$t0")
+    waited=$(fmt0 "$(calc 'a - b' "$t1" "$start")")
+    read -r j node <<<"$(jit_share "$s0" "$s1" "$dt")"
+    s0=$s1 t0=$t1
     if awk -v j="$j" -v n="$node" -v s="$JIT_SETTLE_SHARE" -v m="$JIT_SETTLE_MC" 'BEGIN { exit !(j <= m || j <= s * n) }'; then
       say "[$tag] JIT compiler settled after $waited s more: $j of the node's $node milli-cores"
       R[$tag.jit_wait]=$waited
       return 0
     fi
-    say "  [$tag] JIT compiler still busy: $j of the node's $node milli-cores over ${JIT_SETTLE_STEP} s (waiting until <= $(calc 'a * 100' "$JIT_SETTLE_SHARE") %, at most ${JIT_SETTLE_MAX} s)"
+    say "  [$tag] JIT compiler still busy: $j of the node's $node milli-cores over $(fmt1 "$dt") s (waiting until <= $(fmt0 "$(calc 'a * 100' "$JIT_SETTLE_SHARE")") %, at most ${JIT_SETTLE_MAX} s)"
   done
   R[$tag.jit_wait]=$waited
   say "[$tag] WARNING: the JIT compiler did not settle within ${JIT_SETTLE_MAX} s ($j of the node's $node milli-cores): its share counts in this window"
@@ -930,7 +933,7 @@ notes=()
 notes+=("git $COMMIT$DIRTY, target/node.jar built $JAR_TIME; $SLOTS slots = $((2 * SLOTS)) quorum queues${BENCH_NODE_FLAGS:+; node flags $BENCH_NODE_FLAGS}")
 ran capacity && notes+=("capacity and half: -Xmx$HEAP, warm-up ${WARMUP} s, window ${WINDOW} s")
 jitw=""; for tag in capacity half idle million; do ran "$tag" && jitw+="${jitw:+, }$tag ${R[$tag.jit_wait]:-0} s"; done
-notes+=("after each warm-up, waited for the JIT compiler to settle (<= $(calc 'a * 100' "$JIT_SETTLE_SHARE") % of the node's CPU or $JIT_SETTLE_MC milli-cores, at most $JIT_SETTLE_MAX s; BENCH_JIT_SETTLE_MAX_S=0 skips it): $jitw")
+notes+=("after each warm-up, waited for the JIT compiler to settle (<= $(fmt0 "$(calc 'a * 100' "$JIT_SETTLE_SHARE")") % of the node's CPU or $JIT_SETTLE_MC milli-cores, at most $JIT_SETTLE_MAX s; BENCH_JIT_SETTLE_MAX_S=0 skips it): $jitw")
 ran idle && notes+=("idle: -Xmx$HEAP, warm-up ${IDLE_WARMUP} s, window ${IDLE_WINDOW} s; RabbitMQ and PostgreSQL CPU is the whole server's (other users of the shared services count too)")
 ran million && notes+=("million: -Xmx$MIL_HEAP, warm-up ${MIL_WARMUP} s, window ${MIL_WINDOW} s; $(v million.devices_seen) of $(v million.devices) devices had a committed result at the end; $(fmt0 "$(v million.db_rows)") history rows received in the window ($(fmt0 "$(v million.db_rate)")/s, $(fmt0 "$(v million.hist_bytes_row)") bytes/row on disk); live heap after a full GC $(fmt0 "$(calc 'a / 1048576' "$(v million.heap_live)")") MiB (jcmd GC.run took $(fmt1 "$(v million.fullgc_s)") s, after the window; a scheduler step-down right after it in the node log is its pause); probe skipped $(fmt0 "$(v million.skipped)") check rounds (buffer full)")
 if ran million && awk -v s="$(v million.devices_seen)" -v n="$(v million.devices)" 'BEGIN { exit !(s != "NA" && s < n) }'; then
@@ -963,16 +966,21 @@ done
 # where the capacity run stopped: probe -> outbox -> broker (confirms) -> queues -> worker -> database
 if [ -n "${R[capacity.rate]:-}" ]; then
   bottleneck="$(awk -v o="${R[capacity.offered]}" -v a="${R[capacity.appended]}" -v c="${R[capacity.confirmed]}" -v k="${R[capacity.rate]}" \
-                    -v q="${R[capacity.backlog]}" -v d0="${R[capacity.depth0]}" -v d1="${R[capacity.depth1]}" -v w="${R[capacity.window]}" '
+                    -v q="${R[capacity.backlog]}" -v d0="${R[capacity.depth0]}" -v d1="${R[capacity.depth1]}" -v w="${R[capacity.window]}" \
+                    -v busy="${R[capacity.cpu_busy]:-NA}" -v n="$NPROC" '
     BEGIN {
       if (a == "NA" || c == "NA" || k == "NA") exit
       grow = (d0 != "NA" && d1 != "NA") ? (d1 - d0) / w : 0
-      if (c < 0.8 * a && grow > 0 && (q == "NA" || q < 5 * c + 1000))
+      # every part shares the cores: with none left over, the capacity is the CPU per result, wherever the queue builds
+      if (busy != "NA" && busy > n - 0.1) printf "the %d cores (%.2f idle): node, broker and database share them, so the CPU per result sets the capacity (see the µs/result line); where work waited: ", n, (n - busy > 0 ? n - busy : 0)
+      if (c < 0.95 * a && grow > 0.05 * a && (q == "NA" || q < 5 * c + 1000))
         printf "outbox -> broker publishing: the broker confirmed %.0f/s of the %.0f/s the probe appended, the outbox grew by %.0f rows/s, yet the slot queues held only %s messages at the end, so the worker kept up with what reached the broker", c, a, grow, q
       else if (q != "NA" && q >= 5 * c + 1000)
         printf "worker/database: %s messages waiting in the slot queues at the end while %.0f/s were committed", q, k
       else if (a < 0.95 * o)
         printf "probe: it generated %.0f of the %.0f results/s offered and the rest of the pipeline kept up", a, o
+      else if (busy != "NA" && busy > n - 0.1)
+        printf "nowhere in particular"
     }')"
   [ -z "$bottleneck" ] || notes+=("capacity: bottleneck: $bottleneck")
 fi
