@@ -140,6 +140,7 @@ public final class OutboxShed {
           }
         }
         Map<String, Map<Long, Long>> perMinute = new LinkedHashMap<>();
+        long deleted = 0;
         try (PreparedStatement keep = db.prepareStatement(KEEP_ID); PreparedStatement delete = db.prepareStatement(DELETE)) {
           for (long[] r : rows) {
             keep.setLong(1, nowMs);
@@ -149,7 +150,7 @@ public final class OutboxShed {
             delete.addBatch();
           }
           keep.executeBatch();
-          delete.executeBatch();
+          for (int c : delete.executeBatch()) deleted += Math.max(c, 0);
         }
         for (int i = 0; i < rows.size(); i++) {
           perMinute.computeIfAbsent(devices.get(i), d -> new HashMap<>()).merge(rows.get(i)[1] / 60_000 * 60_000, 1L, Long::sum);
@@ -167,6 +168,7 @@ public final class OutboxShed {
           count.executeBatch();
         }
         db.commit();
+        outbox.removedUnconfirmed(deleted);
         return rows.size();
       } catch (SQLException e) {
         db.rollback();

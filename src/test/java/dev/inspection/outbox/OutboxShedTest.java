@@ -75,6 +75,8 @@ class OutboxShedTest {
     assertEquals(0, metrics.count("probe_outbox_shed_total", "priority", "1"));
     List<OutboxRow> left = await(o.pending(0, Long.MAX_VALUE, Long.MAX_VALUE, 1000));
     assertEquals(101, left.size(), "every critical row and the in-flight low one");
+    assertEquals(101, await(o.stats()).depth(), "the kept count of unconfirmed rows follows the shed");
+    assertEquals(101L, await(o.countUnconfirmed()));
     assertEquals(inFlightLow, left.get(0).id());
     assertEquals(Map.of(3, 99L, 2, 100L), await(shed.totals()));
     // per device-minute: the checks ran at 120,000..120,099 ms, i.e. minute 120,000

@@ -157,6 +157,34 @@ class OutboxTest {
     return Envelope.parse(r.body(), 1 << 20).seq();
   }
 
+  /** The depth the probe reports every second is kept, not counted: it must stay what the file holds. */
+  @Test
+  void theKeptDepthIsWhatTheFileCountsThroughAppendsConfirmsARestartAndAFailedAppend() throws Exception {
+    Path file = dir.resolve("depth.db");
+    Outbox o = open(file);
+    List<OutboxRow> rows = await(o.append(results(1_000, "a", "b", "c", "d", "e")));
+    await(o.markConfirmed(List.of(rows.get(1).id(), rows.get(3).id(), rows.get(3).id())));
+    await(o.markConfirmed(List.of(rows.get(1).id()))); // a second ack of a marked row changes nothing
+    Outbox.Stats s = await(o.stats());
+    assertEquals(3, s.depth());
+    assertEquals(3L, await(o.countUnconfirmed()));
+    assertTrue(s.oldestCreatedAtMs() > 0, "the oldest unconfirmed row's append time: " + s.oldestCreatedAtMs());
+    await(o.closeAsync());
+    Outbox again = open(file);
+    assertEquals(3, await(again.stats()).depth(), "counted from the file at open");
+    // a failed append: the one row of the batch is refused, nothing of it counts
+    try (java.sql.Connection c = java.sql.DriverManager.getConnection("jdbc:sqlite:" + file.toAbsolutePath());
+         java.sql.Statement st = c.createStatement()) {
+      st.execute("CREATE TRIGGER refuse BEFORE INSERT ON outbox WHEN NEW.device_id = 'bad' BEGIN SELECT RAISE(ABORT, 'refused'); END");
+    }
+    assertThrows(Exception.class, () -> await(again.append(results(2_000, "f", "bad"))));
+    await(again.append(results(3_000, "g")));
+    assertEquals(4, await(again.stats()).depth(), "recounted after the failure: 3 + g");
+    assertEquals(4L, await(again.countUnconfirmed()));
+    assertEquals(0, await(open(dir.resolve("empty.db")).stats()).depth());
+    await(again.closeAsync());
+  }
+
   @Test
   void pendingListsUnconfirmedRowsInOrderAndTheCleanerKeepsThem() throws Exception {
     Outbox o = open(dir.resolve("p.db"));
