@@ -225,30 +225,33 @@ cpu_snapshot() { # node-pid
   local u n s i w irq sirq st
   read -r _ u n s i w irq sirq st _ </proc/stat
   local procs
-  procs="$(cat /proc/[0-9]*/stat 2>/dev/null | awk -v np="$1" '
+  # the bench's own samplers (cat, awk, curl, psql, ...) count in this shell's time once they are reaped
+  procs="$(cat /proc/[0-9]*/stat 2>/dev/null | awk -v np="$1" -v bp="$$" '
     { pid = $1; r = $0; sub(/.*\) /, "", r); c = $0; sub(/^[0-9]+ \(/, "", c); sub(/\) [^)]*$/, "", c)
       split(r, f, " "); t = f[12] + f[13]
       # RabbitMQ and PostgreSQL: with the time of their children that ended (a backend that exits while
       # we sample moves its time into the cutime/cstime of the postmaster instead of vanishing from the sum)
-      if (pid == np) node += t; else if (c == "beam.smp") beam += t + f[14] + f[15]; else if (c == "postgres") pg += t + f[14] + f[15] }
-    END { printf "%d %d %d", node, beam, pg }')"
+      if (pid == np) node += t; else if (c == "beam.smp") beam += t + f[14] + f[15]; else if (c == "postgres") pg += t + f[14] + f[15]
+      else if (pid == bp) bench += t + f[14] + f[15] }
+    END { printf "%d %d %d %d", node, beam, pg, bench }')"
   echo "$((u + n + s + irq + sirq + st)) $((u + n + s + i + w + irq + sirq + st)) $procs"
 }
 
-# cores used between two cpu_snapshot lines: "pid-process rabbitmq postgres other busy" (other >= 0)
+# cores used between two cpu_snapshot lines: "pid-process rabbitmq postgres other busy bench" (other >= 0; the
+# bench's own samplers are left out of other and reported last, so they no longer make a quiet run look SKEWED)
 cpu_split() { # snapshot0 snapshot1 seconds
-  local b0 n0 r0 p0 b1 n1 r1 p1
-  read -r b0 _ n0 r0 p0 <<<"$1"
-  read -r b1 _ n1 r1 p1 <<<"$2"
-  awk -v hz="$(getconf CLK_TCK)" -v dt="$3" -v b="$((b1 - b0))" -v n="$((n1 - n0))" -v r="$((r1 - r0))" -v p="$((p1 - p0))" \
-    'BEGIN { o = b - n - r - p; if (o < 0) o = 0; printf "%.3f %.3f %.3f %.3f %.3f\n", n / hz / dt, r / hz / dt, p / hz / dt, o / hz / dt, b / hz / dt }'
+  local b0 n0 r0 p0 s0 b1 n1 r1 p1 s1
+  read -r b0 _ n0 r0 p0 s0 <<<"$1"
+  read -r b1 _ n1 r1 p1 s1 <<<"$2"
+  awk -v hz="$(getconf CLK_TCK)" -v dt="$3" -v b="$((b1 - b0))" -v n="$((n1 - n0))" -v r="$((r1 - r0))" -v p="$((p1 - p0))" -v s="$((s1 - s0))" \
+    'BEGIN { o = b - n - r - p - s; if (o < 0) o = 0; printf "%.3f %.3f %.3f %.3f %.3f %.3f\n", n / hz / dt, r / hz / dt, p / hz / dt, o / hz / dt, b / hz / dt, s / hz / dt }'
 }
 
 # the node's CPU time per thread group, in clock ticks: "group ticks" lines (/proc/PID/task/*/stat; a thread's
 # name is its first 15 characters, digits folded, so the four event loops are one group)
+# one awk for all threads: a cat per thread (150 forks) made each snapshot cost the window about a second of CPU
 thread_snapshot() { # node-pid
-  local t
-  for t in /proc/"$1"/task/*; do cat "$t/stat" 2>/dev/null; done | awk '
+  { awk '{ print }' /proc/"$1"/task/*/stat 2>/dev/null || true; } | awk '
     { r = $0; sub(/.*\) /, "", r); c = $0; sub(/^[0-9]+ \(/, "", c); sub(/\) [^)]*$/, "", c); split(r, f, " ")
       g = c; gsub(/[0-9]+/, "N", g)
       if (g ~ /^vert\.x-eventloo/) g = "event-loops"; else if (g ~ /^C[N12] CompilerThre/) g = "JIT"
@@ -263,10 +266,8 @@ thread_snapshot() { # node-pid
 # how often the node's event loops have woken so far: the sum of their voluntary context switches (a loop thread
 # that blocks in epoll again after each wake-up switches once per wake-up: timers, I/O, tasks from other threads)
 loop_wakeups() { # node-pid
-  local t
-  for t in /proc/"$1"/task/*; do
-    awk '/^Name:/ { loop = ($2 ~ /^vert\.x-eventloo/) } loop && /^voluntary_ctxt_switches/ { print $2 }' "$t/status" 2>/dev/null || true
-  done | awk '{ s += $1 } END { print s + 0 }'
+  { awk 'FNR == 1 { loop = 0 } /^Name:/ { loop = ($2 ~ /^vert\.x-eventloo/) } loop && /^voluntary_ctxt_switches/ { print $2 }' \
+      /proc/"$1"/task/*/status 2>/dev/null || true; } | awk '{ s += $1 } END { print s + 0 }'
 }
 
 # milli-cores per thread group between two thread_snapshot outputs, largest first: "event-loops 41, JIT 26, ..."
@@ -473,7 +474,7 @@ broker_baseline() {
     --confirm 200 --flag persistent --size 400 --qos 300 --multi-ack-every 100 \
     --time "$PERF_TIME"
   local rc=$BG_RC
-  read -r PERF_CPU_TOOL PERF_CPU_RABBIT _ PERF_CPU_OTHER _ <<<"$BG_CPU"
+  read -r PERF_CPU_TOOL PERF_CPU_RABBIT _ PERF_CPU_OTHER _ _ <<<"$BG_CPU"
   say "deleting the $PERF_QUEUES PerfTest queues ..."
   delete_perf_queues
   PERF_QUEUES_MAYBE=0
@@ -499,7 +500,7 @@ database_baseline() {
   say "pgbench: 4 clients, 2 threads, prepared statements, ${PG_TIME} s, one transaction = 200-row upsert + 200-row history insert ..."
   run_sampled "$OUT/pgbench.log" env PGOPTIONS="-c search_path=$PG_SCRATCH" pgbench -h 127.0.0.1 -U postgres -n -M prepared -c 4 -j 2 -T "$PG_TIME" -f scripts/bench/upsert.sql test
   local rc=$BG_RC
-  read -r PG_CPU_TOOL _ PG_CPU_PG PG_CPU_OTHER _ <<<"$BG_CPU"
+  read -r PG_CPU_TOOL _ PG_CPU_PG PG_CPU_OTHER _ _ <<<"$BG_CPU"
   drop_pg_scratch
   PG_SCHEMA_MAYBE=0
   [ "$rc" = 0 ] || { tail -n 20 "$OUT/pgbench.log" >&2; die "pgbench exited with $rc (log: $OUT/pgbench.log)"; }
@@ -725,7 +726,7 @@ e2e_run() { # tag devices interval_ms warm-up_s window_s heap
   R[$tag.backlog]=$backlog
   R[$tag.heap]=${heapinfo:-NA}
   R[$tag.gc]=$(calc '(a - b) / c / 10' "$gc1" "$gc0" "$dt") # percent of wall time in GC pauses
-  read -r "R[$tag.cpu_node]" "R[$tag.cpu_rabbit]" "R[$tag.cpu_pg]" "R[$tag.cpu_other]" "R[$tag.cpu_busy]" < <(cpu_split "$cpu0" "$cpu1" "$dt")
+  read -r "R[$tag.cpu_node]" "R[$tag.cpu_rabbit]" "R[$tag.cpu_pg]" "R[$tag.cpu_other]" "R[$tag.cpu_busy]" "R[$tag.cpu_bench]" < <(cpu_split "$cpu0" "$cpu1" "$dt")
   R[$tag.threads]="$(thread_split "$thr0" "$thr1" "$dt")"
   R[$tag.wakeups]=$(calc 'a / b' "$(calc 'a - b' "$wk1" "$wk0")" "$dt")
   # the JIT compiler's share in cores (0 when it did not run): the part of an idle node's figure that ends with warm-up
@@ -759,7 +760,7 @@ e2e_run() { # tag devices interval_ms warm-up_s window_s heap
   say "[$tag] committed $(fmt0 "${R[$tag.rate]}") results/s (probe appended $(fmt0 "${R[$tag.appended]}")/s, broker confirmed $(fmt0 "${R[$tag.confirmed]}")/s; offered $(fmt0 "$offered")/s) over $(fmt1 "$dt") s;" \
       "avg batch $(fmt1 "${R[$tag.batch]}"); lag p50 $(fmt0 "${R[$tag.p50]}") ms p99 $(fmt0 "${R[$tag.p99]}") ms; commit latency p50 $(fmt0 "${R[$tag.commit_p50]}") ms p99 $(fmt0 "${R[$tag.commit_p99]}") ms"
   say "[$tag] outbox depth $(fmt0 "${R[$tag.depth0]}") -> $(fmt0 "${R[$tag.depth1]}"), messages in the bench queues at the end $(fmt0 "$backlog");" \
-      "CPU cores used: node $(fmt2 "${R[$tag.cpu_node]}"), rabbitmq $(fmt2 "${R[$tag.cpu_rabbit]}"), postgres $(fmt2 "${R[$tag.cpu_pg]}"), other $(fmt2 "${R[$tag.cpu_other]}") of $NPROC;" \
+      "CPU cores used: node $(fmt2 "${R[$tag.cpu_node]}"), rabbitmq $(fmt2 "${R[$tag.cpu_rabbit]}"), postgres $(fmt2 "${R[$tag.cpu_pg]}"), other $(fmt2 "${R[$tag.cpu_other]}"), bench samplers $(fmt2 "${R[$tag.cpu_bench]:-NA}") of $NPROC;" \
       "heap ${R[$tag.heap]}, GC pauses $(fmt1 "${R[$tag.gc]}")% of the window; shutdown $NODE_STOP_S s"
   say "[$tag] node CPU by thread group, milli-cores (JIT: the compiler, still busy after a short warm-up): ${R[$tag.threads]};" \
       "the event loops woke $(fmt0 "${R[$tag.wakeups]}") times/s"
@@ -947,7 +948,7 @@ notes+=("lag from the database: received_at - collected_at of the history rows w
 for tag in capacity half idle million; do
   [ -n "${R[$tag.rate]:-}" ] || continue
   notes+=("$tag: ${R[$tag.devices]} devices every ${R[$tag.interval]} ms; probe appended $(fmt0 "${R[$tag.appended]}")/s, broker confirmed $(fmt0 "${R[$tag.confirmed]}")/s, committed $(fmt0 "${R[$tag.rate]}")/s; outbox depth $(fmt0 "${R[$tag.depth0]}") -> $(fmt0 "${R[$tag.depth1]}") over $(fmt1 "${R[$tag.window]}") s; $(fmt0 "${R[$tag.backlog]}") messages queued at the end; commit latency p50 $(fmt0 "${R[$tag.commit_p50]}") ms p99 $(fmt0 "${R[$tag.commit_p99]}") ms")
-  notes+=("$tag: CPU cores used (of $NPROC): node $(fmt2 "${R[$tag.cpu_node]}"), rabbitmq $(fmt2 "${R[$tag.cpu_rabbit]}"), postgres $(fmt2 "${R[$tag.cpu_pg]}"), other processes $(fmt2 "${R[$tag.cpu_other]}"), idle $(fmt2 "$(calc "($NPROC - a > 0) ? $NPROC - a : 0" "${R[$tag.cpu_busy]}")"); $([ "$tag" = idle ] || echo "$(us_line "$tag"); ")heap ${R[$tag.heap]}; GC pauses $(fmt1 "${R[$tag.gc]}")%; node log ${R[$tag.err]} ERROR / ${R[$tag.warn]} WARN lines before shutdown")
+  notes+=("$tag: CPU cores used (of $NPROC): node $(fmt2 "${R[$tag.cpu_node]}"), rabbitmq $(fmt2 "${R[$tag.cpu_rabbit]}"), postgres $(fmt2 "${R[$tag.cpu_pg]}"), other processes $(fmt2 "${R[$tag.cpu_other]}"), the bench's own samplers $(fmt2 "${R[$tag.cpu_bench]:-NA}"), idle $(fmt2 "$(calc "($NPROC - a > 0) ? $NPROC - a : 0" "${R[$tag.cpu_busy]}")"); $([ "$tag" = idle ] || echo "$(us_line "$tag"); ")heap ${R[$tag.heap]}; GC pauses $(fmt1 "${R[$tag.gc]}")%; node log ${R[$tag.err]} ERROR / ${R[$tag.warn]} WARN lines before shutdown")
   notes+=("$tag: node CPU by thread group, milli-cores: ${R[$tag.threads]:-NA}; event-loop wake-ups $(fmt0 "${R[$tag.wakeups]:-NA}")/s")
   notes+=("$tag: the probe published $(fmt0 "${R[$tag.msgs]}") AMQP messages/s carrying $(fmt1 "${R[$tag.per_msg]}") results each; rabbitmq $(fmt0 "${R[$tag.us_msg]}") µs per message (each published, delivered and acked once)")
   if awk -v a="${R[$tag.appended]}" -v o="${R[$tag.offered]}" 'BEGIN { exit !(a != "NA" && a < 0.95 * o) }'; then
