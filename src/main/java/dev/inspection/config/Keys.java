@@ -84,8 +84,10 @@ public final class Keys {
 
   public static final ConfigKey OUTBOX_COMMIT_MAX_ROWS = k("outbox.commit.max.rows", "500", INT, "most results written in one SQLite transaction (group commit under synchronous=FULL)");
   public static final ConfigKey OUTBOX_PUBLISH_CHANNELS = k("outbox.publish.channels", "4", INT, "AMQP channels the probe publishes on; a device always uses the same one, so its results stay in order");
-  public static final ConfigKey OUTBOX_MAX_INFLIGHT = k("outbox.max.inflight", "5000", INT, "published but not yet confirmed results; beyond it rows wait in the outbox");
+  public static final ConfigKey OUTBOX_MAX_INFLIGHT = k("outbox.max.inflight", "20000", INT, "published but not yet confirmed results, and results a slot gathers (outbox.publish.gather.ms); beyond it rows wait in the outbox (at 5000 gathering starved the publisher: 0.17 cores idle while the outbox grew)");
   public static final ConfigKey OUTBOX_PUBLISH_BATCH_MAX = k("outbox.publish.batch.max", "100", INT, "most results in one AMQP message: the results of one slot and priority waiting together go as one schema-v3 batch (a lone result goes at once); 1 publishes schema v2, one result per message, for workers older than v3");
+  public static final ConfigKey OUTBOX_PUBLISH_GATHER_MS = k("outbox.publish.gather.ms", "500", LONG, "while the probe inspects in a backpressure mode (results already wait in the slot queues), each slot and priority gathers its results for up to this long before they go as one message (fewer, larger messages cost the broker less); 0 = never: a slot publishes as soon as nothing of it is unconfirmed");
+  public static final ConfigKey OUTBOX_PUBLISH_GATHER_ROWS = k("outbox.publish.gather.rows", "50", INT, "while gathering (outbox.publish.gather.ms), a slot and priority publishes at once when it holds this many results (at most outbox.publish.batch.max)");
   public static final ConfigKey OUTBOX_PUBLISH_BATCH_BYTES = k("outbox.publish.batch.bytes", "262144", INT, "most bytes of one batch message; keep it below the workers' worker.max.batch.bytes");
   public static final ConfigKey OUTBOX_REPLAY_INTERVAL_MS = k("outbox.replay.interval.ms", "2000", LONG, "how often unconfirmed rows are looked for and published again");
   public static final ConfigKey OUTBOX_REPLAY_MIN_AGE_MS = k("outbox.replay.min.age.ms", "3000", LONG, "an unconfirmed row is replayed only once it is this old");
@@ -238,7 +240,7 @@ public final class Keys {
       PROBE_GROUP, PROBE_SIM_DEVICES, PROBE_SIM_FAIL_RATE, PROBE_SIM_FLAP_PCT, PROBE_SIM_PUSH_ROOMS, PROBE_SIM_PUSH_INTERVAL_MS, PROBE_INTERVAL_MS, PROBE_JITTER_PCT,
       PROBE_INVENTORY_FILE, PROBE_INVENTORY_URL, PROBE_INVENTORY_REFRESH_MS, PROBE_PACING_REFRESH_MS, PROBE_SLOT_MAP_REFRESH_MS, PROBE_PACING_START, PROBE_CHECK_TIMEOUT_MS,
       PROBE_CHECKS_MAX_INFLIGHT, PROBE_HTTP_MAX_BODY_BYTES, PROBE_TARGET_ALLOW, PROBE_TARGET_DENY,
-      OUTBOX_COMMIT_MAX_ROWS, OUTBOX_PUBLISH_CHANNELS, OUTBOX_MAX_INFLIGHT, OUTBOX_PUBLISH_BATCH_MAX, OUTBOX_PUBLISH_BATCH_BYTES, OUTBOX_REPLAY_INTERVAL_MS, OUTBOX_REPLAY_MIN_AGE_MS, OUTBOX_MAX_ROWS, OUTBOX_MAX_BYTES, OUTBOX_MIN_FREE_BYTES, OUTBOX_SHED_REPORT_MS, OUTBOX_RETENTION_MS,
+      OUTBOX_COMMIT_MAX_ROWS, OUTBOX_PUBLISH_CHANNELS, OUTBOX_MAX_INFLIGHT, OUTBOX_PUBLISH_BATCH_MAX, OUTBOX_PUBLISH_BATCH_BYTES, OUTBOX_PUBLISH_GATHER_MS, OUTBOX_PUBLISH_GATHER_ROWS, OUTBOX_REPLAY_INTERVAL_MS, OUTBOX_REPLAY_MIN_AGE_MS, OUTBOX_MAX_ROWS, OUTBOX_MAX_BYTES, OUTBOX_MIN_FREE_BYTES, OUTBOX_SHED_REPORT_MS, OUTBOX_RETENTION_MS,
       WORKER_PREFETCH_HIGH, WORKER_PREFETCH_NORMAL, WORKER_PREFETCH_LOW, WORKER_CONSUMER_OPEN_THREADS, WORKER_LANE_WEIGHT_HIGH, WORKER_LANE_WEIGHT_NORMAL, WORKER_LANE_WEIGHT_LOW,
       WORKER_LANE_FILL_BESIDE_HIGH, WORKER_LANE_STARVATION_MS, WORKER_BATCH_MAX, WORKER_BATCH_LINGER_MS, WORKER_MERGE_WINDOW_MS_BY_PROFILE, WORKER_MAX_MESSAGE_BYTES, WORKER_MAX_BATCH_BYTES,
       WORKER_MAX_FUTURE_SKEW_MS, WORKER_DB_RETRIES, WORKER_POISON_MAX_SPLIT_COMMITS, WORKER_DEGRADED_ENABLED, WORKER_DEGRADED_WINDOW_MS, WORKER_DEGRADED_MIN_COMMITS,

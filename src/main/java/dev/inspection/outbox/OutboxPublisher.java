@@ -2,7 +2,6 @@ package dev.inspection.outbox;
 
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
-import com.rabbitmq.client.ConfirmListener;
 import com.rabbitmq.client.Connection;
 import dev.inspection.config.Config;
 import dev.inspection.config.Keys;
@@ -47,11 +46,14 @@ public final class OutboxPublisher {
    * @param batchMax most results in one message: 1 publishes schema v2 (one result each), more publishes
    *     the rows of one slot and priority that are waiting together as one v3 batch ({@link ResultBatch})
    * @param batchBytes most bytes of one v3 message
+   * @param gatherRows while the fleet is behind, a slot's rows go once this many have gathered ({@link SlotGate})
+   * @param gatherMs while the fleet is behind, a slot's rows go once the oldest waited this long; 0 never gathers
    */
-  public record Settings(int maxInFlight, long replayMinAgeMs, int channels, int batchMax, int batchBytes) {
+  public record Settings(int maxInFlight, long replayMinAgeMs, int channels, int batchMax, int batchBytes, int gatherRows, long gatherMs) {
     public static Settings from(Config c) {
       return new Settings(c.getInt(Keys.OUTBOX_MAX_INFLIGHT), c.getLong(Keys.OUTBOX_REPLAY_MIN_AGE_MS), c.getInt(Keys.OUTBOX_PUBLISH_CHANNELS),
-          c.getInt(Keys.OUTBOX_PUBLISH_BATCH_MAX), c.getInt(Keys.OUTBOX_PUBLISH_BATCH_BYTES));
+          c.getInt(Keys.OUTBOX_PUBLISH_BATCH_MAX), c.getInt(Keys.OUTBOX_PUBLISH_BATCH_BYTES), c.getInt(Keys.OUTBOX_PUBLISH_GATHER_ROWS),
+          c.getLong(Keys.OUTBOX_PUBLISH_GATHER_MS));
     }
   }
 
@@ -73,7 +75,9 @@ public final class OutboxPublisher {
   private final Set<String> returned = ConcurrentHashMap.newKeySet();
   private final List<Long> confirmedToMark = new ArrayList<>();
   /** Per slot and priority: publish at once, or gather behind an unconfirmed message (context only). */
-  private final SlotGate gate = new SlotGate();
+  private final SlotGate gate;
+  private final long gatherMs;
+  private long gatherTimer = -1;
   private final CriticalAhead ahead;
   private volatile List<Channel> channels;
   private final int channelCount;
@@ -100,6 +104,8 @@ public final class OutboxPublisher {
     this.replayMinAgeMs = settings.replayMinAgeMs();
     this.batchMax = Math.max(1, settings.batchMax());
     this.batchBytes = settings.batchBytes();
+    this.gatherMs = settings.gatherMs();
+    this.gate = new SlotGate(Math.min(settings.gatherRows(), this.batchMax), settings.gatherMs());
     this.publishThread = vertx.createSharedWorkerExecutor("outbox-publisher-" + System.identityHashCode(this), 1);
   }
 
@@ -120,44 +126,13 @@ public final class OutboxPublisher {
     return true;
   }
 
-  /** A device's rows always take the same channel (its slot's), so they reach the broker in seq order. */
-  private int channelOf(OutboxRow r) {
-    String rk = r.routingKey(); // slot.{n}.{prio}
-    int a = rk.indexOf('.');
-    int b = rk.indexOf('.', a + 1);
-    return Integer.parseInt(rk, a + 1, b, 10) % channelCount;
-  }
 
   /**
    * After every (re)connect: declare the topology, open the confirm channels (several: one broker channel
    * process confirms only so many messages per second), and start from the oldest unconfirmed row.
    */
   public Future<Void> onConnected(Connection conn) {
-    return vertx.executeBlocking(() -> {
-      List<Channel> opened = new ArrayList<>();
-      for (int i = 0; i < channelCount; i++) {
-        Channel ch = conn.createChannel();
-        if (i == 0) topology.declare(ch);
-        ch.confirmSelect();
-        int index = i;
-        ch.addConfirmListener(new ConfirmListener() {
-          @Override
-          public void handleAck(long tag, boolean multiple) {
-            settle(index, tag, multiple, true);
-          }
-
-          @Override
-          public void handleNack(long tag, boolean multiple) {
-            settle(index, tag, multiple, false);
-          }
-        });
-        ch.addReturnListener(r -> {
-          if (r.getProperties().getMessageId() != null) returned.add(r.getProperties().getMessageId());
-        });
-        opened.add(ch);
-      }
-      return opened;
-    }, false).map(chs -> {
+    return vertx.executeBlocking(() -> ConfirmChannels.open(conn, topology, channelCount, this::settle, returned::add), false).map(chs -> {
       gate.clear();
       inFlight.forEach(Map::clear);
       inFlightRows.clear();
@@ -280,7 +255,7 @@ public final class OutboxPublisher {
    */
   private Future<Void> publish(List<Channel> chs, List<OutboxRow> rows) {
     if (batchMax <= 1) return send(chs, rows);
-    List<OutboxRow> now = gate.admit(rows);
+    List<OutboxRow> now = gate.admit(rows, clock.millis());
     if (now.size() < rows.size()) {
       // held rows count as in flight: the replayer leaves them alone and they take room (now is rows minus them, in order)
       int next = 0;
@@ -302,7 +277,7 @@ public final class OutboxPublisher {
     return publishThread.executeBlocking(() -> {
       for (List<OutboxRow> m : messages) {
         OutboxRow first = m.get(0);
-        int i = channelOf(first);
+        int i = ConfirmChannels.of(first.routingKey(), channelCount);
         Channel ch = chs.get(i);
         long tag = ch.getNextPublishSeqNo();
         long[] ids = new long[m.size()];
@@ -351,13 +326,36 @@ public final class OutboxPublisher {
         markConfirmed();
       }
       List<OutboxRow> released = new ArrayList<>();
-      for (String key : settledKeys) released.addAll(gate.settled(key));
+      long nowMs = clock.millis();
+      for (String key : settledKeys) released.addAll(gate.settled(key, nowMs));
       List<Channel> chs = channels;
       if (!released.isEmpty() && chs != null) {
         send(chs, released).onFailure(e -> log.warn("outbox publish failed: {}", e.getMessage()));
       }
       pump();
     });
+  }
+
+  /** Fleet behind (a backpressure mode): each slot gathers rows up to {@code gatherMs} ({@link SlotGate}); leaving it sends all gathered. On the owner's context. */
+  public void gather(boolean behindFleet) {
+    if (batchMax <= 1 || behindFleet == gate.gathering()) return;
+    gate.gathering(behindFleet);
+    if (gate.gathering()) {
+      long every = Math.max(10, gatherMs / 4);
+      gatherTimer = vertx.setPeriodic(every, t -> releaseDue());
+      log.info("fleet behind: slots gather their results for up to {} ms before they are published", gatherMs);
+    } else {
+      if (gatherTimer >= 0) vertx.cancelTimer(gatherTimer);
+      gatherTimer = -1;
+      log.info("fleet no longer behind: results are published as soon as their slot has nothing unconfirmed");
+      releaseDue();
+    }
+  }
+
+  private void releaseDue() {
+    List<OutboxRow> due = gate.due(clock.millis());
+    List<Channel> chs = channels;
+    if (!due.isEmpty() && chs != null) send(chs, due).onFailure(e -> log.warn("outbox publish failed: {}", e.getMessage()));
   }
 
   private void markConfirmed() {
@@ -378,6 +376,8 @@ public final class OutboxPublisher {
   public Future<Void> stop() {
     List<Channel> chs = channels;
     channels = null;
+    if (gatherTimer >= 0) vertx.cancelTimer(gatherTimer);
+    gatherTimer = -1;
     Future<Void> f = chs == null ? Future.succeededFuture() : publishThread.executeBlocking(() -> {
       for (Channel ch : chs) {
         try {

@@ -4,6 +4,7 @@ import dev.inspection.common.HealthCheck;
 import dev.inspection.common.RetryPolicy;
 import dev.inspection.config.Config;
 import dev.inspection.config.Keys;
+import dev.inspection.control.FleetMode;
 import dev.inspection.inventory.Device;
 import dev.inspection.inventory.TargetPolicy;
 import dev.inspection.messaging.Priority;
@@ -311,6 +312,8 @@ public final class ProbeVerticle extends VerticleBase {
   }
 
   private void refreshStats() {
+    // behind (a backpressure mode): results wait in the slot queues anyway, so slots gather larger messages
+    if (!stopping) publisher.gather(mode.effective() != FleetMode.NORMAL);
     outbox.stats().onSuccess(s -> {
       outboxDepth.set(s.depth());
       outboxOldestAgeMs.set(s.depth() == 0 ? 0 : clock.millis() - s.oldestCreatedAtMs());

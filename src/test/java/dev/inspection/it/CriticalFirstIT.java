@@ -56,7 +56,7 @@ class CriticalFirstIT {
       Context ctx = vertx.getOrCreateContext();
       OutboxPublisher[] publisher = new OutboxPublisher[1];
       ctx.runOnContext(v -> {
-        publisher[0] = new OutboxPublisher(vertx, outbox, topology, Metrics.prometheus(), clock, new OutboxPublisher.Settings(100, 60_000, 1, 1, 262_144));
+        publisher[0] = new OutboxPublisher(vertx, outbox, topology, Metrics.prometheus(), clock, new OutboxPublisher.Settings(100, 60_000, 1, 1, 262_144, 1, 0));
         publisher[0].onConnected(conn);
       });
       awaitTrue(Duration.ofSeconds(120), "every row confirmed", () -> awaitResult(outbox.stats()).depth() == 0);

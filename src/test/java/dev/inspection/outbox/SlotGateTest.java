@@ -18,50 +18,113 @@ class SlotGateTest {
 
   @Test
   void aKeyWithNothingUnconfirmedPublishesAtOnce() {
-    assertEquals(List.of(1L, 2L, 3L), ids(gate.admit(List.of(row(1, "a"), row(2, "b"), row(3, "a")))));
+    assertEquals(List.of(1L, 2L, 3L), ids(gate.admit(List.of(row(1, "a"), row(2, "b"), row(3, "a")), 0)));
     assertEquals(0, gate.held());
   }
 
   @Test
   void whileAMessageIsUnconfirmedItsKeyGathersAndTheOthersDoNotWait() {
-    gate.admit(List.of(row(1, "a")));
+    gate.admit(List.of(row(1, "a")), 0);
     gate.published("a", 1);
-    assertEquals(List.of(3L), ids(gate.admit(List.of(row(2, "a"), row(3, "b"), row(4, "a")))));
+    assertEquals(List.of(3L), ids(gate.admit(List.of(row(2, "a"), row(3, "b"), row(4, "a")), 0)));
     assertEquals(2, gate.held());
-    assertEquals(List.of(2L, 4L), ids(gate.settled("a")), "everything gathered goes once the key is settled, in order");
+    assertEquals(List.of(2L, 4L), ids(gate.settled("a", 0)), "everything gathered goes once the key is settled, in order");
     assertEquals(0, gate.held());
   }
 
   @Test
   void heldRowsWaitForEveryUnconfirmedMessageOfTheirKey() {
     gate.published("a", 2);
-    gate.admit(List.of(row(5, "a")));
-    assertEquals(List.of(), gate.settled("a"), "one of two messages settled");
-    assertEquals(List.of(5L), ids(gate.settled("a")));
+    gate.admit(List.of(row(5, "a")), 0);
+    assertEquals(List.of(), gate.settled("a", 0), "one of two messages settled");
+    assertEquals(List.of(5L), ids(gate.settled("a", 0)));
   }
 
   @Test
   void releasedRowsArePublishedAtOnceAndTheKeyGathersAgainBehindThem() {
     gate.published("a", 1);
-    gate.admit(List.of(row(1, "a")));
-    List<OutboxRow> released = gate.settled("a");
+    gate.admit(List.of(row(1, "a")), 0);
+    List<OutboxRow> released = gate.settled("a", 0);
     assertEquals(List.of(1L), ids(released));
     gate.published("a", 1); // the caller submits the released rows at once, on the same thread
-    assertEquals(List.of(), ids(gate.admit(List.of(row(2, "a")))), "row 2 waits behind row 1");
-    assertEquals(List.of(2L), ids(gate.settled("a")));
+    assertEquals(List.of(), ids(gate.admit(List.of(row(2, "a")), 0)), "row 2 waits behind row 1");
+    assertEquals(List.of(2L), ids(gate.settled("a", 0)));
   }
 
   @Test
   void aSettlementOfAnUnknownKeyReleasesNothing() {
-    assertEquals(List.of(), gate.settled("nobody"));
+    assertEquals(List.of(), gate.settled("nobody", 0));
   }
 
   @Test
   void clearForgetsEverythingAndReturnsWhatWasHeld() {
     gate.published("a", 1);
-    gate.admit(List.of(row(1, "a"), row(2, "a")));
+    gate.admit(List.of(row(1, "a"), row(2, "a")), 0);
     assertEquals(List.of(1L, 2L), ids(gate.clear()));
     assertEquals(0, gate.held());
-    assertEquals(List.of(3L), ids(gate.admit(List.of(row(3, "a")))));
+    assertEquals(List.of(3L), ids(gate.admit(List.of(row(3, "a")), 0)));
+  }
+
+  @Test
+  void whileGatheringAKeyWaitsUntilItHoldsEnoughRows() {
+    SlotGate g = new SlotGate(3, 500);
+    g.gathering(true);
+    assertEquals(List.of(), ids(g.admit(List.of(row(1, "a"), row(2, "b"), row(3, "a")), 0)), "nothing unconfirmed, yet both keys gather");
+    assertEquals(3, g.held());
+    assertEquals(List.of(1L, 3L, 4L), ids(g.admit(List.of(row(4, "a")), 10)), "the third row of a goes with the two before it, in order");
+    assertEquals(1, g.held(), "b still gathers");
+    assertEquals(List.of(), ids(g.due(499)));
+  }
+
+  @Test
+  void whileGatheringAKeyGoesOnceItsOldestRowWaitedLongEnough() {
+    SlotGate g = new SlotGate(50, 500);
+    g.gathering(true);
+    g.admit(List.of(row(1, "a")), 100);
+    g.admit(List.of(row(2, "b")), 300);
+    assertEquals(List.of(), ids(g.due(599)));
+    assertEquals(List.of(1L), ids(g.due(600)), "a's oldest row waited 500 ms; b's only 300");
+    assertEquals(List.of(2L), ids(g.due(800)));
+    assertEquals(0, g.held());
+  }
+
+  @Test
+  void whileGatheringAKeyWithAnUnconfirmedMessageWaitsForItsSettlementEvenWhenDue() {
+    SlotGate g = new SlotGate(2, 500);
+    g.gathering(true);
+    g.published("a", 1);
+    g.admit(List.of(row(1, "a"), row(2, "a"), row(3, "a")), 0);
+    assertEquals(List.of(), ids(g.due(10_000)), "enough rows and long enough, but a message of a is unconfirmed");
+    assertEquals(List.of(1L, 2L, 3L), ids(g.settled("a", 10_000)));
+  }
+
+  @Test
+  void aSettlementWhileGatheringReleasesOnlyWhatHasWaitedLongEnough() {
+    SlotGate g = new SlotGate(50, 500);
+    g.gathering(true);
+    g.published("a", 1);
+    g.admit(List.of(row(1, "a")), 0);
+    assertEquals(List.of(), ids(g.settled("a", 100)), "settled after 100 ms: a keeps gathering");
+    assertEquals(List.of(1L), ids(g.due(500)));
+  }
+
+  @Test
+  void whenGatheringStopsEveryWaitingKeyIsDueAtOnceAndNewRowsGoStraightAway() {
+    SlotGate g = new SlotGate(50, 500);
+    g.gathering(true);
+    g.admit(List.of(row(1, "a"), row(2, "b")), 0);
+    g.gathering(false);
+    assertEquals(List.of(1L, 2L), ids(g.due(1)));
+    assertEquals(List.of(3L), ids(g.admit(List.of(row(3, "a")), 2)));
+  }
+
+  @Test
+  void gatheringNeedsBothARowCountAndATime() {
+    SlotGate off = new SlotGate(50, 0);
+    off.gathering(true);
+    assertEquals(List.of(1L), ids(off.admit(List.of(row(1, "a")), 0)), "0 ms: no gathering");
+    SlotGate one = new SlotGate(1, 500);
+    one.gathering(true);
+    assertEquals(List.of(1L), ids(one.admit(List.of(row(1, "a")), 0)), "one row is already enough");
   }
 }
