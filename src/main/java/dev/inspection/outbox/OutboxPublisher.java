@@ -126,7 +126,6 @@ public final class OutboxPublisher {
     return true;
   }
 
-
   /**
    * After every (re)connect: declare the topology, open the confirm channels (several: one broker channel
    * process confirms only so many messages per second), and start from the oldest unconfirmed row.
@@ -338,7 +337,7 @@ public final class OutboxPublisher {
 
   /** Fleet behind (a backpressure mode): each slot gathers rows up to {@code gatherMs} ({@link SlotGate}); leaving it sends all gathered. On the owner's context. */
   public void gather(boolean behindFleet) {
-    if (batchMax <= 1 || behindFleet == gate.gathering()) return;
+    if (!gate.gathers() || behindFleet == gate.gathering()) return; // batchMax 1 or gatherMs 0: never gathers
     gate.gathering(behindFleet);
     if (gate.gathering()) {
       long every = Math.max(10, gatherMs / 4);

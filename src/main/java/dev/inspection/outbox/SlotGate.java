@@ -54,7 +54,12 @@ final class SlotGate {
 
   /** Whether keys gather beyond the round trip (the fleet is behind); off releases every waiting key at the next {@link #due}. */
   void gathering(boolean on) {
-    gathering = on && gatherRows > 1 && gatherMs > 0;
+    gathering = on && gathers();
+  }
+
+  /** Whether this gate can gather at all (more than one row and a time above 0). */
+  boolean gathers() {
+    return gatherRows > 1 && gatherMs > 0;
   }
 
   boolean gathering() {

@@ -5,28 +5,19 @@ import static dev.inspection.it.TestEnv.awaitTrue;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.rabbitmq.client.Channel;
-import com.rabbitmq.client.Connection;
-import com.rabbitmq.client.ConnectionFactory;
 import dev.inspection.messaging.Priority;
-import dev.inspection.messaging.Topology;
-import dev.inspection.metrics.Metrics;
 import dev.inspection.outbox.CheckResult;
 import dev.inspection.outbox.Outbox;
 import dev.inspection.outbox.OutboxPublisher;
-import io.vertx.core.Context;
-import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Path;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.Statement;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -40,46 +31,23 @@ class CriticalFirstIT {
 
   @Test
   void criticalRowsBehindANormalBacklogAreConfirmedBeforeMostOfIt() throws Exception {
-    Vertx vertx = Vertx.vertx();
-    try (TestEnv env = new TestEnv(2); Connection conn = connect(env)) {
-      Topology topology = env.topology();
-      try (Channel ch = conn.createChannel()) {
-        topology.declare(ch);
-      }
-      Path file = env.dataDir.resolve("critical-first.db");
-      Clock clock = Clock.systemUTC();
-      Outbox outbox = awaitResult(Outbox.open(vertx, file, env.name + "-p", topology, clock));
+    try (TestEnv env = new TestEnv(2); PublisherRig rig = new PublisherRig(env, "critical-first")) {
+      Outbox outbox = rig.outbox;
       // the backlog first (ids 1..20,000), then two critical devices' results (the highest ids)
       awaitResult(outbox.append(results("n", NORMAL, Priority.NORMAL, 0)));
       awaitResult(outbox.append(results("c", CRITICAL, Priority.HIGH, 1)));
 
-      Context ctx = vertx.getOrCreateContext();
-      OutboxPublisher[] publisher = new OutboxPublisher[1];
-      ctx.runOnContext(v -> {
-        publisher[0] = new OutboxPublisher(vertx, outbox, topology, Metrics.prometheus(), clock, new OutboxPublisher.Settings(100, 60_000, 1, 1, 262_144, 1, 0));
-        publisher[0].onConnected(conn);
-      });
+      rig.start(new OutboxPublisher.Settings(100, 60_000, 1, 1, 262_144, 1, 0), p -> {});
       awaitTrue(Duration.ofSeconds(120), "every row confirmed", () -> awaitResult(outbox.stats()).depth() == 0);
-      ctx.runOnContext(v -> publisher[0].stop());
 
-      long[] byPriority = confirmedBeforeLastCritical(file);
+      long[] byPriority = confirmedBeforeLastCritical(rig.file);
       System.out.printf("critical first: %d critical rows confirmed, %d of %d normal rows confirmed before the last of them%n", byPriority[1],
           byPriority[0], NORMAL);
       assertEquals(CRITICAL, byPriority[1]);
       assertTrue(byPriority[0] < NORMAL / 4, "the critical rows waited behind " + byPriority[0] + " of " + NORMAL + " normal rows");
       assertEquals(NORMAL, env.ready(0, Priority.NORMAL), "the whole backlog reached its queue as well");
       assertEquals(CRITICAL, env.ready(1, Priority.HIGH));
-      awaitResult(outbox.closeAsync());
-    } finally {
-      vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
     }
-  }
-
-  private static Connection connect(TestEnv env) throws Exception {
-    ConnectionFactory f = new ConnectionFactory();
-    f.setHost("127.0.0.1");
-    f.setAutomaticRecoveryEnabled(false);
-    return f.newConnection(env.name + "-critical-first");
   }
 
   private static List<CheckResult> results(String prefix, int n, Priority priority, int slot) {

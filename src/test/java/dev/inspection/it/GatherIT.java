@@ -7,29 +7,24 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
-import com.rabbitmq.client.ConnectionFactory;
 import dev.inspection.messaging.Priority;
 import dev.inspection.messaging.Topology;
-import dev.inspection.metrics.Metrics;
 import dev.inspection.outbox.CheckResult;
 import dev.inspection.outbox.Outbox;
 import dev.inspection.outbox.OutboxPublisher;
 import dev.inspection.outbox.OutboxRow;
 import io.vertx.core.Context;
-import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.Statement;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
@@ -42,29 +37,18 @@ class GatherIT {
 
   @Test
   void behindTheFleetASlotGathersLargeMessagesAndOtherwisePublishesAtOnce() throws Exception {
-    Vertx vertx = Vertx.vertx();
-    try (TestEnv env = new TestEnv(1); Connection conn = connect(env)) {
-      Topology topology = env.topology();
-      try (Channel ch = conn.createChannel()) {
-        topology.declare(ch);
-      }
-      Path file = env.dataDir.resolve("gather.db");
-      Clock clock = Clock.systemUTC();
-      Outbox outbox = awaitResult(Outbox.open(vertx, file, env.name + "-p", topology, clock));
-      Context ctx = vertx.getOrCreateContext();
-      OutboxPublisher[] publisher = new OutboxPublisher[1];
-      ctx.runOnContext(v -> {
-        publisher[0] = new OutboxPublisher(vertx, outbox, topology, Metrics.prometheus(), clock,
-            new OutboxPublisher.Settings(20_000, 60_000, 1, 100, 262_144, 50, GATHER_MS));
-        publisher[0].onConnected(conn);
-        publisher[0].gather(true);
-      });
-      awaitTrue(Duration.ofSeconds(10), "publisher connected", () -> publisher[0] != null && publisher[0].connected());
+    try (TestEnv env = new TestEnv(1); PublisherRig rig = new PublisherRig(env, "gather")) {
+      Outbox outbox = rig.outbox;
+      Context ctx = rig.ctx;
+      Connection conn = rig.conn;
+      Topology topology = rig.topology;
+      Path file = rig.file;
+      OutboxPublisher publisher = rig.start(new OutboxPublisher.Settings(20_000, 60_000, 1, 100, 262_144, 50, GATHER_MS), p -> p.gather(true));
       AtomicInteger device = new AtomicInteger();
 
       // 1. gathering: five appends of 10 results of one slot go as one message once 50 have gathered (without
       //    gathering the first append goes at once, alone)
-      for (int i = 0; i < 5; i++) append(ctx, outbox, publisher[0], 10, device);
+      for (int i = 0; i < 5; i++) append(ctx, outbox, publisher, 10, device);
       awaitTrue(Duration.ofSeconds(20), "50 rows confirmed", () -> awaitResult(outbox.stats()).depth() == 0);
       List<Integer> sizes = drain(conn, topology.queue(0, Priority.NORMAL), 50);
       System.out.printf("gather: 50 results in 5 appends went as %d messages %s%n", sizes.size(), sizes);
@@ -72,23 +56,19 @@ class GatherIT {
 
       // 2. gathering, a few results: they wait for the gather time, then go together
       long idAbove = maxId(file);
-      append(ctx, outbox, publisher[0], 3, device);
+      append(ctx, outbox, publisher, 3, device);
       awaitTrue(Duration.ofSeconds(20), "3 rows confirmed", () -> awaitResult(outbox.stats()).depth() == 0);
       assertEquals(List.of(3), drain(conn, topology.queue(0, Priority.NORMAL), 3));
       long waited = minWait(file, idAbove);
       assertTrue(waited >= GATHER_MS, "a lone few results waited the gather time (" + waited + " ms) before they were confirmed");
 
       // 3. not behind any more: every result goes at once, one message each when nothing is unconfirmed
-      ctx.runOnContext(v -> publisher[0].gather(false));
+      ctx.runOnContext(v -> publisher.gather(false));
       for (int i = 0; i < 5; i++) {
-        append(ctx, outbox, publisher[0], 1, device);
+        append(ctx, outbox, publisher, 1, device);
         awaitTrue(Duration.ofSeconds(10), "row confirmed", () -> awaitResult(outbox.stats()).depth() == 0);
       }
       assertEquals(List.of(1, 1, 1, 1, 1), drain(conn, topology.queue(0, Priority.NORMAL), 5));
-      ctx.runOnContext(v -> publisher[0].stop());
-      awaitResult(outbox.closeAsync());
-    } finally {
-      vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
     }
   }
 
@@ -126,12 +106,5 @@ class GatherIT {
       rs.next();
       return rs.getLong(1);
     }
-  }
-
-  private static Connection connect(TestEnv env) throws Exception {
-    ConnectionFactory f = new ConnectionFactory();
-    f.setHost("127.0.0.1");
-    f.setAutomaticRecoveryEnabled(false);
-    return f.newConnection(env.name + "-gather");
   }
 }

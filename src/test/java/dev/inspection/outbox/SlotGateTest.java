@@ -1,6 +1,7 @@
 package dev.inspection.outbox;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -121,9 +122,12 @@ class SlotGateTest {
   @Test
   void gatheringNeedsBothARowCountAndATime() {
     SlotGate off = new SlotGate(50, 0);
+    assertFalse(off.gathers());
     off.gathering(true);
+    assertFalse(off.gathering(), "asked to gather, it cannot");
     assertEquals(List.of(1L), ids(off.admit(List.of(row(1, "a")), 0)), "0 ms: no gathering");
     SlotGate one = new SlotGate(1, 500);
+    assertFalse(one.gathers());
     one.gathering(true);
     assertEquals(List.of(1L), ids(one.admit(List.of(row(1, "a")), 0)), "one row is already enough");
   }
