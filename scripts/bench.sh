@@ -40,7 +40,7 @@
 #   --all              the default run and then the million-device run
 #   --commit           only the batch-write benchmark (dev.inspection.bench.CommitBench, from the test sources:
 #                      full device-state write against the plain upsert + history, in one run; builds with mvn;
-#                      its flags through BENCH_COMMIT_ARGS, e.g. "--batches 300 --batch 200 --devices 20000")
+#                      its flags through BENCH_COMMIT_ARGS, e.g. "--batches=300 --batch=200 --devices=20000")
 #   --ingest           only the push-ingest benchmark (dev.inspection.bench.IngestBench, from the test sources): one
 #                      probe, frames/s acknowledged durable and ack p50/p99 through POST /ingest/v1/hotel_room against
 #                      the same frames handed straight to its group commit (the baseline), in one run; its flags through
@@ -225,8 +225,9 @@ cpu_snapshot() { # node-pid
   local u n s i w irq sirq st
   read -r _ u n s i w irq sirq st _ </proc/stat
   local procs
-  # the bench's own samplers (cat, awk, curl, psql, ...) count in this shell's time once they are reaped
-  procs="$(cat /proc/[0-9]*/stat 2>/dev/null | awk -v np="$1" -v bp="$$" '
+  # the bench's own samplers (cat, awk, curl, psql, ...) count in this shell's time once they are reaped; cat fails
+  # when a process exits between the glob and its read (pipefail would end the bench): the others still count
+  procs="$({ cat /proc/[0-9]*/stat 2>/dev/null || true; } | awk -v np="$1" -v bp="$$" '
     { pid = $1; r = $0; sub(/.*\) /, "", r); c = $0; sub(/^[0-9]+ \(/, "", c); sub(/\) [^)]*$/, "", c)
       split(r, f, " "); t = f[12] + f[13]
       # RabbitMQ and PostgreSQL: with the time of their children that ended (a backend that exits while
@@ -277,6 +278,22 @@ thread_split() { # snapshot0 snapshot1 seconds
           for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (v[j] > v[i]) { t = v[i]; v[i] = v[j]; v[j] = t; t = name[i]; name[i] = name[j]; name[j] = t }
           out = ""; for (i = 1; i <= n; i++) out = out (i > 1 ? ", " : "") name[i] " " sprintf("%.0f", v[i]); print (out == "" ? "NA" : out) }' \
     <(printf '%s\n' "$1") <(printf '%s\n' "$2")
+}
+
+# PostgreSQL's CPU time per process kind, in clock ticks: "kind ticks" lines. A client backend's kind is its
+# application_name (the node names each pool: inspection-all/pg-worker, .../pg-scheduler, ...), any other its
+# backend_type (walwriter, checkpointer, autovacuum worker, ...); processes pg_stat_activity does not list (the
+# postmaster, with the time of backends that exited: its cutime) are "postmaster+exited"
+pg_snapshot() {
+  local kinds
+  kinds="$("${PSQL[@]}" -At -F ' ' -c "select pid, translate(case when backend_type = 'client backend' then coalesce(nullif(application_name, ''), 'client')
+             else backend_type end, ' ', '-') from pg_stat_activity" 2>/dev/null || true)"
+  { cat /proc/[0-9]*/stat 2>/dev/null || true; } | awk -v kinds="$kinds" '
+    BEGIN { n = split(kinds, l, "\n"); for (i = 1; i <= n; i++) { split(l[i], f, " "); k[f[1]] = f[2] } }
+    { pid = $1; c = $0; sub(/^[0-9]+ \(/, "", c); sub(/\) [^)]*$/, "", c); if (c != "postgres") next
+      r = $0; sub(/.*\) /, "", r); split(r, f, " ")
+      if (pid in k) a[k[pid]] += f[12] + f[13]; else a["postmaster+exited"] += f[12] + f[13] + f[14] + f[15] }
+    END { for (g in a) print g, a[g] }'
 }
 
 # runs a command in the background into a log; sets BG_RC and BG_CPU (cpu_split while it ran)
@@ -647,9 +664,9 @@ e2e_run() { # tag devices interval_ms warm-up_s window_s heap
   nap "$warmup"
   await_jit "$tag"
 
-  local m0=$OUT/metrics-$tag-0.txt m1=$OUT/metrics-$tag-1.txt prev cur t0 t1 tp tc cpu0 cpu1 thr0 thr1 gc0 gc1 hb0 hb1 wk0 wk1
+  local m0=$OUT/metrics-$tag-0.txt m1=$OUT/metrics-$tag-1.txt prev cur t0 t1 tp tc cpu0 cpu1 thr0 thr1 pgs0 pgs1 gc0 gc1 hb0 hb1 wk0 wk1
   hb0=$(hist_bytes)
-  t0=$(now); scrape "$m0"; cpu0="$(cpu_snapshot "$NODE_PID")"; thr0="$(thread_snapshot "$NODE_PID")"; wk0=$(loop_wakeups "$NODE_PID"); gc0=$(gc_pause_ms "$OUT/gc-$tag.log")
+  t0=$(now); scrape "$m0"; cpu0="$(cpu_snapshot "$NODE_PID")"; thr0="$(thread_snapshot "$NODE_PID")"; pgs0="$(pg_snapshot)"; wk0=$(loop_wakeups "$NODE_PID"); gc0=$(gc_pause_ms "$OUT/gc-$tag.log")
   if [ "$(msum "$m0" worker_committed_total)" = NA ]; then
     if grep -qE 'cannot connect|connection lost' "$NODE_LOG"; then
       grep -E 'cannot connect|connection lost' "$NODE_LOG" | tail -n 3 | cut -c1-250 >&2
@@ -681,7 +698,7 @@ e2e_run() { # tag devices interval_ms warm-up_s window_s heap
     prev=$cur tp=$tc
   done
   t1=$tp; cp "$prev" "$m1"
-  cpu1="$(cpu_snapshot "$NODE_PID")"; thr1="$(thread_snapshot "$NODE_PID")"; wk1=$(loop_wakeups "$NODE_PID"); gc1=$(gc_pause_ms "$OUT/gc-$tag.log")
+  cpu1="$(cpu_snapshot "$NODE_PID")"; thr1="$(thread_snapshot "$NODE_PID")"; pgs1="$(pg_snapshot)"; wk1=$(loop_wakeups "$NODE_PID"); gc1=$(gc_pause_ms "$OUT/gc-$tag.log")
   hb1=$(hist_bytes)
   local heapinfo
   heapinfo="$(timeout 20 jcmd "$NODE_PID" GC.heap_info 2>/dev/null | grep -o 'total [0-9]*K, used [0-9]*K' | head -n 1 |
@@ -728,6 +745,7 @@ e2e_run() { # tag devices interval_ms warm-up_s window_s heap
   R[$tag.gc]=$(calc '(a - b) / c / 10' "$gc1" "$gc0" "$dt") # percent of wall time in GC pauses
   read -r "R[$tag.cpu_node]" "R[$tag.cpu_rabbit]" "R[$tag.cpu_pg]" "R[$tag.cpu_other]" "R[$tag.cpu_busy]" "R[$tag.cpu_bench]" < <(cpu_split "$cpu0" "$cpu1" "$dt")
   R[$tag.threads]="$(thread_split "$thr0" "$thr1" "$dt")"
+  R[$tag.pg_kinds]="$(thread_split "$pgs0" "$pgs1" "$dt")"
   R[$tag.wakeups]=$(calc 'a / b' "$(calc 'a - b' "$wk1" "$wk0")" "$dt")
   # the JIT compiler's share in cores (0 when it did not run): the part of an idle node's figure that ends with warm-up
   R[$tag.jit]="$(printf '%s\n' "${R[$tag.threads]}" | tr ',' '\n' | awk '$1 == "JIT" { j = $2 / 1000 } END { printf "%.3f", j + 0 }')"
@@ -764,6 +782,7 @@ e2e_run() { # tag devices interval_ms warm-up_s window_s heap
       "heap ${R[$tag.heap]}, GC pauses $(fmt1 "${R[$tag.gc]}")% of the window; shutdown $NODE_STOP_S s"
   say "[$tag] node CPU by thread group, milli-cores (JIT: the compiler, still busy after a short warm-up): ${R[$tag.threads]};" \
       "the event loops woke $(fmt0 "${R[$tag.wakeups]}") times/s"
+  say "[$tag] postgres CPU by process kind, milli-cores (a client backend by its application_name): ${R[$tag.pg_kinds]}"
   say "[$tag] AMQP messages published $(fmt0 "${R[$tag.msgs]}")/s, $(fmt1 "${R[$tag.per_msg]}") results each;" \
       "rabbitmq $(fmt0 "${R[$tag.us_msg]}") µs per message published (and consumed)"
   say "[$tag] database: $(fmt0 "${R[$tag.db_rows]}") history rows received in the window ($(fmt0 "${R[$tag.db_rate]}")/s), lag p50 $(fmt0 "${R[$tag.db_p50]}") ms" \
@@ -949,7 +968,7 @@ for tag in capacity half idle million; do
   [ -n "${R[$tag.rate]:-}" ] || continue
   notes+=("$tag: ${R[$tag.devices]} devices every ${R[$tag.interval]} ms; probe appended $(fmt0 "${R[$tag.appended]}")/s, broker confirmed $(fmt0 "${R[$tag.confirmed]}")/s, committed $(fmt0 "${R[$tag.rate]}")/s; outbox depth $(fmt0 "${R[$tag.depth0]}") -> $(fmt0 "${R[$tag.depth1]}") over $(fmt1 "${R[$tag.window]}") s; $(fmt0 "${R[$tag.backlog]}") messages queued at the end; commit latency p50 $(fmt0 "${R[$tag.commit_p50]}") ms p99 $(fmt0 "${R[$tag.commit_p99]}") ms")
   notes+=("$tag: CPU cores used (of $NPROC): node $(fmt2 "${R[$tag.cpu_node]}"), rabbitmq $(fmt2 "${R[$tag.cpu_rabbit]}"), postgres $(fmt2 "${R[$tag.cpu_pg]}"), other processes $(fmt2 "${R[$tag.cpu_other]}"), the bench's own samplers $(fmt2 "${R[$tag.cpu_bench]:-NA}"), idle $(fmt2 "$(calc "($NPROC - a > 0) ? $NPROC - a : 0" "${R[$tag.cpu_busy]}")"); $([ "$tag" = idle ] || echo "$(us_line "$tag"); ")heap ${R[$tag.heap]}; GC pauses $(fmt1 "${R[$tag.gc]}")%; node log ${R[$tag.err]} ERROR / ${R[$tag.warn]} WARN lines before shutdown")
-  notes+=("$tag: node CPU by thread group, milli-cores: ${R[$tag.threads]:-NA}; event-loop wake-ups $(fmt0 "${R[$tag.wakeups]:-NA}")/s")
+  notes+=("$tag: node CPU by thread group, milli-cores: ${R[$tag.threads]:-NA}; event-loop wake-ups $(fmt0 "${R[$tag.wakeups]:-NA}")/s; postgres CPU by process kind, milli-cores: ${R[$tag.pg_kinds]:-NA}")
   notes+=("$tag: the probe published $(fmt0 "${R[$tag.msgs]}") AMQP messages/s carrying $(fmt1 "${R[$tag.per_msg]}") results each; rabbitmq $(fmt0 "${R[$tag.us_msg]}") µs per message (each published, delivered and acked once)")
   if awk -v a="${R[$tag.appended]}" -v o="${R[$tag.offered]}" 'BEGIN { exit !(a != "NA" && a < 0.95 * o) }'; then
     notes+=("$tag: the probe generated only $(fmt0 "${R[$tag.appended]}") of the $(fmt0 "${R[$tag.offered]}") results/s offered (it shares the CPU with worker, broker and database)")

@@ -39,7 +39,7 @@ import java.util.concurrent.TimeUnit;
  * </ul>
  * Then the snapshot load of one slot holding {@code --slot-devices} devices (INV-10).
  *
- * <pre>BENCH_COMMIT_ARGS="[--batches 300] [--batch 200] [--devices 20000] [--slot-devices 4000]" ./run.sh bench --commit</pre>
+ * <pre>BENCH_COMMIT_ARGS="[--batches=300] [--batch=200] [--devices=20000] [--slot-devices=4000]" ./run.sh bench --commit</pre>
  * Uses a scratch schema {@code bench_commit_<time>} and drops it at the end.
  */
 public final class CommitBench {
