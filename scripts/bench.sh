@@ -280,10 +280,10 @@ thread_split() { # snapshot0 snapshot1 seconds
     <(printf '%s\n' "$1") <(printf '%s\n' "$2")
 }
 
-# PostgreSQL's CPU time per process kind, in clock ticks: "kind ticks" lines. A client backend's kind is its
-# application_name (the node names each pool: inspection-all/pg-worker, .../pg-scheduler, ...), any other its
-# backend_type (walwriter, checkpointer, autovacuum worker, ...); processes pg_stat_activity does not list (the
-# postmaster, with the time of backends that exited: its cutime) are "postmaster+exited"
+# PostgreSQL's CPU time per process: "pid kind ticks" lines (its own time, without the time of children that ended).
+# A client backend's kind is its application_name (the node names each pool: inspection-all/pg-worker,
+# .../pg-scheduler, ...), any other its backend_type (walwriter, checkpointer, autovacuum worker, ...); a process
+# pg_stat_activity does not list (the postmaster) is "postmaster"
 pg_snapshot() {
   local kinds
   kinds="$("${PSQL[@]}" -At -F ' ' -c "select pid, translate(case when backend_type = 'client backend' then coalesce(nullif(application_name, ''), 'client')
@@ -292,8 +292,23 @@ pg_snapshot() {
     BEGIN { n = split(kinds, l, "\n"); for (i = 1; i <= n; i++) { split(l[i], f, " "); k[f[1]] = f[2] } }
     { pid = $1; c = $0; sub(/^[0-9]+ \(/, "", c); sub(/\) [^)]*$/, "", c); if (c != "postgres") next
       r = $0; sub(/.*\) /, "", r); split(r, f, " ")
-      if (pid in k) a[k[pid]] += f[12] + f[13]; else a["postmaster+exited"] += f[12] + f[13] + f[14] + f[15] }
-    END { for (g in a) print g, a[g] }'
+      print pid, (pid in k ? k[pid] : "postmaster"), f[12] + f[13] }'
+}
+
+# milli-cores per PostgreSQL process kind over a window, from pg_snapshot samples taken at its start, at each step and
+# at its end ("sample-number pid kind ticks" lines in a file): a process's time since the first sample it was in (all
+# of it when it started within the window); "ended-unseen" is the rest of PostgreSQL's CPU (its total from
+# cpu_snapshot, which counts the time of ended processes through the postmaster): processes that started and ended
+# between two samples (autovacuum workers, a pool's connection), and the last seconds of those that ended
+pg_split() { # samples-file postgres-cores seconds
+  awk -v hz="$(getconf CLK_TCK)" -v dt="$3" -v total="$2" '
+    { if ($1 == 0) first[$2] = $4; last[$2] = $4; if (!($2 in kind) || kind[$2] == "postmaster") kind[$2] = $3 }
+    END { for (p in last) { d[kind[p]] += last[p] - (p in first ? first[p] : 0) }
+          n = 0; sum = 0
+          for (g in d) { v = d[g] * 1000 / hz / dt; sum += v; if (v >= 0.5) { n++; val[n] = v; name[n] = g } }
+          rest = total * 1000 - sum; if (rest >= 0.5) { n++; val[n] = rest; name[n] = "ended-unseen" }
+          for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (val[j] > val[i]) { t = val[i]; val[i] = val[j]; val[j] = t; t = name[i]; name[i] = name[j]; name[j] = t }
+          out = ""; for (i = 1; i <= n; i++) out = out (i > 1 ? ", " : "") name[i] " " sprintf("%.0f", val[i]); print (out == "" ? "NA" : out) }' "$1"
 }
 
 # runs a command in the background into a log; sets BG_RC and BG_CPU (cpu_split while it ran)
@@ -664,9 +679,9 @@ e2e_run() { # tag devices interval_ms warm-up_s window_s heap
   nap "$warmup"
   await_jit "$tag"
 
-  local m0=$OUT/metrics-$tag-0.txt m1=$OUT/metrics-$tag-1.txt prev cur t0 t1 tp tc cpu0 cpu1 thr0 thr1 pgs0 pgs1 gc0 gc1 hb0 hb1 wk0 wk1
+  local m0=$OUT/metrics-$tag-0.txt m1=$OUT/metrics-$tag-1.txt prev cur t0 t1 tp tc cpu0 cpu1 thr0 thr1 pgs gc0 gc1 hb0 hb1 wk0 wk1
   hb0=$(hist_bytes)
-  t0=$(now); scrape "$m0"; cpu0="$(cpu_snapshot "$NODE_PID")"; thr0="$(thread_snapshot "$NODE_PID")"; pgs0="$(pg_snapshot)"; wk0=$(loop_wakeups "$NODE_PID"); gc0=$(gc_pause_ms "$OUT/gc-$tag.log")
+  t0=$(now); scrape "$m0"; cpu0="$(cpu_snapshot "$NODE_PID")"; thr0="$(thread_snapshot "$NODE_PID")"; pgs=$OUT/pg-$tag.samples; pg_snapshot | sed "s/^/0 /" >"$pgs"; wk0=$(loop_wakeups "$NODE_PID"); gc0=$(gc_pause_ms "$OUT/gc-$tag.log")
   if [ "$(msum "$m0" worker_committed_total)" = NA ]; then
     if grep -qE 'cannot connect|connection lost' "$NODE_LOG"; then
       grep -E 'cannot connect|connection lost' "$NODE_LOG" | tail -n 3 | cut -c1-250 >&2
@@ -682,7 +697,7 @@ e2e_run() { # tag devices interval_ms warm-up_s window_s heap
     nap "$(calc 'a - (b - c)' "$((elapsed + step))" "$(now)" "$t0")"
     elapsed=$((elapsed + step)); k=$((k + 1))
     cur=$OUT/metrics-$tag-s$k.txt
-    tc=$(now); scrape "$cur"
+    tc=$(now); scrape "$cur"; pg_snapshot | sed "s/^/$k /" >>"$pgs"
     local dt
     dt=$(calc 'a - b' "$tc" "$tp")
     # stall: nothing published and nothing committed in this step although rows wait in the outbox
@@ -698,7 +713,7 @@ e2e_run() { # tag devices interval_ms warm-up_s window_s heap
     prev=$cur tp=$tc
   done
   t1=$tp; cp "$prev" "$m1"
-  cpu1="$(cpu_snapshot "$NODE_PID")"; thr1="$(thread_snapshot "$NODE_PID")"; pgs1="$(pg_snapshot)"; wk1=$(loop_wakeups "$NODE_PID"); gc1=$(gc_pause_ms "$OUT/gc-$tag.log")
+  cpu1="$(cpu_snapshot "$NODE_PID")"; thr1="$(thread_snapshot "$NODE_PID")"; pg_snapshot | sed "s/^/$((k + 1)) /" >>"$pgs"; wk1=$(loop_wakeups "$NODE_PID"); gc1=$(gc_pause_ms "$OUT/gc-$tag.log")
   hb1=$(hist_bytes)
   local heapinfo
   heapinfo="$(timeout 20 jcmd "$NODE_PID" GC.heap_info 2>/dev/null | grep -o 'total [0-9]*K, used [0-9]*K' | head -n 1 |
@@ -745,7 +760,7 @@ e2e_run() { # tag devices interval_ms warm-up_s window_s heap
   R[$tag.gc]=$(calc '(a - b) / c / 10' "$gc1" "$gc0" "$dt") # percent of wall time in GC pauses
   read -r "R[$tag.cpu_node]" "R[$tag.cpu_rabbit]" "R[$tag.cpu_pg]" "R[$tag.cpu_other]" "R[$tag.cpu_busy]" "R[$tag.cpu_bench]" < <(cpu_split "$cpu0" "$cpu1" "$dt")
   R[$tag.threads]="$(thread_split "$thr0" "$thr1" "$dt")"
-  R[$tag.pg_kinds]="$(thread_split "$pgs0" "$pgs1" "$dt")"
+  R[$tag.pg_kinds]="$(pg_split "$pgs" "${R[$tag.cpu_pg]}" "$dt")"
   R[$tag.wakeups]=$(calc 'a / b' "$(calc 'a - b' "$wk1" "$wk0")" "$dt")
   # the JIT compiler's share in cores (0 when it did not run): the part of an idle node's figure that ends with warm-up
   R[$tag.jit]="$(printf '%s\n' "${R[$tag.threads]}" | tr ',' '\n' | awk '$1 == "JIT" { j = $2 / 1000 } END { printf "%.3f", j + 0 }')"
@@ -782,7 +797,7 @@ e2e_run() { # tag devices interval_ms warm-up_s window_s heap
       "heap ${R[$tag.heap]}, GC pauses $(fmt1 "${R[$tag.gc]}")% of the window; shutdown $NODE_STOP_S s"
   say "[$tag] node CPU by thread group, milli-cores (JIT: the compiler, still busy after a short warm-up): ${R[$tag.threads]};" \
       "the event loops woke $(fmt0 "${R[$tag.wakeups]}") times/s"
-  say "[$tag] postgres CPU by process kind, milli-cores (a client backend by its application_name): ${R[$tag.pg_kinds]}"
+  say "[$tag] postgres CPU by process kind, milli-cores (a client backend by its application_name; sampled at every step): ${R[$tag.pg_kinds]}"
   say "[$tag] AMQP messages published $(fmt0 "${R[$tag.msgs]}")/s, $(fmt1 "${R[$tag.per_msg]}") results each;" \
       "rabbitmq $(fmt0 "${R[$tag.us_msg]}") µs per message published (and consumed)"
   say "[$tag] database: $(fmt0 "${R[$tag.db_rows]}") history rows received in the window ($(fmt0 "${R[$tag.db_rate]}")/s), lag p50 $(fmt0 "${R[$tag.db_p50]}") ms" \

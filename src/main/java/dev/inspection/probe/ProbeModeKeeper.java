@@ -92,7 +92,7 @@ public final class ProbeModeKeeper {
 
   /** The schedule's gate: whether this due check runs in the effective mode. */
   public boolean inspect(Device d, long round) {
-    boolean go = ProbeMode.inspect(effective, d.priority(), round);
+    boolean go = ProbeMode.inspect(effective, d.priority(), round, ProbeMode.phase(d.deviceId()));
     if (!go) metrics.inspectionSkipped(d.priority());
     return go;
   }

@@ -21,7 +21,7 @@ class ProbeModeTest {
 
   private static int inspected(FleetMode mode, int priority, int rounds) {
     int n = 0;
-    for (long r = 0; r < rounds; r++) if (ProbeMode.inspect(mode, priority, r)) n++;
+    for (long r = 0; r < rounds; r++) if (ProbeMode.inspect(mode, priority, r, 0)) n++;
     return n;
   }
 
@@ -45,12 +45,45 @@ class ProbeModeTest {
   }
 
   @Test
+  void atHalfRateHalfOfTheDevicesDueTogetherInspectInEveryRoundNotAllInEveryOtherRound() {
+    int devices = 10_000;
+    int[] perRound = new int[10];
+    for (int i = 0; i < devices; i++) {
+      String id = String.format("sim-%06d", i); // the simulator's ids: they differ in their last characters
+      int mine = 0;
+      for (int r = 0; r < perRound.length; r++) {
+        if (ProbeMode.inspect(BACKPRESSURE_HIGH, 2, r, ProbeMode.phase(id))) {
+          perRound[r]++;
+          mine++;
+        }
+      }
+      assertEquals(5, mine, id + ": every other round");
+      assertEquals(ProbeMode.phase(id), ProbeMode.phase(new String(id.toCharArray())), "the phase is the id's, stable");
+    }
+    for (int r = 0; r < perRound.length; r++) {
+      assertTrue(perRound[r] > devices * 0.45 && perRound[r] < devices * 0.55, "round " + r + ": " + perRound[r] + " of " + devices + " inspect");
+    }
+  }
+
+  @Test
+  void atHalfRateTheScheduleSendsAnEvenStreamNotAFullIntervalThenAnEmptyOne() {
+    ProbeSchedule s = new ProbeSchedule(0, new Random(7));
+    for (int i = 0; i < 2000; i++) s.put(new Device(String.format("sim-%06d", i), 2, "g", "sim", new JsonObject(), 1000, "default", 0), 0);
+    s.gate((d, round) -> ProbeMode.inspect(BACKPRESSURE_HIGH, d.priority(), round, ProbeMode.phase(d.deviceId())));
+    for (long t = 1000; t <= 10_000; t += 1000) {
+      int n = 0;
+      for (long u = t - 900; u <= t; u += 100) n += s.pollDue(u, 10_000).size();
+      assertTrue(n > 800 && n < 1200, "second ending at " + t + " ms: " + n + " of 2000 devices inspected (half rate, every second)");
+    }
+  }
+
+  @Test
   void theScheduleGateSkipsRoundsButKeepsEveryDeviceScheduled() {
     ProbeSchedule s = new ProbeSchedule(0, new Random(5));
     s.put(new Device("crit", 1, "g", "sim", new JsonObject(), 1000, "default", 0), 0);
     s.put(new Device("norm", 2, "g", "sim", new JsonObject(), 1000, "default", 0), 0);
     s.put(new Device("low", 3, "g", "sim", new JsonObject(), 1000, "default", 0), 0);
-    s.gate((d, round) -> ProbeMode.inspect(BACKPRESSURE_HIGH, d.priority(), round));
+    s.gate((d, round) -> ProbeMode.inspect(BACKPRESSURE_HIGH, d.priority(), round, ProbeMode.phase(d.deviceId())));
     Map<String, Integer> count = new HashMap<>();
     for (long t = 0; t <= 20_000; t += 100) s.pollDue(t, 100).forEach(d -> count.merge(d.deviceId(), 1, Integer::sum));
     assertEquals(20, count.get("crit"), "critical at full rate: one check per second over 20 s");
