@@ -46,14 +46,16 @@ public final class OutboxPublisher {
    * @param batchMax most results in one message: 1 publishes schema v2 (one result each), more publishes
    *     the rows of one slot and priority that are waiting together as one v3 batch ({@link ResultBatch})
    * @param batchBytes most bytes of one v3 message
-   * @param gatherRows while the fleet is behind, a slot's rows go once this many have gathered ({@link SlotGate})
+   * @param gatherRows while gathering, a slot's rows go once this many have gathered ({@link SlotGate})
    * @param gatherMs while the fleet is behind, a slot's rows go once the oldest waited this long; 0 never gathers
+   * @param busyMs, busyPerS while this probe publishes at least busyPerS results/s, the same for up to busyMs ({@link GatherPolicy})
    */
-  public record Settings(int maxInFlight, long replayMinAgeMs, int channels, int batchMax, int batchBytes, int gatherRows, long gatherMs) {
+  public record Settings(int maxInFlight, long replayMinAgeMs, int channels, int batchMax, int batchBytes, int gatherRows, long gatherMs,
+      long busyMs, double busyPerS) {
     public static Settings from(Config c) {
       return new Settings(c.getInt(Keys.OUTBOX_MAX_INFLIGHT), c.getLong(Keys.OUTBOX_REPLAY_MIN_AGE_MS), c.getInt(Keys.OUTBOX_PUBLISH_CHANNELS),
           c.getInt(Keys.OUTBOX_PUBLISH_BATCH_MAX), c.getInt(Keys.OUTBOX_PUBLISH_BATCH_BYTES), c.getInt(Keys.OUTBOX_PUBLISH_GATHER_ROWS),
-          c.getLong(Keys.OUTBOX_PUBLISH_GATHER_MS));
+          c.getLong(Keys.OUTBOX_PUBLISH_GATHER_MS), c.getLong(Keys.OUTBOX_PUBLISH_GATHER_BUSY_MS), c.getDouble(Keys.OUTBOX_PUBLISH_GATHER_BUSY_PER_S));
     }
   }
 
@@ -76,8 +78,9 @@ public final class OutboxPublisher {
   private final List<Long> confirmedToMark = new ArrayList<>();
   /** Per slot and priority: publish at once, or gather behind an unconfirmed message (context only). */
   private final SlotGate gate;
-  private final long gatherMs;
+  private final GatherPolicy gatherPolicy;
   private long gatherTimer = -1;
+  private long publishedRows;
   private final CriticalAhead ahead;
   private volatile List<Channel> channels;
   private final int channelCount;
@@ -104,7 +107,7 @@ public final class OutboxPublisher {
     this.replayMinAgeMs = settings.replayMinAgeMs();
     this.batchMax = Math.max(1, settings.batchMax());
     this.batchBytes = settings.batchBytes();
-    this.gatherMs = settings.gatherMs();
+    this.gatherPolicy = new GatherPolicy(settings.gatherMs(), settings.busyMs(), settings.busyPerS());
     this.gate = new SlotGate(Math.min(settings.gatherRows(), this.batchMax), settings.gatherMs());
     this.publishThread = vertx.createSharedWorkerExecutor("outbox-publisher-" + System.identityHashCode(this), 1);
   }
@@ -291,7 +294,10 @@ public final class OutboxPublisher {
         ch.basicPublish(topology.exchange(), first.routingKey(), true, props, body);
       }
       return null;
-    }, true).onSuccess(v -> metrics.published(rows.size(), messages.size())).mapEmpty();
+    }, true).onSuccess(v -> {
+      publishedRows += rows.size();
+      metrics.published(rows.size(), messages.size());
+    }).mapEmpty();
   }
 
   /** Called on the client's thread for every ack/nack. */
@@ -335,20 +341,16 @@ public final class OutboxPublisher {
     });
   }
 
-  /** Fleet behind (a backpressure mode): each slot gathers rows up to {@code gatherMs} ({@link SlotGate}); leaving it sends all gathered. On the owner's context. */
+  /** Every second, on the owner's context: how long slots gather now ({@link GatherPolicy}); ending it sends all gathered. */
   public void gather(boolean behindFleet) {
-    if (!gate.gathers() || behindFleet == gate.gathering()) return; // batchMax 1 or gatherMs 0: never gathers
-    gate.gathering(behindFleet);
-    if (gate.gathering()) {
-      long every = Math.max(10, gatherMs / 4);
-      gatherTimer = vertx.setPeriodic(every, t -> releaseDue());
-      log.info("fleet behind: slots gather their results for up to {} ms before they are published", gatherMs);
-    } else {
-      if (gatherTimer >= 0) vertx.cancelTimer(gatherTimer);
-      gatherTimer = -1;
-      log.info("fleet no longer behind: results are published as soon as their slot has nothing unconfirmed");
-      releaseDue();
-    }
+    long ms = gatherPolicy.gatherMs(behindFleet, publishedRows, clock.millis());
+    if (!gate.gathers() || ms == gate.gatheringMs()) return; // batchMax 1 or gatherMs 0: never gathers
+    gate.gatherFor(ms);
+    if (gatherTimer >= 0) vertx.cancelTimer(gatherTimer);
+    gatherTimer = ms > 0 ? vertx.setPeriodic(Math.max(10, ms / 4), t -> releaseDue()) : -1;
+    if (ms > 0) log.info("{}: slots gather their results for up to {} ms before they are published", behindFleet ? "fleet behind" : "probe busy", ms);
+    else log.info("fleet not behind, probe not busy: results are published as soon as their slot has nothing unconfirmed");
+    releaseDue();
   }
 
   private void releaseDue() {

@@ -17,7 +17,8 @@ import java.util.Map;
  * already wait seconds in the slot queues) a key also gathers when nothing of it is unconfirmed, until it
  * holds {@code gatherRows} rows or its oldest held row has waited {@code gatherMs}: fewer, larger messages,
  * which is what a message costs the broker (README, "What a message costs RabbitMQ"), for a wait far below
- * the one in the queues. {@link #due(long)} hands out the keys whose wait is over.
+ * the one in the queues. While the probe is busy ({@link GatherPolicy}) keys gather the same way for a shorter time
+ * ({@link #gatherFor}). {@link #due(long)} hands out the keys whose wait is over.
  *
  * <p>Rows keep their order per key: held rows are always newer than the key's unconfirmed ones.
  */
@@ -27,7 +28,8 @@ final class SlotGate {
   private final Map<String, Integer> unconfirmed = new HashMap<>();
   private final Map<String, Held> held = new LinkedHashMap<>();
   private int heldRows;
-  private boolean gathering;
+  /** How long keys gather now beyond the round trip; 0 = not at all. */
+  private long gatheringMs;
 
   private static final class Held {
     final List<OutboxRow> rows = new ArrayList<>();
@@ -45,16 +47,21 @@ final class SlotGate {
 
   /**
    * @param gatherRows while gathering, a key goes once it holds this many rows
-   * @param gatherMs while gathering, a key goes once its oldest held row waited this long
+   * @param gatherMs while the fleet is behind ({@link #gathering(boolean)}), a key goes once its oldest held row waited this long
    */
   SlotGate(int gatherRows, long gatherMs) {
     this.gatherRows = Math.max(1, gatherRows);
     this.gatherMs = Math.max(0, gatherMs);
   }
 
-  /** Whether keys gather beyond the round trip (the fleet is behind); off releases every waiting key at the next {@link #due}. */
+  /** Whether keys gather beyond the round trip (the fleet is behind), for up to {@code gatherMs}; off releases every waiting key at the next {@link #due}. */
   void gathering(boolean on) {
-    gathering = on && gathers();
+    gatherFor(on ? gatherMs : 0);
+  }
+
+  /** Keys gather beyond the round trip for up to {@code ms} (0 = not at all; no effect when the gate cannot gather). */
+  void gatherFor(long ms) {
+    gatheringMs = gathers() ? Math.max(0, ms) : 0;
   }
 
   /** Whether this gate can gather at all (more than one row and a time above 0). */
@@ -63,7 +70,12 @@ final class SlotGate {
   }
 
   boolean gathering() {
-    return gathering;
+    return gatheringMs > 0;
+  }
+
+  /** The gather time now (0: keys publish as soon as nothing of them is unconfirmed). */
+  long gatheringMs() {
+    return gatheringMs;
   }
 
   /** The rows that may be published now, in their order per key; the others are held. */
@@ -72,7 +84,7 @@ final class SlotGate {
     for (OutboxRow r : rows) {
       String key = r.routingKey();
       Held h = held.get(key);
-      if (h != null || unconfirmed.getOrDefault(key, 0) > 0 || gathering) {
+      if (h != null || unconfirmed.getOrDefault(key, 0) > 0 || gatheringMs > 0) {
         if (h == null) held.put(key, h = new Held(nowMs));
         h.rows.add(r);
         heldRows++;
@@ -116,7 +128,7 @@ final class SlotGate {
   }
 
   private boolean ready(Held h, long nowMs) {
-    return !gathering || h.rows.size() >= gatherRows || nowMs - h.since >= gatherMs;
+    return gatheringMs == 0 || h.rows.size() >= gatherRows || nowMs - h.since >= gatheringMs;
   }
 
   private List<OutboxRow> release(String key) {

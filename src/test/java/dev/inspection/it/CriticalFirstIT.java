@@ -37,7 +37,7 @@ class CriticalFirstIT {
       awaitResult(outbox.append(results("n", NORMAL, Priority.NORMAL, 0)));
       awaitResult(outbox.append(results("c", CRITICAL, Priority.HIGH, 1)));
 
-      rig.start(new OutboxPublisher.Settings(100, 60_000, 1, 1, 262_144, 1, 0), p -> {});
+      rig.start(new OutboxPublisher.Settings(100, 60_000, 1, 1, 262_144, 1, 0, 0, 0), p -> {});
       awaitTrue(Duration.ofSeconds(120), "every row confirmed", () -> awaitResult(outbox.stats()).depth() == 0);
 
       long[] byPriority = confirmedBeforeLastCritical(rig.file);

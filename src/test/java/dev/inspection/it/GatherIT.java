@@ -43,7 +43,7 @@ class GatherIT {
       Connection conn = rig.conn;
       Topology topology = rig.topology;
       Path file = rig.file;
-      OutboxPublisher publisher = rig.start(new OutboxPublisher.Settings(20_000, 60_000, 1, 100, 262_144, 50, GATHER_MS), p -> p.gather(true));
+      OutboxPublisher publisher = rig.start(new OutboxPublisher.Settings(20_000, 60_000, 1, 100, 262_144, 50, GATHER_MS, 0, 0), p -> p.gather(true));
       AtomicInteger device = new AtomicInteger();
 
       // 1. gathering: five appends of 10 results of one slot go as one message once 50 have gathered (without

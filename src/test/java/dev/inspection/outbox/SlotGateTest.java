@@ -120,11 +120,29 @@ class SlotGateTest {
   }
 
   @Test
+  void aBusyProbeGathersForItsShorterTimeAndGoingBehindLengthensIt() {
+    SlotGate g = new SlotGate(50, 500);
+    g.gatherFor(200);
+    assertEquals(200, g.gatheringMs());
+    g.admit(List.of(row(1, "a")), 0);
+    assertEquals(List.of(), ids(g.due(199)));
+    assertEquals(List.of(1L), ids(g.due(200)), "busy: 200 ms, not the 500 of a fleet behind");
+    g.admit(List.of(row(2, "a")), 300);
+    g.gathering(true);
+    assertEquals(List.of(), ids(g.due(500)), "behind now: the held row waits the longer time");
+    assertEquals(List.of(2L), ids(g.due(800)));
+    g.gatherFor(0);
+    assertEquals(List.of(3L), ids(g.admit(List.of(row(3, "a")), 801)), "neither: a lone row goes at once");
+  }
+
+  @Test
   void gatheringNeedsBothARowCountAndATime() {
     SlotGate off = new SlotGate(50, 0);
     assertFalse(off.gathers());
     off.gathering(true);
     assertFalse(off.gathering(), "asked to gather, it cannot");
+    off.gatherFor(200);
+    assertFalse(off.gathering(), "not for being busy either: outbox.publish.gather.ms=0 turns all gathering off");
     assertEquals(List.of(1L), ids(off.admit(List.of(row(1, "a")), 0)), "0 ms: no gathering");
     SlotGate one = new SlotGate(1, 500);
     assertFalse(one.gathers());
