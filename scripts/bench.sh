@@ -452,6 +452,7 @@ if [ -z "$IDLE_I" ]; then # the node's default interval (Keys.PROBE_INTERVAL_MS)
   [[ "$IDLE_I" =~ ^[1-9][0-9]*$ ]] || { say "WARNING: could not read probe.interval.ms from the jar (--print-config): idle run at 10000 ms"; IDLE_I=10000; }
 fi
 PG_SYNC="$("${PSQL[@]}" -At -c 'SHOW synchronous_commit' 2>/dev/null || echo NA)"
+PG_BUFFERS="$("${PSQL[@]}" -At -c 'SHOW shared_buffers' 2>/dev/null || echo NA)"
 
 # results (NA until measured)
 PERF_SENT=NA PERF_RECV=NA PERF_SENT_STEADY=NA PERF_RECV_STEADY=NA PG_TPS=NA PG_ROWS=NA PG_LAT=NA PG_FAILED=NA
@@ -966,6 +967,7 @@ GOALS=(
 notes=()
 [ "$QUICK" = 1 ] && notes+=("--quick smoke run: ${WINDOW} s windows, smaller fleets; not figures for the README")
 notes+=("git $COMMIT$DIRTY, target/node.jar built $JAR_TIME; $SLOTS slots = $((2 * SLOTS)) quorum queues${BENCH_NODE_FLAGS:+; node flags $BENCH_NODE_FLAGS}")
+notes+=("PostgreSQL shared_buffers $PG_BUFFERS (the server's setting, not the node's; pages beyond it are read from and written to the OS cache by the sessions themselves)")
 ran capacity && notes+=("capacity and half: -Xmx$HEAP, warm-up ${WARMUP} s, window ${WINDOW} s")
 jitw=""; for tag in capacity half idle million; do ran "$tag" && jitw+="${jitw:+, }$tag ${R[$tag.jit_wait]:-0} s"; done
 notes+=("after each warm-up, waited for the JIT compiler to settle (<= $(fmt0 "$(calc 'a * 100' "$JIT_SETTLE_SHARE")") % of the node's CPU or $JIT_SETTLE_MC milli-cores, at most $JIT_SETTLE_MAX s; BENCH_JIT_SETTLE_MAX_S=0 skips it): $jitw")
