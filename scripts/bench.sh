@@ -274,10 +274,12 @@ loop_wakeups() { # node-pid
 # milli-cores per thread group between two thread_snapshot outputs, largest first: "event-loops 41, JIT 26, ..."
 thread_split() { # snapshot0 snapshot1 seconds
   awk -v hz="$(getconf CLK_TCK)" -v dt="$3" 'NR == FNR { a[$1] = $2; next } { d[$1] = $2 - a[$1] }
-    END { n = 0; for (k in d) if (d[k] > 0) { n++; v[n] = d[k] * 1000 / hz / dt; name[n] = k }
-          for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (v[j] > v[i]) { t = v[i]; v[i] = v[j]; v[j] = t; t = name[i]; name[i] = name[j]; name[j] = t }
-          out = ""; for (i = 1; i <= n; i++) out = out (i > 1 ? ", " : "") name[i] " " sprintf("%.0f", v[i]); print (out == "" ? "NA" : out) }' \
-    <(printf '%s\n' "$1") <(printf '%s\n' "$2")
+    END { for (k in d) if (d[k] > 0) print k, d[k] * 1000 / hz / dt }' <(printf '%s\n' "$1") <(printf '%s\n' "$2") | mc_list
+}
+
+# "name milli-cores" lines -> "name 41, other 26, ...", largest first, values below 0.5 left out (NA when none is left)
+mc_list() {
+  LC_ALL=C sort -k2,2gr | awk '$2 >= 0.5 { out = out (out == "" ? "" : ", ") $1 " " sprintf("%.0f", $2) } END { print (out == "" ? "NA" : out) }'
 }
 
 # PostgreSQL's CPU time per process: "pid kind ticks" lines (its own time, without the time of children that ended).
@@ -304,11 +306,8 @@ pg_split() { # samples-file postgres-cores seconds
   awk -v hz="$(getconf CLK_TCK)" -v dt="$3" -v total="$2" '
     { if ($1 == 0) first[$2] = $4; last[$2] = $4; if (!($2 in kind) || kind[$2] == "postmaster") kind[$2] = $3 }
     END { for (p in last) { d[kind[p]] += last[p] - (p in first ? first[p] : 0) }
-          n = 0; sum = 0
-          for (g in d) { v = d[g] * 1000 / hz / dt; sum += v; if (v >= 0.5) { n++; val[n] = v; name[n] = g } }
-          rest = total * 1000 - sum; if (rest >= 0.5) { n++; val[n] = rest; name[n] = "ended-unseen" }
-          for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (val[j] > val[i]) { t = val[i]; val[i] = val[j]; val[j] = t; t = name[i]; name[i] = name[j]; name[j] = t }
-          out = ""; for (i = 1; i <= n; i++) out = out (i > 1 ? ", " : "") name[i] " " sprintf("%.0f", val[i]); print (out == "" ? "NA" : out) }' "$1"
+          sum = 0; for (g in d) { v = d[g] * 1000 / hz / dt; sum += v; print g, v }
+          print "ended-unseen", total * 1000 - sum }' "$1" | mc_list
 }
 
 # runs a command in the background into a log; sets BG_RC and BG_CPU (cpu_split while it ran)

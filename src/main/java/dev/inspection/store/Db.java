@@ -96,8 +96,7 @@ public final class Db {
     return PgBuilder.pool()
         .with(new PoolOptions().setName(name).setMaxSize(size).setMaxWaitQueueSize(10_000).setConnectionTimeout(10)
             .setPoolCleanerPeriod(5000).setIdleTimeout(60))
-        .connectingTo(name.equals(PoolOptions.DEFAULT_NAME) ? connectOptions(pg)
-            : withSettings(connectOptions(pg), Map.of("application_name", pg.applicationName() + "/" + name)))
+        .connectingTo(connectOptions(name.equals(PoolOptions.DEFAULT_NAME) ? pg : pg.named(pg.applicationName() + "/" + name)))
         .using(vertx)
         .build();
   }
