@@ -898,7 +898,9 @@ if [ "$RUN_CAPACITY" = 0 ]; then
 else
   CAP_LINE="$(fmt0 "$(v capacity.rate)") results/s committed, avg batch $(fmt1 "$(v capacity.batch)"), lag p50 $(fmt0 "$(v capacity.p50)") ms p99 $(fmt0 "$(v capacity.p99)") ms, outbox depth $(fmt0 "$(v capacity.depth1)") (was $(fmt0 "$(v capacity.depth0)") at window start)$(invalid capacity)"
   if [ "$HALF_N" = NA ]; then
-    HALF_LINE="end to end, half rate:                                     not run (capacity run committed nothing)"
+    why="capacity run committed nothing"
+    [ "$ONLY_CAPACITY" = 1 ] && why="--capacity runs the capacity run alone"
+    HALF_LINE="$(printf '%-59s' "end to end, half rate:")not run ($why)"
   else
     HALF_LINE="$(printf '%-59s' "end to end, half rate (offered $(fmt0 "$(v half.offered)")/s):")$(fmt0 "$(v half.rate)") results/s, lag p50 $(fmt0 "$(v half.p50)") ms p99 $(fmt0 "$(v half.p99)") ms; from the database p50 $(fmt0 "$(v half.db_p50)") ms p99 $(fmt0 "$(v half.db_p99)") ms"
   fi

@@ -33,7 +33,8 @@ public final class DeviceStore {
   static final String CURRENT = """
       SELECT device_id, slot_id, seq, cycle_id, collected_at, writer_epoch, message_id, status_payload, derived_snapshot, updated_at
       FROM device_status_current WHERE device_id = $1""";
-  static final String HISTORY = """
+  /** A device's history, newest first: read through the history key (V015 left history no other index). */
+  public static final String HISTORY = """
       SELECT cycle_id, seq, collected_at, status_payload FROM device_status_history WHERE device_id = $1
       ORDER BY cycle_id DESC, seq DESC LIMIT $2""";
   /** The groups devices are in before an import moves them: those plans change too. */

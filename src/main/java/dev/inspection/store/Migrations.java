@@ -29,7 +29,7 @@ public final class Migrations {
   public static final List<String> FILES = List.of("V001__base.sql", "V002__control_plane.sql", "V003__merge_payload.sql", "V004__partitions_and_state.sql", "V005__operations.sql",
       "V006__state_checks.sql", "V007__audit_log.sql", "V008__rollup_seen.sql", "V009__fleet_mode.sql", "V010__shed.sql",
       "V011__slot_map.sql", "V012__hotel.sql", "V013__derived_snapshot_json.sql",
-      "V014__hot_updates.sql");
+      "V014__hot_updates.sql", "V015__history_one_index.sql");
 
   private Migrations() {}
 

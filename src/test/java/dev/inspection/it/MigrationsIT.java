@@ -135,7 +135,7 @@ class MigrationsIT {
     List<Object[]> h = history(fresh);
     assertEquals(Migrations.FILES.size(), h.size());
     assertEquals("001", h.get(0)[1]);
-    assertEquals("014", h.get(h.size() - 1)[1]);
+    assertEquals("015", h.get(h.size() - 1)[1]);
     assertEquals(0, flyway(fresh, true), "a second start applies nothing");
   }
 
@@ -146,12 +146,12 @@ class MigrationsIT {
     TestEnv old = env();
     legacy(old, Migrations.FILES.subList(0, 10)); // an installation of the time before V011
     old.execute("INSERT INTO $S.device_resource (device_id, check_type, interval_ms, resource_version) SELECT 'd' || g, 'sim', 1000, g FROM generate_series(1, 3) g");
-    assertEquals(4, flyway(old, true), "only V011 to V014 applied");
+    assertEquals(5, flyway(old, true), "only V011 to V015 applied");
     List<Object[]> h = history(old);
-    assertEquals(5, h.size());
+    assertEquals(6, h.size());
     assertEquals(List.of("BASELINE", "010"), List.of(h.get(0)[0], h.get(0)[1]));
-    assertEquals(List.of("SQL", "011", "SQL", "012", "SQL", "013", "SQL", "014"),
-        List.of(h.get(1)[0], h.get(1)[1], h.get(2)[0], h.get(2)[1], h.get(3)[0], h.get(3)[1], h.get(4)[0], h.get(4)[1]));
+    assertEquals(List.of("SQL", "011", "SQL", "012", "SQL", "013", "SQL", "014", "SQL", "015"),
+        List.of(h.get(1)[0], h.get(1)[1], h.get(2)[0], h.get(2)[1], h.get(3)[0], h.get(3)[1], h.get(4)[0], h.get(4)[1], h.get(5)[0], h.get(5)[1]));
     assertEquals(3, old.queryLong("SELECT count(*) FROM $S.device_resource"), "its data kept");
     old.execute("DELETE FROM $S.device_resource");
     assertEquals(String.join("\n", snapshot(reference)), String.join("\n", snapshot(old)));
@@ -160,7 +160,7 @@ class MigrationsIT {
     TestEnv complete = env();
     legacy(complete, Migrations.FILES);
     assertEquals(0, flyway(complete, true));
-    assertEquals("014", history(complete).get(0)[1]);
+    assertEquals("015", history(complete).get(0)[1]);
   }
 
   @Test
@@ -173,7 +173,7 @@ class MigrationsIT {
         VALUES ('with', 0, 0, 1, 1, now(), 1, 'm1', '{"status":"UP"}', '{"v":1,"consec_failure_count":3,"ring":"OOF","alerts":{"a \\"b\\"":1}}'),
                ('without', 0, 0, 1, 1, now(), 1, 'm2', '{"status":"UP"}', NULL)""");
     String before = (String) old.query("SELECT derived_snapshot::text FROM $S.device_status_current WHERE device_id = 'with'").get(0)[0];
-    assertEquals(2, flyway(old, true), "V013 and V014 applied");
+    assertEquals(3, flyway(old, true), "V013 to V015 applied");
     assertEquals("json", old.query("SELECT data_type FROM information_schema.columns WHERE table_schema = '$S' AND table_name = 'device_status_current'"
         + " AND column_name = 'derived_snapshot'").get(0)[0]);
     assertEquals(new JsonObject(before), new JsonObject((String) old.query("SELECT derived_snapshot::text FROM $S.device_status_current WHERE device_id = 'with'")
@@ -203,7 +203,7 @@ class MigrationsIT {
     old.execute(payloadChange);
     awaitTrue(Duration.ofSeconds(20), "the two updates counted", () -> old.query(counts).get(0)[0].equals("2 0"), () -> (String) old.query(counts).get(0)[0]);
     // before V014 neither payload change was a HOT update (the counts say "2 0")
-    assertEquals(1, flyway(old, true), "V014 applied");
+    assertEquals(2, flyway(old, true), "V014 and V015 applied");
     assertEquals(List.of("rcu", "1085", "8201", "g1"), List.of(old.query(
         "SELECT device_id, hotel_id, room_id, hotel_guid FROM $S.device_status_current WHERE hotel_id IS NOT NULL").get(0)));
     assertEquals(1L, old.queryLong("SELECT count(*) FROM $S.device_status_current WHERE hotel_id IS NOT NULL"), "only hotel_room devices have hotel keys");
@@ -215,6 +215,32 @@ class MigrationsIT {
         () -> before + " -> " + old.query(counts).get(0)[0]);
     assertEquals(1L, old.queryLong("SELECT count(*) FROM pg_indexes WHERE schemaname = '$S' AND indexname = 'idx_dsc_hotel_room'"
         + " AND indexdef LIKE '%(hotel_id, room_id)%'"));
+  }
+
+  /**
+   * V015: history keeps its key and loses idx_dsh_device_collected, on the parent and on every partition; the rows stay,
+   * and a device's history, newest first (the device API's read), is still an index scan of the key, not a scan of the table.
+   */
+  @Test
+  void v015DropsTheSecondHistoryIndexAndADevicesHistoryStillReadsByTheKey() throws Exception {
+    TestEnv old = env();
+    legacy(old, Migrations.FILES.subList(0, 14)); // up to V014: two history indexes
+    old.execute("""
+        INSERT INTO $S.device_status_history (device_id, cycle_id, seq, retention_class, slot_id, collected_at, writer_epoch, message_id, status_payload)
+        SELECT 'd' || (g % 2), 1000 + g, 0, 1 + g % 4 / 2, 0, now(), 1, 'm' || g, '{"status":"UP"}' FROM generate_series(1, 40000) g""");
+    String indexes = "SELECT count(*) FROM pg_indexes WHERE schemaname = '$S' AND tablename LIKE 'device_status_history%' AND indexdef LIKE '%(device_id, collected_at DESC)%'";
+    long before = old.queryLong(indexes);
+    assertTrue(before >= 5, "before V015 the parent and its partitions have the index: " + before);
+    assertEquals(1, flyway(old, true), "V015 applied");
+    assertEquals(0, old.queryLong(indexes), "no history index on (device_id, collected_at) is left");
+    assertEquals(40000, old.queryLong("SELECT count(*) FROM $S.device_status_history"), "the rows are kept");
+    assertEquals(1L, old.queryLong("SELECT count(*) FROM pg_indexes WHERE schemaname = '$S' AND tablename = 'device_status_history'"), "the key alone");
+    old.execute("ANALYZE $S.device_status_history");
+    String plan = old.query("EXPLAIN (COSTS OFF) " + dev.inspection.scheduler.DeviceStore.HISTORY.replace("$1", "'d1'").replace("$2", "20")
+        .replace("device_status_history", "$S.device_status_history")).stream().map(r -> (String) r[0]).reduce("", (a, b) -> a + b + "\n");
+    // the rows are in the default partitions (cycle_id 1001..41000 is no day of today's); 20,000 rows of the device, 20 read
+    assertTrue(plan.contains("Index Scan Backward using device_status_history_c1_default_pkey")
+        && plan.contains("Index Scan Backward using device_status_history_c2_default_pkey") && !plan.contains("->  Sort") && !plan.contains("Seq Scan"), plan);
   }
 
   @Test
