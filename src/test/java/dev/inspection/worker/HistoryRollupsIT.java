@@ -1,0 +1,96 @@
+package dev.inspection.worker;
+
+import static dev.inspection.it.TestEnv.awaitResult;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.inspection.it.TestEnv;
+import dev.inspection.messaging.Envelope;
+import dev.inspection.messaging.Priority;
+import dev.inspection.store.Db;
+import dev.inspection.store.Migrations;
+import dev.inspection.store.PgOptions;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonObject;
+import io.vertx.sqlclient.Pool;
+import io.vertx.sqlclient.SqlConnection;
+import io.vertx.sqlclient.Transaction;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.ZoneOffset;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The history and rollup statements against a real PostgreSQL whose rollup table has a partition per day for two
+ * months, as retention.rollup.days keeps it (90 by default): a batch's statements plan and open only the partition of
+ * the batch's minutes (PostgreSQL cannot prune by values inside an array, so without the statements' minute bounds
+ * every execution planned, locked and initialised a scan of every day), and the rollups still count each result once.
+ */
+class HistoryRollupsIT {
+  private static final String ROLLUP_LOCKS = """
+      SELECT coalesce(string_agg(DISTINCT c.relname, ','), '') FROM pg_locks l JOIN pg_class c ON c.oid = l.relation
+      WHERE l.pid = pg_backend_pid() AND c.relkind = 'r' AND c.relname LIKE 'device_status_rollup_1m_%'""";
+
+  @Test
+  void aBatchOpensOnlyItsDaysRollupPartitionAndCountsEachResultOnce() throws Exception {
+    try (TestEnv env = new TestEnv(1)) {
+      Vertx vertx = Vertx.vertx();
+      PgOptions pg = PgOptions.from(env.config(Map.of()));
+      Pool pool = Db.pool(vertx, pg, 1);
+      try {
+        awaitResult(Migrations.apply(vertx, pool, pg, env.slots, true));
+        LocalDate today = LocalDate.now(ZoneOffset.UTC);
+        for (int back = 2; back <= 61; back++) { // sixty days of retention before yesterday (the keeper creates yesterday .. today + 3)
+          LocalDate d = today.minusDays(back);
+          env.execute("CREATE TABLE $S.device_status_rollup_1m_" + d.toString().replace("-", "") + " PARTITION OF $S.device_status_rollup_1m FOR VALUES FROM ('"
+              + d + " 00:00:00+00') TO ('" + d.plusDays(1) + " 00:00:00+00')");
+        }
+        assertTrue(env.queryLong("SELECT count(*) FROM pg_partition_tree('$S.device_status_rollup_1m') WHERE isleaf") >= 66);
+        Instant minute = Instant.now().truncatedTo(ChronoUnit.MINUTES);
+        if (!minute.atZone(ZoneOffset.UTC).toLocalDate().equals(today)) minute = today.atStartOfDay(ZoneOffset.UTC).toInstant(); // midnight passed
+
+        String day = "device_status_rollup_1m_" + minute.atZone(ZoneOffset.UTC).toLocalDate().toString().replace("-", "");
+        List<HistoryRollups.Item> first = batch(minute, 1, "UP");
+        assertEquals(List.of(3, day), write(pool, first), "three history rows; of the rollup partitions only the batch's day's was opened");
+        assertEquals(List.of(0, day), write(pool, first), "a redelivery: no history row; the rollups' read-back opened only that day's too");
+        assertEquals(List.of(3, day), write(pool, batch(minute, 2, "DOWN")), "three new results");
+        List<Object[]> rows = env.query("SELECT device_id, sample_count, down_count, state_changes, last_state FROM $S.device_status_rollup_1m ORDER BY 1");
+        assertEquals(3, rows.size());
+        for (Object[] r : rows) {
+          assertEquals(List.of(2, 1, 1, "DOWN"), List.of(r[1], r[2], r[3], r[4]), r[0] + ": two results counted once each, one change UP -> DOWN");
+        }
+      } finally {
+        pool.close();
+        vertx.close();
+      }
+    }
+  }
+
+  /** Writes {@code items} in one transaction; the history rows inserted and the rollup partitions (tables) the transaction had locked before committing. */
+  private static List<Object> write(Pool pool, List<HistoryRollups.Item> items) throws Exception {
+    SqlConnection conn = awaitResult(pool.getConnection());
+    try {
+      Transaction tx = awaitResult(conn.begin());
+      int history = awaitResult(HistoryRollups.write(conn, items, JsonObject::encode));
+      String locked = awaitResult(conn.query(ROLLUP_LOCKS).execute()).iterator().next().getString(0);
+      awaitResult(tx.commit());
+      return List.of(history, locked);
+    } finally {
+      conn.close();
+    }
+  }
+
+  private static List<HistoryRollups.Item> batch(Instant minute, long cycle, String status) {
+    List<HistoryRollups.Item> items = new ArrayList<>();
+    for (String d : List.of("d1", "d2", "d3")) {
+      JsonObject payload = new JsonObject().put("status", status);
+      Envelope e = new Envelope(Envelope.messageId("p", cycle, d, 0), d, 0, 1, 1, 1, "p", cycle, 0, minute.plusSeconds(cycle), Priority.NORMAL, payload);
+      items.add(new HistoryRollups.Item(0, 1, new StatePlanner.HistoryRow(e, payload, 2, true)));
+    }
+    return items;
+  }
+}
