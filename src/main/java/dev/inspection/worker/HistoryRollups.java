@@ -53,8 +53,11 @@ final class HistoryRollups {
           (minute_bucket, device_id, sample_count, down_count, state_changes, last_state, last_payload, last_cycle_id, last_seq, seen_cycle, seen_seq)
         SELECT a.m, a.d, a.n, a.dn, a.ch + CASE WHEN x.last_state IS NOT NULL AND x.last_state IS DISTINCT FROM a.fs THEN 1 ELSE 0 END,
                a.ls, lt.p, a.lc, a.lq, a.sc::bigint[], a.sq::bigint[]
-        FROM a JOIN t lt ON lt.i = a.li LEFT JOIN device_status_rollup_1m x ON x.minute_bucket = a.m AND x.device_id = a.d
-          AND x.minute_bucket BETWEEN $24::timestamptz AND $25::timestamptz  -- the batch's minutes: only their day partitions are planned and read
+        FROM a JOIN t lt ON lt.i = a.li
+          -- each row's stored state, one index probe per row (LIMIT 1 keeps PostgreSQL from turning it into a join that reads every row
+          -- of the minutes); bounded by the batch's first and last minute, so only their day partitions are planned, locked and opened
+          LEFT JOIN LATERAL (SELECT x.last_state FROM device_status_rollup_1m x WHERE x.minute_bucket = a.m AND x.device_id = a.d
+                               AND x.minute_bucket BETWEEN $24::timestamptz AND $25::timestamptz LIMIT 1) x ON true
         ON CONFLICT (minute_bucket, device_id) DO UPDATE SET
           sample_count = r.sample_count + EXCLUDED.sample_count,
           down_count = r.down_count + EXCLUDED.down_count,
@@ -77,8 +80,11 @@ final class HistoryRollups {
   static final String READ = """
       SELECT r.minute_bucket, r.device_id, r.sample_count, r.down_count, r.state_changes, r.last_state, r.last_cycle_id, r.last_seq,
              r.seen_cycle, r.seen_seq
-      FROM device_status_rollup_1m r JOIN unnest($1::timestamptz[], $2::varchar[]) AS k(m, d) ON r.minute_bucket = k.m AND r.device_id = k.d
-      WHERE r.minute_bucket BETWEEN $3::timestamptz AND $4::timestamptz""";
+      FROM unnest($1::timestamptz[], $2::varchar[]) AS k(m, d)
+        CROSS JOIN LATERAL (  -- as in WRITE: one probe per key, bounded by the minutes
+          SELECT minute_bucket, device_id, sample_count, down_count, state_changes, last_state, last_cycle_id, last_seq, seen_cycle, seen_seq
+          FROM device_status_rollup_1m WHERE minute_bucket = k.m AND device_id = k.d AND minute_bucket BETWEEN $3::timestamptz AND $4::timestamptz
+          LIMIT 1) r""";
 
   /** Absolute values from a fold against the stored rows; a row whose last_cycle_id is null keeps its stored last state, payload and position. */
   static final String SET = """
