@@ -57,6 +57,10 @@
 #   BENCH_MILLION_DEVICES (1000000), BENCH_MILLION_INTERVAL_MS (60000), BENCH_MILLION_WARMUP_S (interval + 30 s),
 #   BENCH_MILLION_WINDOW_S (60), BENCH_MILLION_HEAP (BENCH_HEAP, else 6g);
 #   a shortened million run: BENCH_MILLION_DEVICES=50000 BENCH_WARMUP_S=10 BENCH_WINDOW_S=10 ./run.sh bench --million
+#   BENCH_AGED_DAYS (0): give the node's schema, before each run, the past day partitions a node that has run this many
+#   days keeps (history up to retention.history.days.high/normal, 30/14; alert events and rollups up to 90): a fresh schema
+#   has only yesterday to 3 days ahead, and a statement that cannot prune partitions costs more with every day kept;
+#   e.g. BENCH_AGED_DAYS=90 ./run.sh bench --capacity
 #   BENCH_ID (default bench: the node's schema, queue prefix, Redis prefix and node id, the scratch schema
 #   <id>_pg and the PerfTest queues <id>.perf.N) and BENCH_PORT (18080): to run beside another checkout's bench
 #   (the figures of both are then skewed).
@@ -175,6 +179,8 @@ for x in CAP_N:CAP_DEVICES CAP_I:CAP_INTERVAL_MS HALF_I:HALF_INTERVAL_MS WARMUP:
   [[ "${!name}" =~ ^[1-9][0-9]*$ ]] || { echo "bench.sh: BENCH_${x#*:} (or BENCH_WARMUP_S / BENCH_WINDOW_S) must be a positive integer, got '${!name}'" >&2; exit 2; }
 done
 [ -z "$IDLE_I" ] || [[ "$IDLE_I" =~ ^[1-9][0-9]*$ ]] || { echo "bench.sh: BENCH_IDLE_INTERVAL_MS must be a positive integer" >&2; exit 2; }
+AGED_DAYS="${BENCH_AGED_DAYS:-0}"
+[[ "$AGED_DAYS" =~ ^[0-9]+$ ]] || { echo "bench.sh: BENCH_AGED_DAYS must be a whole number of days (0 = a fresh schema), got '$AGED_DAYS'" >&2; exit 2; }
 STEP=10 # seconds between progress samples inside a window
 # after the warm-up, wait (at most this long) until the JIT compiler has settled: at most JIT_SETTLE_SHARE of
 # the node's CPU, or JIT_SETTLE_MC milli-cores, over JIT_SETTLE_STEP seconds
@@ -379,6 +385,39 @@ teardown_node() {
   return 1
 }
 
+age_schema() { # BENCH_AGED_DAYS: migrate the node's schema and add the past days' partitions the retention keeps
+  java -jar "$JAR" migrate --pg.schema="$PREFIX" --slots.total=$SLOTS --security.allow.insecure.credentials=true >"$OUT/migrate.log" 2>&1 ||
+    die "migrating schema $PREFIX for BENCH_AGED_DAYS failed (log: $OUT/migrate.log)"
+  "${PSQL[@]}" -v schema="$PREFIX" -v days="$AGED_DAYS" >"$OUT/age.log" 2>&1 <<'SQL' || die "adding $AGED_DAYS past days of partitions to $PREFIX failed (log: $OUT/age.log)"
+SET client_min_messages = warning;
+SELECT set_config('bench.schema', :'schema', false), set_config('bench.days', :'days', false);
+DO $$
+DECLARE
+  s text := current_setting('bench.schema');
+  d date;
+  lo bigint;
+  back int;
+BEGIN
+  FOR back IN 2 .. current_setting('bench.days')::int LOOP -- the migration made yesterday .. today + 3
+    d := current_date - back;
+    lo := (extract(epoch FROM (d::timestamp AT TIME ZONE 'UTC')) * 1000)::bigint;
+    IF back <= 30 THEN
+      EXECUTE format('CREATE TABLE %I.%I PARTITION OF %I.device_status_history_c1 FOR VALUES FROM (%s) TO (%s)', s, 'device_status_history_c1_' || to_char(d, 'YYYYMMDD'), s, lo, lo + 86400000);
+    END IF;
+    IF back <= 14 THEN
+      EXECUTE format('CREATE TABLE %I.%I PARTITION OF %I.device_status_history_c2 FOR VALUES FROM (%s) TO (%s)', s, 'device_status_history_c2_' || to_char(d, 'YYYYMMDD'), s, lo, lo + 86400000);
+    END IF;
+    IF back <= 90 THEN
+      EXECUTE format('CREATE TABLE %I.%I PARTITION OF %I.alert_event FOR VALUES FROM (%s) TO (%s)', s, 'alert_event_' || to_char(d, 'YYYYMMDD'), s, lo, lo + 86400000);
+      EXECUTE format('CREATE TABLE %I.%I PARTITION OF %I.device_status_rollup_1m FOR VALUES FROM (%L) TO (%L)', s, 'device_status_rollup_1m_' || to_char(d, 'YYYYMMDD'), s,
+                     d::timestamp AT TIME ZONE 'UTC', (d + 1)::timestamp AT TIME ZONE 'UTC');
+    END IF;
+  END LOOP;
+END $$;
+SQL
+  AGED_PARTS=$("${PSQL[@]}" -Atc "SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = '$PREFIX' AND c.relkind = 'r' AND c.relispartition")
+}
+
 stop_node() { # sets NODE_STOP_S
   [ -n "$NODE_PID" ] || return 0
   local t0 pid="$NODE_PID"
@@ -563,6 +602,7 @@ start_node() { # tag devices interval_ms heap
   rm -rf "$DATA" "$OUT/gc-$tag.log" "$NODE_LOG"
   NODE_TEARDOWN_MAYBE=1
   teardown_node || die "Teardown before the run failed (RabbitMQ or PostgreSQL down?)"
+  [ "$AGED_DAYS" = 0 ] || age_schema
   local jvm_opts=${BENCH_JVM_OPTS:-}
   jvm_opts=${jvm_opts//\{run\}/$tag}
   # the scheduler's API needs real secrets: throwaway ones, through the environment
@@ -968,6 +1008,7 @@ GOALS=(
 notes=()
 [ "$QUICK" = 1 ] && notes+=("--quick smoke run: ${WINDOW} s windows, smaller fleets; not figures for the README")
 notes+=("git $COMMIT$DIRTY, target/node.jar built $JAR_TIME; $SLOTS slots = $((2 * SLOTS)) quorum queues${BENCH_NODE_FLAGS:+; node flags $BENCH_NODE_FLAGS}")
+[ "$AGED_DAYS" = 0 ] || notes+=("BENCH_AGED_DAYS=$AGED_DAYS: before each run the node's schema got the past days' partitions its retention keeps: ${AGED_PARTS:-NA} partitions of history, alert events and rollups (a fresh schema: yesterday to 3 days ahead)")
 notes+=("PostgreSQL shared_buffers $PG_BUFFERS (the server's setting, not the node's; pages beyond it are read from and written to the OS cache by the sessions themselves)")
 ran capacity && notes+=("capacity and half: -Xmx$HEAP, warm-up ${WARMUP} s, window ${WINDOW} s")
 jitw=""; for tag in capacity half idle million; do ran "$tag" && jitw+="${jitw:+, }$tag ${R[$tag.jit_wait]:-0} s"; done
