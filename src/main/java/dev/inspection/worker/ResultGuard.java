@@ -25,6 +25,11 @@ import java.util.function.Supplier;
  *       {@code worker.max.future.skew.ms} ahead of the worker's clock. Results are ordered by
  *       {@code (cycle_id, seq)}, so one such result would win over every real one until that time and
  *       freeze the device's status and alerts;</li>
+ *   <li>{@code collected_after_cycle}: its {@code collected_at} lies more than {@link #MAX_COLLECTED_AFTER_CYCLE_MS} (a day)
+ *       after its {@code cycle_id}. The probe stamps {@code cycle_id} at or after the check's time (its outbox takes the
+ *       larger of the two and its own high-water mark), and the worker reads a touched alert's events of the last 7
+ *       days by {@code cycle_id}, the key of the day partitions of {@code alert_event} ({@link BatchStore#READ_EVENTS}):
+ *       an event collected days after its cycle would be left out of its alert;</li>
  *   <li>what PostgreSQL would refuse, checked before it sees it (D9), so the common case never costs a
  *       refused transaction and its split: {@code bad_field} for a {@code device_id} or {@code message_id}
  *       holding a NUL character ({@code text} cannot store one) or a {@code message_id} longer than its
@@ -44,6 +49,9 @@ import java.util.function.Supplier;
  * @param slotVersion the map version this slot's devices were switched to when it was loaded (1 before any reshard)
  */
 public record ResultGuard(int slot, Supplier<SlotMapWindow> map, long maxFutureSkewMs, long slotVersion) {
+  /** How far after its cycle_id a result's collected_at may lie (a day): {@code collected_after_cycle} beyond. */
+  public static final long MAX_COLLECTED_AFTER_CYCLE_MS = 86_400_000L;
+
   public ResultGuard {
     if (maxFutureSkewMs < 0) throw new IllegalArgumentException("maxFutureSkewMs must be >= 0, got " + maxFutureSkewMs);
   }
@@ -109,6 +117,12 @@ public record ResultGuard(int slot, Supplier<SlotMapWindow> map, long maxFutureS
     if (ahead > maxFutureSkewMs) {
       throw new InvalidMessage("future_cycle", "cycle_id " + e.cycleId() + " is " + ahead + " ms ahead of this worker's clock (limit "
           + maxFutureSkewMs + " ms, worker.max.future.skew.ms): a forged result or a probe whose clock runs ahead");
+    }
+    long after = e.collectedAt().toEpochMilli() - e.cycleId();
+    if (after > MAX_COLLECTED_AFTER_CYCLE_MS) {
+      throw new InvalidMessage("collected_after_cycle", "collected_at " + e.collectedAt() + " is " + after + " ms after cycle_id " + e.cycleId()
+          + " (limit " + MAX_COLLECTED_AFTER_CYCLE_MS + " ms): the probe stamps cycle_id at or after the check's time; a forged result or a"
+          + " producer that does not (its alert events would be read by cycle_id)");
     }
     forwardIfMoved(e, nowMs);
   }

@@ -72,6 +72,23 @@ class ResultGuardTest {
   }
 
   @Test
+  void aResultCollectedMoreThanADayAfterItsCycleIsCollectedAfterCycleAndTheLimitItselfIsAccepted() {
+    ResultGuard g = new ResultGuard(5, SLOTS, 600_000);
+    String d = deviceIn(5);
+    long cycle = NOW - 2 * ResultGuard.MAX_COLLECTED_AFTER_CYCLE_MS;
+    assertDoesNotThrow(() -> g.check(collectedAt(d, cycle, cycle + ResultGuard.MAX_COLLECTED_AFTER_CYCLE_MS), NOW));
+    assertDoesNotThrow(() -> g.check(collectedAt(d, cycle, cycle - 3_600_000), NOW), "collected before its cycle (the probe's high-water mark)");
+    InvalidMessage e = assertThrows(InvalidMessage.class, () -> g.check(collectedAt(d, cycle, cycle + ResultGuard.MAX_COLLECTED_AFTER_CYCLE_MS + 1), NOW));
+    assertEquals("collected_after_cycle", e.reason);
+    assertTrue(e.getMessage().contains("86400001 ms after cycle_id " + cycle), e.getMessage());
+  }
+
+  private static Envelope collectedAt(String device, long cycle, long collectedMs) {
+    return new Envelope(Envelope.messageId("p", cycle, device, 1), device, 5, 1, 1, 1, "p", cycle, 1, Instant.ofEpochMilli(collectedMs),
+        Priority.NORMAL, new JsonObject().put("status", "UP"));
+  }
+
+  @Test
   void aZeroSkewAcceptsNothingAheadOfTheClock() {
     ResultGuard g = new ResultGuard(0, 1, 0);
     assertDoesNotThrow(() -> g.check(result("any", 0, NOW), NOW));
