@@ -11,9 +11,6 @@ import dev.inspection.messaging.Priority;
 import dev.inspection.state.AlertRules;
 import dev.inspection.state.DerivedState;
 import dev.inspection.state.PayloadProfiles;
-import dev.inspection.store.Db;
-import dev.inspection.store.Migrations;
-import dev.inspection.store.PgOptions;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
 import io.vertx.sqlclient.Pool;
@@ -41,17 +38,9 @@ class AlertEventsIT {
   void aBatchWithAlertEventsReadsOnlyTheLastDaysPartitions() throws Exception {
     try (TestEnv env = new TestEnv(1)) {
       Vertx vertx = Vertx.vertx();
-      PgOptions pg = PgOptions.from(env.config(Map.of()));
-      Pool pool = Db.pool(vertx, pg, 1);
+      Pool pool = AgedSchema.open(vertx, env);
       try {
-        awaitResult(Migrations.apply(vertx, pool, pg, env.slots, true));
         LocalDate today = LocalDate.now(ZoneOffset.UTC);
-        for (int back = 2; back <= 61; back++) {
-          LocalDate d = today.minusDays(back);
-          long lo = d.atStartOfDay(ZoneOffset.UTC).toInstant().toEpochMilli();
-          env.execute("CREATE TABLE $S.alert_event_" + d.toString().replace("-", "") + " PARTITION OF $S.alert_event FOR VALUES FROM (" + lo + ") TO ("
-              + (lo + 86_400_000L) + ")");
-        }
         env.execute("UPDATE $S.slot_lease SET owner_worker_id = 'w', lease_epoch = 1, state = 'ACTIVE'");
         String recent = today.minusDays(10).toString().replace("-", ""); // 7 days of look-back and 2 of slack, and the day it began
         long oldBefore = env.queryLong(String.format(SCANS, "<", recent)); // creating the partitions scanned them already

@@ -7,9 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.inspection.it.TestEnv;
 import dev.inspection.messaging.Envelope;
 import dev.inspection.messaging.Priority;
-import dev.inspection.store.Db;
-import dev.inspection.store.Migrations;
-import dev.inspection.store.PgOptions;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
 import io.vertx.sqlclient.Pool;
@@ -22,7 +19,6 @@ import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -42,16 +38,9 @@ class HistoryRollupsIT {
   void aBatchOpensOnlyItsDaysRollupPartitionAndCountsEachResultOnce() throws Exception {
     try (TestEnv env = new TestEnv(1)) {
       Vertx vertx = Vertx.vertx();
-      PgOptions pg = PgOptions.from(env.config(Map.of()));
-      Pool pool = Db.pool(vertx, pg, 1);
+      Pool pool = AgedSchema.open(vertx, env);
       try {
-        awaitResult(Migrations.apply(vertx, pool, pg, env.slots, true));
         LocalDate today = LocalDate.now(ZoneOffset.UTC);
-        for (int back = 2; back <= 61; back++) { // sixty days of retention before yesterday (the keeper creates yesterday .. today + 3)
-          LocalDate d = today.minusDays(back);
-          env.execute("CREATE TABLE $S.device_status_rollup_1m_" + d.toString().replace("-", "") + " PARTITION OF $S.device_status_rollup_1m FOR VALUES FROM ('"
-              + d + " 00:00:00+00') TO ('" + d.plusDays(1) + " 00:00:00+00')");
-        }
         assertTrue(env.queryLong("SELECT count(*) FROM pg_partition_tree('$S.device_status_rollup_1m') WHERE isleaf") >= 66);
         Instant minute = Instant.now().truncatedTo(ChronoUnit.MINUTES);
         if (!minute.atZone(ZoneOffset.UTC).toLocalDate().equals(today)) minute = today.atStartOfDay(ZoneOffset.UTC).toInstant(); // midnight passed

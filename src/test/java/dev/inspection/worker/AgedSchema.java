@@ -1,0 +1,41 @@
+package dev.inspection.worker;
+
+import static dev.inspection.it.TestEnv.awaitResult;
+
+import dev.inspection.it.TestEnv;
+import dev.inspection.store.Db;
+import dev.inspection.store.Migrations;
+import dev.inspection.store.PgOptions;
+import io.vertx.core.Vertx;
+import io.vertx.sqlclient.Pool;
+import java.time.LocalDate;
+import java.time.ZoneOffset;
+import java.util.Map;
+
+/**
+ * A test's schema as a node that has run for two months has it: migrated, and the alert events and rollups of the 60
+ * days before yesterday in day partitions of their own (the migration makes yesterday .. today + 3; the retention keeps
+ * 90 days of both), so a statement that cannot prune partitions shows it.
+ */
+final class AgedSchema {
+  static final int PAST_DAYS = 60;
+
+  private AgedSchema() {}
+
+  /** Migrates {@code env}'s schema, adds the past days' partitions and returns a pool of one connection on it. */
+  static Pool open(Vertx vertx, TestEnv env) throws Exception {
+    PgOptions pg = PgOptions.from(env.config(Map.of()));
+    Pool pool = Db.pool(vertx, pg, 1);
+    awaitResult(Migrations.apply(vertx, pool, pg, env.slots, true));
+    LocalDate today = LocalDate.now(ZoneOffset.UTC);
+    for (int back = 2; back <= PAST_DAYS + 1; back++) {
+      LocalDate d = today.minusDays(back);
+      String day = d.toString().replace("-", "");
+      long lo = d.atStartOfDay(ZoneOffset.UTC).toInstant().toEpochMilli();
+      env.execute("CREATE TABLE $S.alert_event_" + day + " PARTITION OF $S.alert_event FOR VALUES FROM (" + lo + ") TO (" + (lo + 86_400_000L) + ")");
+      env.execute("CREATE TABLE $S.device_status_rollup_1m_" + day + " PARTITION OF $S.device_status_rollup_1m FOR VALUES FROM ('" + d
+          + " 00:00:00+00') TO ('" + d.plusDays(1) + " 00:00:00+00')");
+    }
+    return pool;
+  }
+}
