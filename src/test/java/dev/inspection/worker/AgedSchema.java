@@ -17,13 +17,12 @@ import java.util.Map;
  * days before yesterday in day partitions of their own (the migration makes yesterday .. today + 3; the retention keeps
  * 90 days of both), so a statement that cannot prune partitions shows it.
  */
-final class AgedSchema {
+record AgedSchema(Vertx vertx, Pool pool) implements AutoCloseable {
   static final int PAST_DAYS = 60;
 
-  private AgedSchema() {}
-
-  /** Migrates {@code env}'s schema, adds the past days' partitions and returns a pool of one connection on it. */
-  static Pool open(Vertx vertx, TestEnv env) throws Exception {
+  /** Migrates {@code env}'s schema and adds the past days' partitions; {@link #pool()} has one connection on it. */
+  static AgedSchema open(TestEnv env) throws Exception {
+    Vertx vertx = Vertx.vertx();
     PgOptions pg = PgOptions.from(env.config(Map.of()));
     Pool pool = Db.pool(vertx, pg, 1);
     awaitResult(Migrations.apply(vertx, pool, pg, env.slots, true));
@@ -36,6 +35,12 @@ final class AgedSchema {
       env.execute("CREATE TABLE $S.device_status_rollup_1m_" + day + " PARTITION OF $S.device_status_rollup_1m FOR VALUES FROM ('" + d
           + " 00:00:00+00') TO ('" + d.plusDays(1) + " 00:00:00+00')");
     }
-    return pool;
+    return new AgedSchema(vertx, pool);
+  }
+
+  @Override
+  public void close() throws Exception {
+    awaitResult(pool.close());
+    awaitResult(vertx.close());
   }
 }

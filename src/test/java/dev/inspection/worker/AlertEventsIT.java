@@ -11,7 +11,6 @@ import dev.inspection.messaging.Priority;
 import dev.inspection.state.AlertRules;
 import dev.inspection.state.DerivedState;
 import dev.inspection.state.PayloadProfiles;
-import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
 import io.vertx.sqlclient.Pool;
 import java.time.Duration;
@@ -36,42 +35,36 @@ class AlertEventsIT {
 
   @Test
   void aBatchWithAlertEventsReadsOnlyTheLastDaysPartitions() throws Exception {
-    try (TestEnv env = new TestEnv(1)) {
-      Vertx vertx = Vertx.vertx();
-      Pool pool = AgedSchema.open(vertx, env);
-      try {
-        LocalDate today = LocalDate.now(ZoneOffset.UTC);
-        env.execute("UPDATE $S.slot_lease SET owner_worker_id = 'w', lease_epoch = 1, state = 'ACTIVE'");
-        String recent = today.minusDays(10).toString().replace("-", ""); // 7 days of look-back and 2 of slack, and the day it began
-        long oldBefore = env.queryLong(String.format(SCANS, "<", recent)); // creating the partitions scanned them already
-        long recentBefore = env.queryLong(String.format(SCANS, ">=", recent));
-        BatchStore store = new BatchStore(pool, "w");
-        // a normal device fails until its offline alert fires; every batch with an event reads the alert's events
-        String device = "ae-1";
-        Map<String, DerivedState> memory = new HashMap<>();
-        long cycle = System.currentTimeMillis() - 60_000;
-        int withEvents = 0;
-        long maxLocked = 0;
-        for (int i = 0; i < 8; i++) {
-          Envelope e = new Envelope(Envelope.messageId("n", cycle + i, device, 1), device, 0, 1, 1, 1, "n", cycle + i, 1, Instant.ofEpochMilli(cycle + i),
-              Priority.NORMAL, new JsonObject().put("status", i < 6 ? "DOWN" : "UP"));
-          StatePlanner.Plan plan = StatePlanner.plan(List.of(e), memory, Map.of(device, new DeviceDirectory.Info(2, PayloadProfiles.DEFAULT, false)),
-              AlertRules::forPriority);
-          if (!plan.events().isEmpty()) withEvents++;
-          awaitResult(store.commit(List.of(new BatchStore.Part(0, 1, plan))));
-          memory.putAll(plan.next());
-        }
-        assertTrue(withEvents >= 2, "the alert fired and resolved: " + withEvents + " batches with events");
-        TestEnv.awaitTrue(Duration.ofSeconds(30), "the statistics show the recent partitions read",
-            () -> env.queryLong(String.format(SCANS, ">=", recent)) > recentBefore);
-        assertEquals(oldBefore, env.queryLong(String.format(SCANS, "<", recent)), "no partition older than 10 days was read");
-        List<Object[]> fold = env.query("SELECT state FROM $S.alert_current WHERE device_id = '" + device + "'");
-        assertFalse(fold.isEmpty(), "the alert was folded from its events");
-        assertEquals(withEvents, env.queryLong("SELECT count(*) FROM $S.alert_event WHERE device_id = '" + device + "'"), "every event stored once");
-      } finally {
-        pool.close();
-        vertx.close();
+    try (TestEnv env = new TestEnv(1); AgedSchema db = AgedSchema.open(env)) {
+      Pool pool = db.pool();
+      LocalDate today = LocalDate.now(ZoneOffset.UTC);
+      env.execute("UPDATE $S.slot_lease SET owner_worker_id = 'w', lease_epoch = 1, state = 'ACTIVE'");
+      String recent = today.minusDays(10).toString().replace("-", ""); // 7 days of look-back and 2 of slack, and the day it began
+      long oldBefore = env.queryLong(String.format(SCANS, "<", recent)); // creating the partitions scanned them already
+      long recentBefore = env.queryLong(String.format(SCANS, ">=", recent));
+      BatchStore store = new BatchStore(pool, "w");
+      // a normal device fails until its offline alert fires; every batch with an event reads the alert's events
+      String device = "ae-1";
+      Map<String, DerivedState> memory = new HashMap<>();
+      long cycle = System.currentTimeMillis() - 60_000;
+      int withEvents = 0;
+      long maxLocked = 0;
+      for (int i = 0; i < 8; i++) {
+        Envelope e = new Envelope(Envelope.messageId("n", cycle + i, device, 1), device, 0, 1, 1, 1, "n", cycle + i, 1, Instant.ofEpochMilli(cycle + i),
+            Priority.NORMAL, new JsonObject().put("status", i < 6 ? "DOWN" : "UP"));
+        StatePlanner.Plan plan = StatePlanner.plan(List.of(e), memory, Map.of(device, new DeviceDirectory.Info(2, PayloadProfiles.DEFAULT, false)),
+            AlertRules::forPriority);
+        if (!plan.events().isEmpty()) withEvents++;
+        awaitResult(store.commit(List.of(new BatchStore.Part(0, 1, plan))));
+        memory.putAll(plan.next());
       }
+      assertTrue(withEvents >= 2, "the alert fired and resolved: " + withEvents + " batches with events");
+      TestEnv.awaitTrue(Duration.ofSeconds(30), "the statistics show the recent partitions read",
+          () -> env.queryLong(String.format(SCANS, ">=", recent)) > recentBefore);
+      assertEquals(oldBefore, env.queryLong(String.format(SCANS, "<", recent)), "no partition older than 10 days was read");
+      List<Object[]> fold = env.query("SELECT state FROM $S.alert_current WHERE device_id = '" + device + "'");
+      assertFalse(fold.isEmpty(), "the alert was folded from its events");
+      assertEquals(withEvents, env.queryLong("SELECT count(*) FROM $S.alert_event WHERE device_id = '" + device + "'"), "every event stored once");
     }
   }
 }

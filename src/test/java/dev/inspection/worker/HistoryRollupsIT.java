@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.inspection.it.TestEnv;
 import dev.inspection.messaging.Envelope;
 import dev.inspection.messaging.Priority;
-import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.SqlConnection;
@@ -36,32 +35,26 @@ class HistoryRollupsIT {
 
   @Test
   void aBatchOpensOnlyItsDaysRollupPartitionAndCountsEachResultOnce() throws Exception {
-    try (TestEnv env = new TestEnv(1)) {
-      Vertx vertx = Vertx.vertx();
-      Pool pool = AgedSchema.open(vertx, env);
-      try {
-        LocalDate today = LocalDate.now(ZoneOffset.UTC);
-        assertTrue(env.queryLong("SELECT count(*) FROM pg_partition_tree('$S.device_status_rollup_1m') WHERE isleaf") >= 66);
-        Instant minute = Instant.now().truncatedTo(ChronoUnit.MINUTES);
-        if (!minute.atZone(ZoneOffset.UTC).toLocalDate().equals(today)) minute = today.atStartOfDay(ZoneOffset.UTC).toInstant(); // midnight passed
+    try (TestEnv env = new TestEnv(1); AgedSchema db = AgedSchema.open(env)) {
+      Pool pool = db.pool();
+      LocalDate today = LocalDate.now(ZoneOffset.UTC);
+      assertTrue(env.queryLong("SELECT count(*) FROM pg_partition_tree('$S.device_status_rollup_1m') WHERE isleaf") >= 66);
+      Instant minute = Instant.now().truncatedTo(ChronoUnit.MINUTES);
+      if (!minute.atZone(ZoneOffset.UTC).toLocalDate().equals(today)) minute = today.atStartOfDay(ZoneOffset.UTC).toInstant(); // midnight passed
 
-        String day = "device_status_rollup_1m_" + minute.atZone(ZoneOffset.UTC).toLocalDate().toString().replace("-", "");
-        // the rest of a busy fleet's minute: a statement that joined the minute's rows instead of probing the batch's keys reads them all
-        env.execute("INSERT INTO $S.device_status_rollup_1m (minute_bucket, device_id, sample_count, down_count, state_changes, last_state)"
-            + " SELECT '" + minute + "', 'other-' || g, 1, 0, 0, 'UP' FROM generate_series(1, 20000) g");
-        List<HistoryRollups.Item> first = batch(minute, 1, "UP");
-        assertEquals(List.of(200, day), write(pool, first, day), "200 history rows; of the rollup partitions only the batch's day's was opened, by key");
-        assertEquals(List.of(0, day), write(pool, first, day), "a redelivery: no history row; the rollups' read-back opened only that day's too");
-        assertEquals(List.of(200, day), write(pool, batch(minute, 2, "DOWN"), day), "200 new results");
-        List<Object[]> rows = env.query("SELECT device_id, sample_count, down_count, state_changes, last_state FROM $S.device_status_rollup_1m"
-            + " WHERE device_id NOT LIKE 'other-%' ORDER BY 1");
-        assertEquals(200, rows.size());
-        for (Object[] r : rows) {
-          assertEquals(List.of(2, 1, 1, "DOWN"), List.of(r[1], r[2], r[3], r[4]), r[0] + ": two results counted once each, one change UP -> DOWN");
-        }
-      } finally {
-        pool.close();
-        vertx.close();
+      String day = "device_status_rollup_1m_" + minute.atZone(ZoneOffset.UTC).toLocalDate().toString().replace("-", "");
+      // the rest of a busy fleet's minute: a statement that joined the minute's rows instead of probing the batch's keys reads them all
+      env.execute("INSERT INTO $S.device_status_rollup_1m (minute_bucket, device_id, sample_count, down_count, state_changes, last_state)"
+          + " SELECT '" + minute + "', 'other-' || g, 1, 0, 0, 'UP' FROM generate_series(1, 20000) g");
+      List<HistoryRollups.Item> first = batch(minute, 1, "UP");
+      assertEquals(List.of(200, day), write(pool, first, day), "200 history rows; of the rollup partitions only the batch's day's was opened, by key");
+      assertEquals(List.of(0, day), write(pool, first, day), "a redelivery: no history row; the rollups' read-back opened only that day's too");
+      assertEquals(List.of(200, day), write(pool, batch(minute, 2, "DOWN"), day), "200 new results");
+      List<Object[]> rows = env.query("SELECT device_id, sample_count, down_count, state_changes, last_state FROM $S.device_status_rollup_1m"
+          + " WHERE device_id NOT LIKE 'other-%' ORDER BY 1");
+      assertEquals(200, rows.size());
+      for (Object[] r : rows) {
+        assertEquals(List.of(2, 1, 1, "DOWN"), List.of(r[1], r[2], r[3], r[4]), r[0] + ": two results counted once each, one change UP -> DOWN");
       }
     }
   }
