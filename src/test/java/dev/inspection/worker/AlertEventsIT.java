@@ -32,6 +32,10 @@ class AlertEventsIT {
   private static final String SCANS = """
       SELECT coalesce(sum(seq_scan + coalesce(idx_scan, 0)), 0) FROM pg_stat_user_tables
       WHERE schemaname = '$S' AND relname LIKE 'alert_event_2%%' AND relname %s 'alert_event_%s'""";
+  /** How many of those partitions have been scanned at all. */
+  private static final String SCANNED = """
+      SELECT count(*) FROM pg_stat_user_tables
+      WHERE schemaname = '$S' AND relname LIKE 'alert_event_2%%' AND relname %s 'alert_event_%s' AND seq_scan + coalesce(idx_scan, 0) > 0""";
 
   @Test
   void aBatchWithAlertEventsReadsOnlyTheLastDaysPartitions() throws Exception {
@@ -40,7 +44,12 @@ class AlertEventsIT {
       LocalDate today = LocalDate.now(ZoneOffset.UTC);
       env.execute("UPDATE $S.slot_lease SET owner_worker_id = 'w', lease_epoch = 1, state = 'ACTIVE'");
       String recent = today.minusDays(10).toString().replace("-", ""); // 7 days of look-back and 2 of slack, and the day it began
-      long oldBefore = env.queryLong(String.format(SCANS, "<", recent)); // creating the partitions scanned them already
+      // creating a partition scans it (its index build), and each creating session reports that as it ends: wait until every
+      // old partition shows its scan, then count
+      long old = AgedSchema.PAST_DAYS + 1 - 10;
+      TestEnv.awaitTrue(Duration.ofSeconds(30), "the creation of the " + old + " old partitions counted",
+          () -> env.queryLong(String.format(SCANNED, "<", recent)) == old, () -> env.queryLong(String.format(SCANNED, "<", recent)) + " of " + old);
+      long oldBefore = env.queryLong(String.format(SCANS, "<", recent));
       long recentBefore = env.queryLong(String.format(SCANS, ">=", recent));
       BatchStore store = new BatchStore(pool, "w");
       // a normal device fails until its offline alert fires; every batch with an event reads the alert's events
