@@ -212,8 +212,8 @@ final class HistoryRollups {
   /**
    * The first and the last of {@code minutes}, added to {@code args}: the statements read rollup rows only between them. The
    * table has a partition per day (90 days by default, retention.rollup.days); PostgreSQL cannot prune by the values inside an
-   * array, so without these bounds every statement planned and probed every day's partition (a one-result batch with 97
-   * partitions: planned in 2.6 ms and run in 2.3 ms, against 0.5 and 0.3 with the bounds).
+   * array, so without these bounds every statement planned and probed every day's partition (a one-result batch with 96
+   * partitions: planned in 3.85 ms and run in 4.51 ms, against 0.45 and 0.20 with the bounds; scripts/bench/rollup-partitions.sh).
    */
   private static Tuple bounds(Tuple args, List<Instant> minutes) {
     Instant lo = minutes.get(0);
