@@ -54,6 +54,9 @@
 #   BENCH_JVM_OPTS (extra JVM options; {run} in them becomes the run's name, capacity, half, idle or million, so each
 #   run keeps its own flight recording: "-XX:StartFlightRecording=filename=target/bench/node-{run}.jfr,settings=profile"),
 #   BENCH_IDLE_DEVICES (100), BENCH_IDLE_INTERVAL_MS (the node's default), BENCH_IDLE_WARMUP_S (10), BENCH_IDLE_WINDOW_S (30),
+#   BENCH_IDLE_REST_S (20: after the idle run, RabbitMQ's CPU with the node stopped, with its queues and then without
+#   them, so the note splits the broker's idle figure into what the queues cost at rest and what the node's traffic
+#   adds; 0 skips both),
 #   BENCH_MILLION_DEVICES (1000000), BENCH_MILLION_INTERVAL_MS (60000), BENCH_MILLION_WARMUP_S (interval + 30 s),
 #   BENCH_MILLION_WINDOW_S (60), BENCH_MILLION_HEAP (BENCH_HEAP, else 6g);
 #   a shortened million run: BENCH_MILLION_DEVICES=50000 BENCH_WARMUP_S=10 BENCH_WINDOW_S=10 ./run.sh bench --million
@@ -164,6 +167,8 @@ IDLE_N="${BENCH_IDLE_DEVICES:-100}"
 IDLE_I="${BENCH_IDLE_INTERVAL_MS:-}"
 IDLE_WARMUP="${BENCH_IDLE_WARMUP_S:-${BENCH_WARMUP_S:-$IDLE_WARMUP}}"
 IDLE_WINDOW="${BENCH_IDLE_WINDOW_S:-${BENCH_WINDOW_S:-$IDLE_WINDOW}}"
+# after the idle run: RabbitMQ alone for this long, first with the node's queues (node stopped), then without them
+IDLE_REST="${BENCH_IDLE_REST_S:-20}"
 # a million devices every 60 s; the warm-up covers one interval (every device's first check) plus 30 s
 MIL_N="${BENCH_MILLION_DEVICES:-$MIL_N}"
 MIL_I="${BENCH_MILLION_INTERVAL_MS:-$MIL_I}"
@@ -252,6 +257,13 @@ cpu_split() { # snapshot0 snapshot1 seconds
   read -r b1 _ n1 r1 p1 s1 <<<"$2"
   awk -v hz="$(getconf CLK_TCK)" -v dt="$3" -v b="$((b1 - b0))" -v n="$((n1 - n0))" -v r="$((r1 - r0))" -v p="$((p1 - p0))" -v s="$((s1 - s0))" \
     'BEGIN { o = b - n - r - p - s; if (o < 0) o = 0; printf "%.3f %.3f %.3f %.3f %.3f %.3f\n", n / hz / dt, r / hz / dt, p / hz / dt, o / hz / dt, b / hz / dt, s / hz / dt }'
+}
+
+# RabbitMQ's cores over the next seconds (beam.smp; other users of the broker count too)
+rabbit_cores() { # seconds
+  local c0 c1
+  c0="$(cpu_snapshot 0)"; sleep "$1"; c1="$(cpu_snapshot 0)"
+  cpu_split "$c0" "$c1" "$1" | awk '{ print $2 }'
 }
 
 # the node's CPU time per thread group, in clock ticks: "group ticks" lines (/proc/PID/task/*/stat; a thread's
@@ -809,6 +821,11 @@ e2e_run() { # tag devices interval_ms warm-up_s window_s heap
   say "stopping the node (SIGTERM) ..."
   stop_node
   R[$tag.stop]=$NODE_STOP_S
+  R[$tag.rabbit_rest]=NA R[$tag.rabbit_bare]=NA
+  if [ "$tag" = idle ] && [ "$IDLE_REST" -gt 0 ]; then
+    say "[$tag] RabbitMQ with the node stopped and its queues left ($((SLOTS * 3)) slot queues and a few more): ${IDLE_REST} s ..."
+    R[$tag.rabbit_rest]=$(rabbit_cores "$IDLE_REST")
+  fi
   read -r "R[$tag.err]" "R[$tag.warn]" "R[$tag.err_sd]" "R[$tag.warn_sd]" "R[$tag.connloss]" < <(log_scan "$NODE_LOG")
   { echo "===== run $tag: $n devices every $i ms ($(date -u '+%F %T UTC')) ====="; cat "$NODE_LOG"; } >>"$OUT/node.log"
   # from the database, with the node stopped (the queries do not load the measured window)
@@ -828,6 +845,10 @@ e2e_run() { # tag devices interval_ms warm-up_s window_s heap
   R[$tag.mode]=$(awk '$1 ~ /^probe_mode\{/ && $1 ~ /source="effective"/ && $2 + 0 == 1 { if (match($1, /mode="[A-Z_]+"/)) m = substr($1, RSTART + 6, RLENGTH - 7) } END { print m ? m : "NA" }' "$m1")
   teardown_node || true
   NODE_TEARDOWN_MAYBE=0
+  if [ "${R[$tag.rabbit_rest]}" != NA ]; then
+    say "[$tag] RabbitMQ once the node's queues are deleted: ${IDLE_REST} s ..."
+    R[$tag.rabbit_bare]=$(rabbit_cores "$IDLE_REST")
+  fi
   rm -rf "$DATA"
 
   say "[$tag] committed $(fmt0 "${R[$tag.rate]}") results/s (probe appended $(fmt0 "${R[$tag.appended]}")/s, broker confirmed $(fmt0 "${R[$tag.confirmed]}")/s; offered $(fmt0 "$offered")/s) over $(fmt1 "$dt") s;" \
@@ -846,6 +867,7 @@ e2e_run() { # tag devices interval_ms warm-up_s window_s heap
   if [ "${R[$tag.heap_live]}" != NA ]; then
     say "[$tag] live heap after a full GC (jcmd took $(fmt1 "${R[$tag.fullgc_s]}") s): $(fmt1 "$(calc 'a / 1048576' "${R[$tag.heap_live]}")") MiB$([ "$tag" = million ] && echo " = $(fmt0 "$(calc 'a / b' "${R[$tag.heap_live]}" "$n")") bytes/device (probe and worker in one JVM)")"
   fi
+  [ "${R[$tag.rabbit_rest]}" = NA ] || say "[$tag] RabbitMQ with the node stopped: $(fmt2 "${R[$tag.rabbit_rest]}") cores with its queues, $(fmt2 "${R[$tag.rabbit_bare]}") without them"
   [ "${R[$tag.devices_seen]}" = NA ] || say "[$tag] devices with a committed result at the end: ${R[$tag.devices_seen]} of $n"
   say "[$tag] probe mode at the end of the window: ${R[$tag.mode]}; checks skipped by backpressure in the window: $(fmt0 "${R[$tag.mode_skipped]}")$(
     [ "${R[$tag.mode]}" != NORMAL ] && [ "${R[$tag.mode]}" != NA ] && echo " — the probe throttled itself: the offered rate was not all inspected")"
@@ -1029,6 +1051,7 @@ for tag in capacity half idle million; do
   notes+=("$tag: CPU cores used (of $NPROC): node $(fmt2 "${R[$tag.cpu_node]}"), rabbitmq $(fmt2 "${R[$tag.cpu_rabbit]}"), postgres $(fmt2 "${R[$tag.cpu_pg]}"), other processes $(fmt2 "${R[$tag.cpu_other]}"), the bench's own samplers $(fmt2 "${R[$tag.cpu_bench]:-NA}"), idle $(fmt2 "$(calc "($NPROC - a > 0) ? $NPROC - a : 0" "${R[$tag.cpu_busy]}")"); $([ "$tag" = idle ] || echo "$(us_line "$tag"); ")heap ${R[$tag.heap]}; GC pauses $(fmt1 "${R[$tag.gc]}")%; node log ${R[$tag.err]} ERROR / ${R[$tag.warn]} WARN lines before shutdown")
   notes+=("$tag: node CPU by thread group, milli-cores: ${R[$tag.threads]:-NA}; event-loop wake-ups $(fmt0 "${R[$tag.wakeups]:-NA}")/s; postgres CPU by process kind, milli-cores: ${R[$tag.pg_kinds]:-NA}")
   notes+=("$tag: the probe published $(fmt0 "${R[$tag.msgs]}") AMQP messages/s carrying $(fmt1 "${R[$tag.per_msg]}") results each; rabbitmq $(fmt0 "${R[$tag.us_msg]}") µs per message (each published, delivered and acked once)")
+  [ "${R[$tag.rabbit_rest]:-NA}" = NA ] || notes+=("$tag: RabbitMQ with the node stopped: $(fmt2 "${R[$tag.rabbit_rest]}") cores while its queues stayed ($((SLOTS * 2)) quorum and $SLOTS classic slot queues and a few more), $(fmt2 "${R[$tag.rabbit_bare]}") once they were deleted (${IDLE_REST} s each); of the window's $(fmt2 "${R[$tag.cpu_rabbit]}"), about $(fmt2 "$(calc 'a - b' "${R[$tag.rabbit_rest]}" "${R[$tag.rabbit_bare]}")") is the queues with no client (quorum queue ticks and management statistics, every 5 s) and $(fmt2 "$(calc 'a - b' "${R[$tag.cpu_rabbit]}" "${R[$tag.rabbit_rest]}")") the node's connections, consumers and traffic")
   if awk -v a="${R[$tag.appended]}" -v o="${R[$tag.offered]}" 'BEGIN { exit !(a != "NA" && a < 0.95 * o) }'; then
     notes+=("$tag: the probe generated only $(fmt0 "${R[$tag.appended]}") of the $(fmt0 "${R[$tag.offered]}") results/s offered (it shares the CPU with worker, broker and database)")
   fi
