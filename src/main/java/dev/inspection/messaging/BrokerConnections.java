@@ -27,6 +27,22 @@ public final class BrokerConnections {
   }
 
   /**
+   * Whether the management API lists connections but none with its {@code client_properties}: RabbitMQ does so
+   * with {@code management_agent.disable_metrics_collector = true}, and then {@link #ofWorker} can never find a
+   * worker's connections. False for an empty or missing list (nothing to tell).
+   */
+  public static boolean propertiesHidden(JsonArray connections) {
+    if (connections == null) return false;
+    boolean any = false;
+    for (Object o : connections) {
+      if (!(o instanceof JsonObject c)) continue;
+      if (c.getValue("client_properties") instanceof JsonObject) return false;
+      any = true;
+    }
+    return any;
+  }
+
+  /**
    * Names (the management API's {@code name}, the key of {@code DELETE /api/connections/{name}}) of the
    * connections in {@code connections} (the body of {@code GET /api/connections}) that worker
    * {@code workerId} of {@code installation} opened on virtual host {@code vhost}. Entries without the

@@ -6,6 +6,7 @@ import dev.inspection.config.Keys;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpMethod;
+import io.vertx.core.json.JsonArray;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.ext.web.client.HttpRequest;
 import io.vertx.ext.web.client.HttpResponse;
@@ -82,6 +83,8 @@ public final class BrokerFence {
   private final WebClient web;
   /** The "cannot reach the management API" warning is logged once, until a fence works again. */
   private final AtomicBoolean warned = new AtomicBoolean();
+  /** Set once the management API was seen hiding the connections' client_properties (the warning is logged once per process). */
+  private final AtomicBoolean hiddenWarned = new AtomicBoolean();
   /** The URL that answered last: tried first next time (only touched on the caller's context). */
   private int preferred;
 
@@ -127,7 +130,13 @@ public final class BrokerFence {
     return send(HttpMethod.GET, "/api/connections?columns=name,vhost,client_properties", r -> r)
         .compose(resp -> {
           expect(resp, 200, "GET /api/connections");
-          List<String> names = BrokerConnections.ofWorker(resp.bodyAsJsonArray(), workerId, settings.installation(), settings.vhost());
+          JsonArray listed = resp.bodyAsJsonArray();
+          if (BrokerConnections.propertiesHidden(listed) && hiddenWarned.compareAndSet(false, true)) {
+            log.warn("broker fence: the RabbitMQ management API at {} lists {} connection(s) but none with its client_properties, so worker {}'s"
+                + " connections cannot be found and none is closed: its queues reach the new owner only at the heartbeat timeout. Remove"
+                + " management_agent.disable_metrics_collector = true from rabbitmq.conf and restart the broker. Logged once.", url(), listed.size(), workerId);
+          }
+          List<String> names = BrokerConnections.ofWorker(listed, workerId, settings.installation(), settings.vhost());
           List<Future<Void>> closes = new ArrayList<>();
           for (String name : names) closes.add(close(name, "worker " + workerId + " fenced by the scheduler leader: " + why));
           return Future.all(closes).map(v -> names.size());

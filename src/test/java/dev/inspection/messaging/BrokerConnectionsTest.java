@@ -1,6 +1,8 @@
 package dev.inspection.messaging;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -49,6 +51,22 @@ class BrokerConnectionsTest {
         .add("not an object")
         .add(new JsonObject().put("vhost", "/").put("client_properties", new JsonObject(Map.copyOf(BrokerConnections.workerProperties("w1", "inspection")))));
     assertEquals(List.of(), BrokerConnections.ofWorker(listed, "w1", "inspection", "/"));
+  }
+
+  @Test
+  void aListWithoutAnyClientPropertiesIsReportedAsHidden() {
+    // what RabbitMQ 3.10 answers with management_agent.disable_metrics_collector = true: names, no properties
+    JsonArray hidden = new JsonArray()
+        .add(new JsonObject().put("name", "127.0.0.1:50001 -> 127.0.0.1:5672").put("vhost", "/"))
+        .add(new JsonObject().put("name", "127.0.0.1:50002 -> 127.0.0.1:5672").put("vhost", "/"));
+    assertTrue(BrokerConnections.propertiesHidden(hidden));
+    assertEquals(List.of(), BrokerConnections.ofWorker(hidden, "w1", "inspection", "/"));
+    // one connection with properties (any client's) shows they are listed: the others are simply not ours
+    JsonArray shown = hidden.copy().add(conn("c", "/", Map.of("product", "RabbitMQ")));
+    assertFalse(BrokerConnections.propertiesHidden(shown));
+    assertFalse(BrokerConnections.propertiesHidden(new JsonArray()));
+    assertFalse(BrokerConnections.propertiesHidden(null));
+    assertFalse(BrokerConnections.propertiesHidden(new JsonArray().add("not an object")));
   }
 
   @Test
