@@ -87,8 +87,10 @@ public final class BatchStore {
       FROM unnest($1::varchar[], $2::varchar[], $3::varchar[], $4::smallint[], $5::timestamptz[], $6::bigint[], $7::bigint[], $8::text[], $9::bigint[])
         AS u(d, k, t, sv, et, cy, s, p, ep)
       ON CONFLICT DO NOTHING""";
+  /** Seed 000 §3.3: an alert's fold reads its events of the last 7 days ({@link #READ_EVENTS}, and the cycle floor of {@link #commit}). */
+  static final int EVENT_LOOK_BACK_DAYS = 7;
   /**
-   * The recent events of the touched alerts (seed 000 §3.3 bounds the look-back to 7 days). The table is partitioned by day of
+   * The recent events of the touched alerts (seed 000 §3.3 bounds the look-back, {@link #EVENT_LOOK_BACK_DAYS}). The table is partitioned by day of
    * cycle_id (90 days kept), and PostgreSQL prunes by constants only: {@code $3}, a cycle_id below every event of the look-back
    * ({@link #EVENT_CYCLE_SLACK_MS}), keeps a batch with alert events to the last days' partitions (with 95 of them the statement
    * was planned in 4.9 ms and ran 1.6 ms; 0.4 and 0.05 with 6).
@@ -96,14 +98,13 @@ public final class BatchStore {
   static final String READ_EVENTS = """
       SELECT e.event_id, e.device_id, e.alert_key, e.event_type, e.severity, e.event_time, e.cycle_id, e.seq, e.payload
       FROM alert_event e JOIN unnest($1::varchar[], $2::varchar[]) AS k(d, a) ON e.device_id = k.d AND e.alert_key = k.a
-      WHERE e.event_time > now() - interval '7 days' AND e.cycle_id > $3""";
+      WHERE e.event_time > now() - interval '%d days' AND e.cycle_id > $3""".formatted(EVENT_LOOK_BACK_DAYS);
   /**
-   * How much further back than the 7 days {@link #READ_EVENTS} reads by cycle_id: a result's collected_at (its events' time) lies
+   * How much further back than the look-back's days {@link #READ_EVENTS} reads by cycle_id: a result's collected_at (its events' time) lies
    * at most a day after its cycle_id ({@link ResultGuard#MAX_COLLECTED_AFTER_CYCLE_MS}), and a day more for the worker's clock
    * against PostgreSQL's.
    */
   static final long EVENT_CYCLE_SLACK_MS = ResultGuard.MAX_COLLECTED_AFTER_CYCLE_MS + 86_400_000L;
-  private static final long EVENT_LOOK_BACK_MS = 7 * 86_400_000L;
   static final String UPSERT_ALERT = """
       INSERT INTO alert_current (device_id, alert_key, state, severity, first_fired_at, last_event_at, last_event_id, payload)
       SELECT * FROM unnest($1::varchar[], $2::varchar[], $3::varchar[], $4::smallint[], $5::timestamptz[], $6::timestamptz[], $7::bigint[], $8::text[]::jsonb[])
@@ -158,7 +159,7 @@ public final class BatchStore {
         else outcomes.put(p.slot(), new Fenced(owner, current));
       }
       if (valid.isEmpty()) return Future.succeededFuture(outcomes);
-      return write(conn, valid, clock.millis() - EVENT_LOOK_BACK_MS - EVENT_CYCLE_SLACK_MS).map(c -> {
+      return write(conn, valid, clock.millis() - EVENT_LOOK_BACK_DAYS * 86_400_000L - EVENT_CYCLE_SLACK_MS).map(c -> {
         for (Part p : valid) outcomes.put(p.slot(), c);
         return outcomes;
       });
