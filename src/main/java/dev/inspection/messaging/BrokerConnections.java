@@ -27,6 +27,16 @@ public final class BrokerConnections {
   }
 
   /**
+   * Whether the management API's {@code GET /api/overview} says it keeps no statistics ({@code "disable_stats": true}):
+   * RabbitMQ says so with {@code management_agent.disable_metrics_collector = true} or {@code management.disable_stats =
+   * true}, and then lists connections without their {@code client_properties} ({@link #propertiesHidden}), so the
+   * fence can find no worker's connection. False when the field is missing (an older broker: nothing to tell).
+   */
+  public static boolean statsDisabled(JsonObject overview) {
+    return overview != null && Boolean.TRUE.equals(overview.getValue("disable_stats"));
+  }
+
+  /**
    * Whether the management API lists connections but none with its {@code client_properties}: RabbitMQ does so
    * with {@code management_agent.disable_metrics_collector = true}, and then {@link #ofWorker} can never find a
    * worker's connections. False for an empty or missing list (nothing to tell).

@@ -37,6 +37,9 @@ import org.slf4j.LoggerFactory;
 public final class BrokerFence {
   private static final Logger log = LoggerFactory.getLogger(BrokerFence.class);
   private static final long TIMEOUT_MS = 10_000;
+  /** What to do when the management API hides the connections' client_properties. */
+  private static final String STATS_FIX = "Remove management_agent.disable_metrics_collector = true and management.disable_stats = true from"
+      + " rabbitmq.conf and restart the broker (README, \"Running on a RabbitMQ cluster\").";
 
   /**
    * Where the management API is — one URL, or several (one per broker node of a cluster: any node lists and
@@ -101,13 +104,20 @@ public final class BrokerFence {
    * Asks the management API once at start ({@code GET /api/overview}), from the context that fences later:
    * the HTTP client's first request on an event loop builds its address resolver there, which took seconds on
    * a loaded machine — at the first DEAD that delayed the leader's next round by as much. It also says at
-   * start-up, not at the first death, whether the fence will work.
+   * start-up, not at the first death, whether the fence will work: the API answers, and it keeps the statistics
+   * that list a connection's client_properties ({@link BrokerConnections#statsDisabled}).
    */
   public Future<Void> check() {
     if (web == null) return Future.succeededFuture();
     return send(HttpMethod.GET, "/api/overview", r -> r).<Void>map(resp -> {
           expect(resp, 200, "GET /api/overview");
-          log.info("broker fence: the RabbitMQ management API at {} answers", url());
+          if (BrokerConnections.statsDisabled(resp.bodyAsJsonObject()) && hiddenWarned.compareAndSet(false, true)) {
+            log.warn("broker fence: the RabbitMQ management API at {} keeps no statistics (disable_stats), so it lists connections without"
+                + " their client_properties: a dead or hung worker's connections cannot be found and none is closed, and its queues reach the"
+                + " new owner only at the heartbeat timeout. " + STATS_FIX + " Logged once.", url());
+          } else {
+            log.info("broker fence: the RabbitMQ management API at {} answers", url());
+          }
           return null;
         }).recover(e -> {
           if (warned.compareAndSet(false, true)) {
@@ -133,8 +143,8 @@ public final class BrokerFence {
           JsonArray listed = resp.bodyAsJsonArray();
           if (BrokerConnections.propertiesHidden(listed) && hiddenWarned.compareAndSet(false, true)) {
             log.warn("broker fence: the RabbitMQ management API at {} lists {} connection(s) but none with its client_properties, so worker {}'s"
-                + " connections cannot be found and none is closed: its queues reach the new owner only at the heartbeat timeout. Remove"
-                + " management_agent.disable_metrics_collector = true from rabbitmq.conf and restart the broker. Logged once.", url(), listed.size(), workerId);
+                + " connections cannot be found and none is closed: its queues reach the new owner only at the heartbeat timeout. " + STATS_FIX
+                + " Logged once.", url(), listed.size(), workerId);
           }
           List<String> names = BrokerConnections.ofWorker(listed, workerId, settings.installation(), settings.vhost());
           List<Future<Void>> closes = new ArrayList<>();

@@ -70,6 +70,21 @@ class BrokerConnectionsTest {
   }
 
   @Test
+  void anOverviewWithStatisticsDisabledIsReported() {
+    // GET /api/overview of RabbitMQ 3.10.8, trimmed: "disable_stats" is false by default and true with
+    // management_agent.disable_metrics_collector = true or management.disable_stats = true (each checked 2026-12-04 on this
+    // machine's broker: both also listed 3 connections with name and vhost only)
+    JsonObject on = new JsonObject().put("rabbitmq_version", "3.10.8").put("disable_stats", false).put("enable_queue_totals", false);
+    JsonObject off = on.copy().put("disable_stats", true);
+    assertFalse(BrokerConnections.statsDisabled(on));
+    assertTrue(BrokerConnections.statsDisabled(off));
+    // an older broker without the field, a missing body, or a field of another type: nothing to tell
+    assertFalse(BrokerConnections.statsDisabled(new JsonObject().put("rabbitmq_version", "3.8.0")));
+    assertFalse(BrokerConnections.statsDisabled(null));
+    assertFalse(BrokerConnections.statsDisabled(new JsonObject().put("disable_stats", "true")));
+  }
+
+  @Test
   void nothingListedMeansNothingToClose() {
     assertEquals(List.of(), BrokerConnections.ofWorker(null, "w1", "inspection", "/"));
     assertEquals(List.of(), BrokerConnections.ofWorker(new JsonArray(), "w1", "inspection", "/"));
