@@ -57,6 +57,8 @@
 #   BENCH_IDLE_REST_S (20: after the idle run, RabbitMQ's CPU with the node stopped, with its queues and then without
 #   them, so the note splits the broker's idle figure into what the queues cost at rest and what the node's traffic
 #   adds; 0 skips both),
+#   BENCH_IDLE_SLOTS (256, the node's default: the idle run's slots.total; a small installation's count, e.g. 16, shows
+#   what the 3 queues per slot cost at idle; goal 4's line names the count it was judged at),
 #   BENCH_MILLION_DEVICES (1000000), BENCH_MILLION_INTERVAL_MS (60000), BENCH_MILLION_WARMUP_S (interval + 30 s),
 #   BENCH_MILLION_WINDOW_S (60), BENCH_MILLION_HEAP (BENCH_HEAP, else 6g);
 #   a shortened million run: BENCH_MILLION_DEVICES=50000 BENCH_WARMUP_S=10 BENCH_WINDOW_S=10 ./run.sh bench --million
@@ -141,7 +143,8 @@ OUT=target/bench
 DATA=$OUT/data
 JAR=$OUT/node.jar # a private copy: a rebuild of target/node.jar during the run must not change the JVM under test
 PORT="${BENCH_PORT:-18080}"
-SLOTS=256
+SLOTS=256          # every run's slots.total but the idle run's (BENCH_IDLE_SLOTS)
+RUN_SLOTS=$SLOTS   # the slots.total of the run under way
 PREFIX=$ID         # queue and exchange prefix, PostgreSQL schema, Redis channel prefix and node id of the bench node
 PG_SCRATCH=${ID}_pg # scratch schema of the database baseline
 HEAP="${BENCH_HEAP:-2g}"
@@ -169,6 +172,9 @@ IDLE_WARMUP="${BENCH_IDLE_WARMUP_S:-${BENCH_WARMUP_S:-$IDLE_WARMUP}}"
 IDLE_WINDOW="${BENCH_IDLE_WINDOW_S:-${BENCH_WINDOW_S:-$IDLE_WINDOW}}"
 # after the idle run: RabbitMQ alone for this long, first with the node's queues (node stopped), then without them
 IDLE_REST="${BENCH_IDLE_REST_S:-20}"
+IDLE_SLOTS="${BENCH_IDLE_SLOTS:-$SLOTS}"
+[[ "$IDLE_SLOTS" =~ ^[1-9][0-9]*$ ]] && [ "$IDLE_SLOTS" -le "$SLOTS" ] ||
+  { echo "bench.sh: BENCH_IDLE_SLOTS must be a whole number from 1 to $SLOTS (the other runs' count, which Teardown clears), got '$IDLE_SLOTS'" >&2; exit 2; }
 # a million devices every 60 s; the warm-up covers one interval (every device's first check) plus 30 s
 MIL_N="${BENCH_MILLION_DEVICES:-$MIL_N}"
 MIL_I="${BENCH_MILLION_INTERVAL_MS:-$MIL_I}"
@@ -398,7 +404,7 @@ teardown_node() {
 }
 
 age_schema() { # BENCH_AGED_DAYS: migrate the node's schema and add the past days' partitions the retention keeps
-  java -jar "$JAR" migrate --pg.schema="$PREFIX" --slots.total=$SLOTS --security.allow.insecure.credentials=true >"$OUT/migrate.log" 2>&1 ||
+  java -jar "$JAR" migrate --pg.schema="$PREFIX" --slots.total=$RUN_SLOTS --security.allow.insecure.credentials=true >"$OUT/migrate.log" 2>&1 ||
     die "migrating schema $PREFIX for BENCH_AGED_DAYS failed (log: $OUT/migrate.log)"
   "${PSQL[@]}" -v schema="$PREFIX" -v days="$AGED_DAYS" >"$OUT/age.log" 2>&1 <<'SQL' || die "adding $AGED_DAYS past days of partitions to $PREFIX failed (log: $OUT/age.log)"
 SET client_min_messages = warning;
@@ -623,7 +629,7 @@ start_node() { # tag devices interval_ms heap
   INSPECT_CONSOLE_PASSWORD=$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n') \
   java "-Xmx$heap" "-Xlog:gc:file=$OUT/gc-$tag.log" $jvm_opts -jar "$JAR" --role=all --node.id=$PREFIX --pg.schema=$PREFIX \
     --topology.prefix=$PREFIX --redis.channel.prefix=$PREFIX --http.port=$PORT --data.dir="$DATA" \
-    --probe.sim.devices="$n" --probe.interval.ms="$i" --slots.total=$SLOTS --security.allow.insecure.credentials=true \
+    --probe.sim.devices="$n" --probe.interval.ms="$i" --slots.total=$RUN_SLOTS --security.allow.insecure.credentials=true \
     --scheduler.min.workers=1 ${BENCH_NODE_FLAGS:-} >"$NODE_LOG" 2>&1 &
   NODE_PID=$!
   local waited=0
@@ -632,7 +638,7 @@ start_node() { # tag devices interval_ms heap
     [ "$waited" -lt 3000 ] || { tail -n 30 "$NODE_LOG" >&2; die "the node did not come up within 300 s (log: $NODE_LOG)"; }
     sleep 0.1; waited=$((waited + 1))
   done
-  say "node up after $(fmt1 "$(calc 'a / 10' "$waited")") s (pid $NODE_PID, -Xmx$heap, $n devices every $i ms, $SLOTS slots)"
+  say "node up after $(fmt1 "$(calc 'a / 10' "$waited")") s (pid $NODE_PID, -Xmx$heap, $n devices every $i ms, $RUN_SLOTS slots)"
 }
 
 await_slots() { # tag: the warm-up starts once the worker consumes every slot (the cold start opens them in waves)
@@ -641,12 +647,12 @@ await_slots() { # tag: the warm-up starts once the worker consumes every slot (t
   while :; do
     scrape "$OUT/slots-$1.prom"
     held=$(mget "$OUT/slots-$1.prom" worker_slots_held)
-    [ "$held" != NA ] && [ "${held%.*}" -ge "$SLOTS" ] && break
-    [ "$waited" -lt 300 ] || { say "[$1] WARNING: the worker holds ${held} of $SLOTS slots after 300 s; warming up anyway"; return; }
+    [ "$held" != NA ] && [ "${held%.*}" -ge "$RUN_SLOTS" ] && break
+    [ "$waited" -lt 300 ] || { say "[$1] WARNING: the worker holds ${held} of $RUN_SLOTS slots after 300 s; warming up anyway"; return; }
     kill -0 "$NODE_PID" 2>/dev/null || die "the node died (log: $NODE_LOG)"
     sleep 1; waited=$((waited + 1))
   done
-  say "[$1] the worker consumes all $SLOTS slots $(fmt1 "$(calc 'a - b' "$(now)" "$t0")") s after start-up (cold start in waves); warm-up begins"
+  say "[$1] the worker consumes all $RUN_SLOTS slots $(fmt1 "$(calc 'a - b' "$(now)" "$t0")") s after start-up (cold start in waves); warm-up begins"
 }
 
 scrape() { # file: /metrics into file; fails softly (file then has no metrics)
@@ -724,6 +730,8 @@ await_jit() { # tag
 
 e2e_run() { # tag devices interval_ms warm-up_s window_s heap
   local tag=$1 n=$2 i=$3 warmup=$4 window=$5 heap=$6 offered
+  RUN_SLOTS=$SLOTS
+  [ "$tag" != idle ] || RUN_SLOTS=$IDLE_SLOTS
   offered=$(calc 'a * 1000 / b' "$n" "$i")
   say "end to end [$tag]: $n simulated devices every $i ms = $(fmt0 "$offered") results/s offered; warm-up ${warmup} s, window ${window} s"
   start_node "$tag" "$n" "$i" "$heap"
@@ -823,7 +831,7 @@ e2e_run() { # tag devices interval_ms warm-up_s window_s heap
   R[$tag.stop]=$NODE_STOP_S
   R[$tag.rabbit_rest]=NA R[$tag.rabbit_bare]=NA
   if [ "$tag" = idle ] && [ "$IDLE_REST" -gt 0 ]; then
-    say "[$tag] RabbitMQ with the node stopped and its queues left ($((SLOTS * 3)) slot queues and a few more): ${IDLE_REST} s ..."
+    say "[$tag] RabbitMQ with the node stopped and its queues left ($((RUN_SLOTS * 3)) slot queues and a few more): ${IDLE_REST} s ..."
     R[$tag.rabbit_rest]=$(rabbit_cores "$IDLE_REST")
   fi
   read -r "R[$tag.err]" "R[$tag.warn]" "R[$tag.err_sd]" "R[$tag.warn_sd]" "R[$tag.connloss]" < <(log_scan "$NODE_LOG")
@@ -1021,7 +1029,7 @@ GOALS=(
      p99 probe->commit lag < 2 s (database): $(gl "$G1B" "$(fmt0 "$(v million.db_p99)") ms" "$NO_MIL")$MIL_SHORT"
   "2. CPU per result at capacity, node + broker + database <= 100 µs/result: $(gl "$G2" "$(fmt0 "$(v capacity.us_total)") µs" "$NO_CAP")"
   "3. end-to-end / broker alone >= 1.0: $(gl "$G3" "$(fmt3 "$RATIO_BROKER")" "$NO_RATIO")"
-  "4. idle, $IDLE_N devices, node + broker + database <= 0.1 cores: $(gl "$G4" "$(fmt2 "$(v idle.cores3)") cores" "$NO_IDLE")"
+  "4. idle, $IDLE_N devices, node + broker + database <= 0.1 cores: $(gl "$G4" "$(fmt2 "$(v idle.cores3)") cores at $IDLE_SLOTS slots" "$NO_IDLE")"
   "5. memory at a million devices: worker derived state <= 600 bytes/device: $G5;
      a 4,000-device slot loads in <= 200 ms: NA (not measured here: the snapshot line of ./run.sh bench --commit)"
   "6. half-rate p99 lag < 1 s: $(gl "$G6" "$(fmt0 "$HALF_P99") ms, $HALF_P99_SRC" "$NO_HALF"); PostgreSQL synchronous_commit: $PG_SYNC"
@@ -1029,7 +1037,7 @@ GOALS=(
 
 notes=()
 [ "$QUICK" = 1 ] && notes+=("--quick smoke run: ${WINDOW} s windows, smaller fleets; not figures for the README")
-notes+=("git $COMMIT$DIRTY, target/node.jar built $JAR_TIME; $SLOTS slots = $((2 * SLOTS)) quorum queues${BENCH_NODE_FLAGS:+; node flags $BENCH_NODE_FLAGS}")
+notes+=("git $COMMIT$DIRTY, target/node.jar built $JAR_TIME; $SLOTS slots = $((2 * SLOTS)) quorum queues$( [ "$IDLE_SLOTS" = "$SLOTS" ] || echo " ($IDLE_SLOTS slots = $((2 * IDLE_SLOTS)) in the idle run, BENCH_IDLE_SLOTS)")${BENCH_NODE_FLAGS:+; node flags $BENCH_NODE_FLAGS}")
 [ "$AGED_DAYS" = 0 ] || notes+=("BENCH_AGED_DAYS=$AGED_DAYS: before each run the node's schema got the past days' partitions its retention keeps: ${AGED_PARTS:-NA} partitions of history, alert events and rollups (a fresh schema: yesterday to 3 days ahead)")
 notes+=("PostgreSQL shared_buffers $PG_BUFFERS (the server's setting, not the node's; pages beyond it are read from and written to the OS cache by the sessions themselves)")
 ran capacity && notes+=("capacity and half: -Xmx$HEAP, warm-up ${WARMUP} s, window ${WINDOW} s")
@@ -1051,7 +1059,7 @@ for tag in capacity half idle million; do
   notes+=("$tag: CPU cores used (of $NPROC): node $(fmt2 "${R[$tag.cpu_node]}"), rabbitmq $(fmt2 "${R[$tag.cpu_rabbit]}"), postgres $(fmt2 "${R[$tag.cpu_pg]}"), other processes $(fmt2 "${R[$tag.cpu_other]}"), the bench's own samplers $(fmt2 "${R[$tag.cpu_bench]:-NA}"), idle $(fmt2 "$(calc "($NPROC - a > 0) ? $NPROC - a : 0" "${R[$tag.cpu_busy]}")"); $([ "$tag" = idle ] || echo "$(us_line "$tag"); ")heap ${R[$tag.heap]}; GC pauses $(fmt1 "${R[$tag.gc]}")%; node log ${R[$tag.err]} ERROR / ${R[$tag.warn]} WARN lines before shutdown")
   notes+=("$tag: node CPU by thread group, milli-cores: ${R[$tag.threads]:-NA}; event-loop wake-ups $(fmt0 "${R[$tag.wakeups]:-NA}")/s; postgres CPU by process kind, milli-cores: ${R[$tag.pg_kinds]:-NA}")
   notes+=("$tag: the probe published $(fmt0 "${R[$tag.msgs]}") AMQP messages/s carrying $(fmt1 "${R[$tag.per_msg]}") results each; rabbitmq $(fmt0 "${R[$tag.us_msg]}") µs per message (each published, delivered and acked once)")
-  [ "${R[$tag.rabbit_rest]:-NA}" = NA ] || notes+=("$tag: RabbitMQ with the node stopped: $(fmt2 "${R[$tag.rabbit_rest]}") cores while its queues stayed ($((SLOTS * 2)) quorum and $SLOTS classic slot queues and a few more), $(fmt2 "${R[$tag.rabbit_bare]}") once they were deleted (${IDLE_REST} s each); of the window's $(fmt2 "${R[$tag.cpu_rabbit]}"), about $(fmt2 "$(calc 'a - b' "${R[$tag.rabbit_rest]}" "${R[$tag.rabbit_bare]}")") is the queues with no client (quorum queue ticks and management statistics, every 5 s) and $(fmt2 "$(calc 'a - b' "${R[$tag.cpu_rabbit]}" "${R[$tag.rabbit_rest]}")") the node's connections, consumers and traffic")
+  [ "${R[$tag.rabbit_rest]:-NA}" = NA ] || notes+=("$tag: RabbitMQ with the node stopped: $(fmt2 "${R[$tag.rabbit_rest]}") cores while its queues stayed ($((IDLE_SLOTS * 2)) quorum and $IDLE_SLOTS classic slot queues and a few more), $(fmt2 "${R[$tag.rabbit_bare]}") once they were deleted (${IDLE_REST} s each); of the window's $(fmt2 "${R[$tag.cpu_rabbit]}"), about $(fmt2 "$(calc 'a - b' "${R[$tag.rabbit_rest]}" "${R[$tag.rabbit_bare]}")") is the queues with no client (quorum queue ticks and management statistics, every 5 s) and $(fmt2 "$(calc 'a - b' "${R[$tag.cpu_rabbit]}" "${R[$tag.rabbit_rest]}")") the node's connections, consumers and traffic")
   if awk -v a="${R[$tag.appended]}" -v o="${R[$tag.offered]}" 'BEGIN { exit !(a != "NA" && a < 0.95 * o) }'; then
     notes+=("$tag: the probe generated only $(fmt0 "${R[$tag.appended]}") of the $(fmt0 "${R[$tag.offered]}") results/s offered (it shares the CPU with worker, broker and database)")
   fi
@@ -1112,7 +1120,7 @@ fi
   fi
   echo "$HALF_LINE$(invalid half)"
   if ran idle; then
-    printf '%-59s%s\n' "end to end, idle ($IDLE_N devices every $IDLE_I ms):" "$IDLE_LINE"
+    printf '%-59s%s\n' "end to end, idle ($IDLE_N devices every $IDLE_I ms$( [ "$IDLE_SLOTS" = "$SLOTS" ] || echo ", $IDLE_SLOTS slots")):" "$IDLE_LINE"
   else
     printf '%-59s%s\n' "end to end, idle:" "$IDLE_LINE"
   fi
