@@ -172,9 +172,13 @@ class FleetModeIT {
       awaitTrue(Duration.ofSeconds(20), "a window of inspections in NORMAL", () -> System.currentTimeMillis() > w1 + WINDOW_MS + 1000);
       Map<String, Integer> n = inspections(env, viaRedis, w1, w1 + WINDOW_MS);
       System.out.printf("%s in NORMAL over %d ms: per device %s%n", viaRedis, WINDOW_MS, new java.util.TreeMap<>(n));
+      // measured against the critical devices of the same window, as in HIGH above: a probe slowed as a whole (a loaded
+      // CI machine once gave every device 23-24 of the 30) slows them all alike, while a mode still in force halves normal
+      double crit = mean(n, 1);
+      assertTrue(crit >= 0.5 * WINDOW_MS / INTERVAL_MS, "the probe inspects at all in the window: " + n);
       for (int i = 0; i < 3; i++) {
-        assertTrue(n.getOrDefault("p2-" + i, 0) >= 0.8 * WINDOW_MS / INTERVAL_MS, "normal devices at full rate again: " + n);
-        assertTrue(n.getOrDefault("p3-" + i, 0) >= 0.8 * WINDOW_MS / INTERVAL_MS, "low devices inspected again: " + n);
+        assertTrue(n.getOrDefault("p2-" + i, 0) >= 0.8 * crit, "normal devices at the critical devices' (full) rate again: " + n);
+        assertTrue(n.getOrDefault("p3-" + i, 0) >= 0.8 * crit, "low devices inspected again, at the critical devices' rate: " + n);
       }
     }
   }
