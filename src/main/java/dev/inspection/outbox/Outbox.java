@@ -65,7 +65,6 @@ public final class Outbox implements AutoCloseable {
   /** The oldest unconfirmed row's append time: the first entry of the partial index (rows are appended in id order). */
   private static final String OLDEST = "SELECT created_at FROM outbox WHERE confirmed = 0 ORDER BY id LIMIT 1";
   private static final String LAST_ID = "SELECT max(v) FROM (SELECT seq AS v FROM sqlite_sequence WHERE name = 'outbox' UNION ALL SELECT max(id) FROM outbox)";
-  private static final String CLEAN = "DELETE FROM outbox WHERE confirmed = 1 AND created_at < ?";
 
   /** Unconfirmed rows and the creation time of the oldest one (0 when empty). */
   public record Stats(long depth, long oldestCreatedAtMs) {}
@@ -232,15 +231,14 @@ public final class Outbox implements AutoCloseable {
   }
 
   /**
-   * Marks rows confirmed by the broker. These commits skip the fsync ({@code synchronous=NORMAL} for this
-   * transaction only): a mark lost on power loss publishes the row once more, which every consumer
-   * ignores (D4); the next append's FULL commit makes the mark durable anyway. Appends stay FULL.
+   * Marks rows confirmed by the broker. These commits skip the fsync ({@link #runWithoutFsync}): a mark lost on
+   * power loss publishes the row once more, which every consumer ignores (D4); the next append's FULL commit makes
+   * the mark durable anyway. Appends stay FULL.
    */
   public Future<Integer> markConfirmed(List<Long> ids) {
-    return run(() -> {
+    return runWithoutFsync(() -> {
       long now = clock.millis();
       int n = 0;
-      synchronous("NORMAL");
       try (PreparedStatement ps = db.prepareStatement(CONFIRM)) {
         for (Long id : ids) {
           ps.setLong(1, now);
@@ -250,13 +248,26 @@ public final class Outbox implements AutoCloseable {
         for (int c : ps.executeBatch()) n += Math.max(c, 0);
         db.commit();
         unconfirmed -= n;
+      }
+      return n;
+    });
+  }
+
+  /**
+   * Runs {@code task} (which commits) on the outbox thread with {@code synchronous=NORMAL} for its transaction only,
+   * then back to FULL: for writes whose loss on power loss is repaired by doing them again.
+   */
+  <T> Future<T> runWithoutFsync(Callable<T> task) {
+    return run(() -> {
+      synchronous("NORMAL");
+      try {
+        return task.call();
       } catch (SQLException e) {
         rollbackQuietly();
         throw e;
       } finally {
         synchronous("FULL");
       }
-      return n;
     });
   }
 
@@ -306,18 +317,6 @@ public final class Outbox implements AutoCloseable {
     return run(() -> {
       try (Statement st = db.createStatement()) {
         long n = countUnconfirmed(st);
-        db.commit();
-        return n;
-      }
-    });
-  }
-
-  /** Deletes confirmed rows older than the retention; returns how many. */
-  public Future<Integer> clean(long retentionMs) {
-    return run(() -> {
-      try (PreparedStatement ps = db.prepareStatement(CLEAN)) {
-        ps.setLong(1, clock.millis() - retentionMs);
-        int n = ps.executeUpdate();
         db.commit();
         return n;
       }

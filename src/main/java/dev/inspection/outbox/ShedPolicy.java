@@ -49,6 +49,16 @@ public final class ShedPolicy {
   }
 
   /**
+   * Whether the byte watermarks still ask for room: over {@code target} of {@code maxBytes}, or under
+   * {@code minFreeBytes / target} free. Confirmed rows kept for the retention are deleted, oldest first, while this
+   * holds, before any unconfirmed row is shed: they are kept for the ledger, the unconfirmed ones are results.
+   */
+  public static boolean overByteTarget(Usage u, Limits l) {
+    return l.maxBytes() > 0 && u.bytes() > (long) (l.maxBytes() * l.target())
+        || l.minFreeBytes() > 0 && u.freeBytes() < (long) (l.minFreeBytes() / l.target());
+  }
+
+  /**
    * How many of the oldest unconfirmed rows of each priority to shed (priority → rows, in shedding order,
    * only priorities with something to shed). A priority is used up before the next one is touched.
    */

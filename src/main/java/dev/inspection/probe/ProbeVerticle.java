@@ -17,6 +17,7 @@ import dev.inspection.outbox.AppendBuffer;
 import dev.inspection.outbox.CheckResult;
 import dev.inspection.outbox.Outbox;
 import dev.inspection.outbox.OutboxGuard;
+import dev.inspection.outbox.OutboxCleaner;
 import dev.inspection.outbox.OutboxShed;
 import dev.inspection.outbox.ShedReporter;
 import dev.inspection.outbox.OutboxPublisher;
@@ -66,6 +67,9 @@ public final class ProbeVerticle extends VerticleBase {
   private Outbox outbox;
   private OutboxPublisher publisher;
   private OutboxShed shed;
+  private OutboxCleaner cleaner;
+  /** A clean of confirmed rows is under way (it deletes a chunk per transaction and may outlast its 60 s period). */
+  private boolean cleaning;
   private OutboxGuard guard;
   private ShedReporter shedReporter;
   private RabbitConnector connector;
@@ -162,7 +166,8 @@ public final class ProbeVerticle extends VerticleBase {
         .compose(o -> {
           outbox = o;
           shed = new OutboxShed(o, file);
-          guard = new OutboxGuard(shed, metrics, clock, OutboxGuard.limits(config));
+          cleaner = new OutboxCleaner(o, clock);
+          guard = new OutboxGuard(shed, cleaner, metrics, clock, OutboxGuard.limits(config));
           shedReporter = new ShedReporter(vertx, shed, topology, isNode);
           publisher = new OutboxPublisher(vertx, outbox, topology, metrics, clock, OutboxPublisher.Settings.from(config));
           connector = new RabbitConnector(vertx, RabbitOptions.from(config), RetryPolicy.from(config), "probe-" + isNode,
@@ -187,9 +192,14 @@ public final class ProbeVerticle extends VerticleBase {
           redis = Redis.createClient(vertx, new RedisOptions()
               .setConnectionString(config.get(Keys.REDIS_URL)).setMaxPoolSize(1).setMaxPoolWaiting(4));
           timers.add(vertx.setPeriodic(1000, 5000, t -> report()));
-          timers.add(vertx.setPeriodic(60_000, t -> outbox.clean(config.getLong(Keys.OUTBOX_RETENTION_MS))
-              .onSuccess(c -> { if (c > 0) log.debug("outbox cleaner removed {} confirmed rows", c); })
-              .compose(c -> shed.clean(config.getLong(Keys.OUTBOX_RETENTION_MS), clock.millis()))));
+          timers.add(vertx.setPeriodic(60_000, t -> {
+            if (cleaning) return; // the last clean is still deleting, a chunk at a time
+            cleaning = true;
+            cleaner.clean(config.getLong(Keys.OUTBOX_RETENTION_MS))
+                .onSuccess(c -> { if (c > 0) log.debug("outbox cleaner removed {} confirmed rows", c); })
+                .compose(c -> shed.clean(config.getLong(Keys.OUTBOX_RETENTION_MS), clock.millis()))
+                .onComplete(ar -> cleaning = false);
+          }));
           long refresh = config.getLong(Keys.PROBE_INVENTORY_REFRESH_MS);
           if (!config.get(Keys.PROBE_INVENTORY_URL).isBlank()) {
             timers.add(vertx.setPeriodic(refresh, t -> inventory.pull()));

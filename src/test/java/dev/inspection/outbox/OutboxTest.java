@@ -90,7 +90,7 @@ class OutboxTest {
     List<OutboxRow> first = await(o.append(results(5_000, "a", "b", "c")));
     assertEquals(List.of(first.get(0).id(), first.get(0).id() + 1, first.get(0).id() + 2), first.stream().map(OutboxRow::id).toList());
     await(o.markConfirmed(first.stream().map(OutboxRow::id).toList()));
-    assertEquals(3, await(o.clean(-60_000)), "every confirmed row deleted");
+    assertEquals(3, await(new OutboxCleaner(o, Clock.systemUTC()).clean(-60_000)), "every confirmed row deleted");
     await(o.closeAsync());
     Outbox again = open(file);
     List<OutboxRow> second = await(again.append(results(6_000, "a")));
@@ -110,7 +110,7 @@ class OutboxTest {
     assertTrue(a2 > a1, "a device's seq grows within one append: " + a1 + ", " + a2);
     assertEquals(first.get(2).id(), seq(first.get(2)), "the seq is the row id");
     await(o.markConfirmed(first.stream().map(OutboxRow::id).toList()));
-    assertEquals(3, await(o.clean(-60_000)), "confirmed rows removed: the file no longer lists the numbers it gave");
+    assertEquals(3, await(new OutboxCleaner(o, Clock.systemUTC()).clean(-60_000)), "confirmed rows removed: the file no longer lists the numbers it gave");
     await(o.closeAsync());
     // the clock went back: cycle ids must still not go below the high-water mark
     Outbox again = await(Outbox.open(vertx, file, "p1", topology, Clock.fixed(Instant.ofEpochMilli(1_000), ZoneOffset.UTC)));
@@ -138,7 +138,7 @@ class OutboxTest {
     many.addAll(results(6_000, "b"));
     List<OutboxRow> rows = await(o.append(many));
     await(o.markConfirmed(rows.stream().map(OutboxRow::id).toList()));
-    await(o.clean(-60_000));
+    await(new OutboxCleaner(o, Clock.systemUTC()).clean(-60_000));
     await(o.closeAsync());
     try (java.sql.Connection c = java.sql.DriverManager.getConnection("jdbc:sqlite:" + file.toAbsolutePath());
          java.sql.Statement st = c.createStatement()) {
@@ -197,7 +197,7 @@ class OutboxTest {
     assertEquals(List.of(rows.get(1).id()), await(o.pending(0, rows.get(2).id(), Long.MAX_VALUE, 100)).stream().map(OutboxRow::id).toList(),
         "the upper bound limits the walk");
     assertEquals(2, await(o.stats()).depth());
-    assertEquals(2, await(o.clean(-60_000)), "confirmed rows older than the retention are removed");
+    assertEquals(2, await(new OutboxCleaner(o, Clock.systemUTC()).clean(-60_000)), "confirmed rows older than the retention are removed");
     assertEquals(2, await(o.pending(0, Long.MAX_VALUE, Long.MAX_VALUE, 100)).size(), "unconfirmed rows are never cleaned");
     await(o.closeAsync());
   }

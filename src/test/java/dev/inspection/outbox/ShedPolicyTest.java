@@ -1,6 +1,7 @@
 package dev.inspection.outbox;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.inspection.outbox.ShedPolicy.Backlog;
@@ -57,5 +58,17 @@ class ShedPolicyTest {
   @Test
   void aPriorityWithNothingWaitingIsSkipped() {
     assertEquals(Map.of(2, 200L), ShedPolicy.plan(new Usage(1100, 0, Long.MAX_VALUE), ROWS_1000, Map.of(2, new Backlog(1100, 1100))));
+  }
+
+  @Test
+  void theByteTargetHoldsUntilUsageIsBelowItsShareOfTheLimitOrFreeSpaceAboveItsWatermarkOverTheShare() {
+    Limits bytes = new Limits(0, 1_000_000, 0, 0.9);
+    assertTrue(ShedPolicy.overByteTarget(new Usage(0, 1_200_000, Long.MAX_VALUE), bytes), "over the limit");
+    assertTrue(ShedPolicy.overByteTarget(new Usage(0, 950_000, Long.MAX_VALUE), bytes), "under the limit, still over 90 % of it: keep freeing");
+    assertFalse(ShedPolicy.overByteTarget(new Usage(0, 900_000, Long.MAX_VALUE), bytes), "at the target");
+    Limits free = new Limits(0, 0, 100_000_000, 0.9);
+    assertTrue(ShedPolicy.overByteTarget(new Usage(0, 0, 100_000_000), free), "at the watermark, below 100/0.9 MB free");
+    assertFalse(ShedPolicy.overByteTarget(new Usage(0, 0, 111_111_112), free));
+    assertFalse(ShedPolicy.overByteTarget(new Usage(5_000, Long.MAX_VALUE, 0), ROWS_1000), "the row watermark never asks for bytes");
   }
 }

@@ -1,0 +1,135 @@
+package dev.inspection.outbox;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.inspection.messaging.Priority;
+import dev.inspection.messaging.Topology;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonObject;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The outbox cleaner on a real SQLite file: what it deletes, in chunks, and that the outbox's other work goes on between them. */
+class OutboxCleanerTest {
+  @TempDir Path dir;
+  Vertx vertx;
+  final Topology topology = new Topology("t", 8, 1_000_000, 20);
+  /** The outbox's clock: the rows' created_at and the cleaner's now. */
+  final AtomicLong nowMs = new AtomicLong(1_000);
+  final Clock clock = new Clock() {
+    @Override
+    public ZoneId getZone() {
+      return ZoneOffset.UTC;
+    }
+
+    @Override
+    public Clock withZone(ZoneId zone) {
+      return this;
+    }
+
+    @Override
+    public Instant instant() {
+      return Instant.ofEpochMilli(nowMs.get());
+    }
+  };
+
+  @BeforeEach
+  void up() {
+    vertx = Vertx.vertx();
+  }
+
+  @AfterEach
+  void down() throws Exception {
+    vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+  }
+
+  @Test
+  void deletesConfirmedRowsPastTheRetentionInChunksAndKeepsUnconfirmedAndYoungOnes() throws Exception {
+    Path file = dir.resolve("clean.db");
+    Outbox o = await(Outbox.open(vertx, file, "p1", topology, clock));
+    List<OutboxRow> old = await(o.append(results(12)));
+    nowMs.set(5_000);
+    List<OutboxRow> young = await(o.append(results(5)));
+    List<Long> confirm = new ArrayList<>();
+    for (OutboxRow r : old.subList(2, 12)) confirm.add(r.id());
+    for (OutboxRow r : young) confirm.add(r.id());
+    await(o.markConfirmed(confirm));
+    nowMs.set(6_000);
+    // retention 3 s: rows created before 3,000 go, 4 per transaction (4 + 4 + 2)
+    assertEquals(10, await(new OutboxCleaner(o, clock, 4).clean(3_000)), "the 10 confirmed rows created at 1,000");
+    await(o.closeAsync());
+    assertEquals(List.of(old.get(0).id(), old.get(1).id()), ids(file, "confirmed = 0"), "unconfirmed rows stay, however old");
+    assertEquals(young.stream().map(OutboxRow::id).toList(), ids(file, "confirmed = 1"), "confirmed rows within the retention stay");
+  }
+
+  /**
+   * Deleting a minute's rows of a million devices in one transaction held the outbox thread for about 2 s with every
+   * append behind it: an append submitted while a clean runs completes before the clean has deleted everything.
+   */
+  @Test
+  void anAppendSubmittedDuringACleanIsNotHeldUntilTheCleanEnds() throws Exception {
+    Path file = dir.resolve("interleave.db");
+    Outbox o = await(Outbox.open(vertx, file, "p1", topology, clock));
+    List<Long> all = new ArrayList<>();
+    for (int i = 0; i < 6; i++) {
+      for (OutboxRow r : await(o.append(results(500)))) all.add(r.id());
+    }
+    await(o.markConfirmed(all));
+    nowMs.set(10_000);
+    List<String> done = new CopyOnWriteArrayList<>();
+    Future<Integer> clean = new OutboxCleaner(o, clock, 100).clean(0).onSuccess(n -> done.add("clean"));
+    Future<List<OutboxRow>> append = o.append(results(1)).onSuccess(r -> done.add("append"));
+    assertEquals(3_000, await(clean), "every confirmed row, in 30 chunks");
+    await(append);
+    assertEquals(List.of("append", "clean"), done, "the append ran between two chunks");
+    await(o.closeAsync());
+    assertEquals(1, ids(file, "1 = 1").size(), "only the new row is left");
+  }
+
+  @Test
+  void aChunkOfNoRowsIsRefusedWithItsValue() {
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new OutboxCleaner(null, clock, 0));
+    assertTrue(e.getMessage().contains("got 0"), e.getMessage());
+  }
+
+  private List<CheckResult> results(int n) {
+    List<CheckResult> list = new ArrayList<>(n);
+    for (int i = 0; i < n; i++) {
+      list.add(new CheckResult("d" + i, i % 8, Priority.NORMAL, Instant.ofEpochMilli(nowMs.get()), 1, 1, 1, new JsonObject().put("status", "UP")));
+    }
+    return list;
+  }
+
+  private static List<Long> ids(Path file, String where) throws Exception {
+    List<Long> ids = new ArrayList<>();
+    try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + file.toAbsolutePath());
+         Statement st = c.createStatement();
+         ResultSet rs = st.executeQuery("SELECT id FROM outbox WHERE " + where + " ORDER BY id")) {
+      while (rs.next()) ids.add(rs.getLong(1));
+    }
+    return ids;
+  }
+
+  private static <T> T await(Future<T> f) throws Exception {
+    return f.toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+  }
+}
