@@ -45,9 +45,12 @@ class StorageIT {
       String probeId = env.name + "-probe";
       // small queues (the low lane's too) fill at once with no worker; then the outbox grows to its 300-row watermark. The probe's own
       // backpressure mode would pause low devices after the first refused publish or once a row waits 8 s (FleetModeIT covers that): a
-      // 1 ms nack window and an hour's outbox age keep it out of the way, so this test sees the watermark alone
+      // 1 ms nack window and an hour's outbox age keep it out of the way, so this test sees the watermark alone. A nack in the same
+      // millisecond as the mode's look still counts (a CI run entered BACKPRESSURE_HIGH so, paused the low devices and never shed a low
+      // result): no dwell, so the next look, a second later, leaves the mode again
       Map<String, String> small = Map.of("broker.queue.budget.bytes", "80000", "broker.queue.high.weight", "1", "outbox.publish.batch.bytes", "4096", "outbox.shed.report.ms", "500",
-          "queue.low.max.bytes", "65536", "queue.low.max.length", "5", "probe.mode.nack.window.ms", "1", "probe.mode.outbox.age.high.ms", "3600000");
+          "queue.low.max.bytes", "65536", "queue.low.max.length", "5", "probe.mode.nack.window.ms", "1", "probe.mode.outbox.age.high.ms", "3600000",
+          "probe.mode.min.dwell.ms", "0");
       Node probe = env.start(with(small, "role", "probe", "node.id", probeId, "probe.inventory.file", inventory(env).toString(),
           "outbox.max.rows", "300"));
       awaitTrue(Duration.ofSeconds(60), "low and then normal results shed",
