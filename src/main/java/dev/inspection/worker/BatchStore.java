@@ -6,12 +6,14 @@ import dev.inspection.state.AlertEvent;
 import dev.inspection.state.AlertFold;
 import dev.inspection.store.Db;
 import io.vertx.core.Future;
+import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.Row;
 import io.vertx.sqlclient.SqlConnection;
 import io.vertx.sqlclient.Tuple;
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
@@ -56,13 +58,19 @@ public final class BatchStore {
       SELECT slot_id, owner_worker_id, lease_epoch, pg_advisory_xact_lock_shared(hashtext('inspection.backfill.' || current_schema()), slot_id)::text AS backfill_lock
       FROM slot_lease WHERE slot_id = ANY($1::int[]) ORDER BY slot_id FOR KEY SHARE""";
 
+  /**
+   * The derived snapshots ($9) go as UTF-8 bytes ({@code bytea[]}, {@code convert_from} in the statement), not as text: the PG client
+   * writes a text parameter through Netty's UTF-8 encoder a character at a time, 9.7 % of the node's samples at capacity (the
+   * snapshots are most of the characters), and {@code String.getBytes} is about 4x faster per character. The commit bench's
+   * full/plain ratio: 2.10 with text, 2.02 with bytes (means of three alternating pairs).
+   */
   static final String UPSERT_CURRENT = """
       INSERT INTO device_status_current AS c
         (device_id, slot_id, current_slot, seq, cycle_id, collected_at, writer_epoch, message_id, status_payload, derived_snapshot,
          payload_profile, updated_at)
-      SELECT d, sl, sl, s, cy, ca, ep, m, p::jsonb, ds::json, pr, now()
+      SELECT d, sl, sl, s, cy, ca, ep, m, p::jsonb, convert_from(ds, 'UTF8')::json, pr, now()
       FROM unnest($1::smallint[], $2::bigint[], $3::varchar[], $4::bigint[], $5::bigint[], $6::timestamptz[], $7::varchar[], $8::text[],
-                  $9::text[], $10::varchar[])
+                  $9::bytea[], $10::varchar[])
         AS t(sl, ep, d, s, cy, ca, m, p, ds, pr)
       ON CONFLICT (device_id) DO UPDATE SET
         seq = EXCLUDED.seq, cycle_id = EXCLUDED.cycle_id, collected_at = EXCLUDED.collected_at,
@@ -308,16 +316,17 @@ public final class BatchStore {
 
   private static Tuple currentArrays(List<Cur> list, Function<JsonObject, String> encode) {
     List<ResultRow> rows = new ArrayList<>(list.size());
-    String[] derived = new String[list.size()];
+    Buffer[] derived = new Buffer[list.size()];
     String[] profile = new String[list.size()];
     JsonObject guarded = new JsonObject();
     for (int i = 0; i < list.size(); i++) {
       Cur c = list.get(i);
       rows.add(new ResultRow(c.slot(), c.epoch(), c.row().newest(), c.row().payload()));
-      derived[i] = c.row().derived();
+      String ds = c.row().derived();
+      derived[i] = ds == null ? null : Buffer.buffer(ds.getBytes(StandardCharsets.UTF_8));
       profile[i] = c.row().profile().name();
       if (c.row().guarded() != null) guarded.put(c.row().newest().deviceId(), new JsonArray(new ArrayList<>(c.row().guarded())));
     }
-    return resultColumns(rows, encode).addArrayOfString(derived).addArrayOfString(profile).addValue(guarded);
+    return resultColumns(rows, encode).addArrayOfBuffer(derived).addArrayOfString(profile).addValue(guarded);
   }
 }
