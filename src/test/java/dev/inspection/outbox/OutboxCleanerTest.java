@@ -4,76 +4,37 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.inspection.ManualClock;
 import dev.inspection.messaging.Priority;
-import dev.inspection.messaging.Topology;
 import io.vertx.core.Future;
-import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.Statement;
-import java.time.Clock;
-import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** The outbox cleaner on a real SQLite file: what it deletes, in chunks, and that the outbox's other work goes on between them. */
-class OutboxCleanerTest {
-  @TempDir Path dir;
-  Vertx vertx;
-  final Topology topology = new Topology("t", 8, 1_000_000, 20);
+class OutboxCleanerTest extends OutboxFileTest {
   /** The outbox's clock: the rows' created_at and the cleaner's now. */
-  final AtomicLong nowMs = new AtomicLong(1_000);
-  final Clock clock = new Clock() {
-    @Override
-    public ZoneId getZone() {
-      return ZoneOffset.UTC;
-    }
-
-    @Override
-    public Clock withZone(ZoneId zone) {
-      return this;
-    }
-
-    @Override
-    public Instant instant() {
-      return Instant.ofEpochMilli(nowMs.get());
-    }
-  };
-
-  @BeforeEach
-  void up() {
-    vertx = Vertx.vertx();
-  }
-
-  @AfterEach
-  void down() throws Exception {
-    vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
-  }
+  final ManualClock clock = new ManualClock(1_000);
 
   @Test
   void deletesConfirmedRowsPastTheRetentionInChunksAndKeepsUnconfirmedAndYoungOnes() throws Exception {
     Path file = dir.resolve("clean.db");
     Outbox o = await(Outbox.open(vertx, file, "p1", topology, clock));
     List<OutboxRow> old = await(o.append(results(12)));
-    nowMs.set(5_000);
+    clock.set(5_000);
     List<OutboxRow> young = await(o.append(results(5)));
     List<Long> confirm = new ArrayList<>();
     for (OutboxRow r : old.subList(2, 12)) confirm.add(r.id());
     for (OutboxRow r : young) confirm.add(r.id());
     await(o.markConfirmed(confirm));
-    nowMs.set(6_000);
+    clock.set(6_000);
     // retention 3 s: rows created before 3,000 go, 4 per transaction (4 + 4 + 2)
     assertEquals(10, await(new OutboxCleaner(o, clock, 4).clean(3_000)), "the 10 confirmed rows created at 1,000");
     await(o.closeAsync());
@@ -94,7 +55,7 @@ class OutboxCleanerTest {
       for (OutboxRow r : await(o.append(results(500)))) all.add(r.id());
     }
     await(o.markConfirmed(all));
-    nowMs.set(10_000);
+    clock.set(10_000);
     List<String> done = new CopyOnWriteArrayList<>();
     Future<Integer> clean = new OutboxCleaner(o, clock, 100).clean(0).onSuccess(n -> done.add("clean"));
     Future<List<OutboxRow>> append = o.append(results(1)).onSuccess(r -> done.add("append"));
@@ -114,7 +75,7 @@ class OutboxCleanerTest {
   private List<CheckResult> results(int n) {
     List<CheckResult> list = new ArrayList<>(n);
     for (int i = 0; i < n; i++) {
-      list.add(new CheckResult("d" + i, i % 8, Priority.NORMAL, Instant.ofEpochMilli(nowMs.get()), 1, 1, 1, new JsonObject().put("status", "UP")));
+      list.add(new CheckResult("d" + i, i % 8, Priority.NORMAL, clock.instant(), 1, 1, 1, new JsonObject().put("status", "UP")));
     }
     return list;
   }
@@ -129,7 +90,4 @@ class OutboxCleanerTest {
     return ids;
   }
 
-  private static <T> T await(Future<T> f) throws Exception {
-    return f.toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
-  }
 }

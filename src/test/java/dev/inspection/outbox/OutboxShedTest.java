@@ -5,10 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.inspection.messaging.Priority;
-import dev.inspection.messaging.Topology;
 import dev.inspection.metrics.Metrics;
-import io.vertx.core.Future;
-import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Path;
 import java.sql.DriverManager;
@@ -20,31 +17,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** Shedding on a real SQLite outbox: the rows that go, what stays, and the ledger that records them. */
-class OutboxShedTest {
-  @TempDir Path dir;
-  Vertx vertx;
-  final Topology topology = new Topology("t", 8, 1_000_000, 20);
+class OutboxShedTest extends OutboxFileTest {
 
-  @BeforeEach
-  void up() {
-    vertx = Vertx.vertx();
-  }
-
-  @AfterEach
-  void down() throws Exception {
-    vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
-  }
-
-  private <T> T await(Future<T> f) throws Exception {
-    return f.toCompletionStage().toCompletableFuture().get(20, TimeUnit.SECONDS);
-  }
 
   /** n results per device priority, one device each, checked at {@code atMs}, appended oldest first: low, normal, critical. */
   private static List<CheckResult> mixed(int n, long atMs) {

@@ -6,9 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.inspection.messaging.Envelope;
 import dev.inspection.messaging.Priority;
-import dev.inspection.messaging.Topology;
 import io.vertx.core.Future;
-import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -16,36 +14,16 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** The SQLite outbox on a real file (no service needed). */
-class OutboxTest {
-  @TempDir Path dir;
-  Vertx vertx;
-  final Topology topology = new Topology("t", 8, 1_000_000, 20);
-
-  @BeforeEach
-  void up() {
-    vertx = Vertx.vertx();
-  }
-
-  @AfterEach
-  void down() throws Exception {
-    vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
-  }
+class OutboxTest extends OutboxFileTest {
 
   /** The outbox of probe p1 in {@code file}, on the system clock. */
   private Outbox open(Path file) throws Exception {
     return await(Outbox.open(vertx, file, "p1", topology, Clock.systemUTC()));
   }
 
-  private <T> T await(Future<T> f) throws Exception {
-    return f.toCompletionStage().toCompletableFuture().get(20, TimeUnit.SECONDS);
-  }
 
   private static List<CheckResult> results(long atMs, String... devices) {
     List<CheckResult> out = new ArrayList<>();

@@ -3,46 +3,15 @@ package dev.inspection.worker;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.inspection.ManualClock;
 import dev.inspection.messaging.Priority;
-import java.time.Clock;
-import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class BatchPickerTest {
   /** A clock the test moves by hand. */
-  static final class FakeClock extends Clock {
-    private long now = 1_000_000;
-
-    void advance(long ms) {
-      now += ms;
-    }
-
-    @Override
-    public long millis() {
-      return now;
-    }
-
-    @Override
-    public Instant instant() {
-      return Instant.ofEpochMilli(now);
-    }
-
-    @Override
-    public ZoneId getZone() {
-      return ZoneOffset.UTC;
-    }
-
-    @Override
-    public Clock withZone(ZoneId zone) {
-      return this;
-    }
-  }
-
-  private final FakeClock clock = new FakeClock();
+  private final ManualClock clock = new ManualClock(1_000_000);
   private final BatchPicker<String> picker = new BatchPicker<>(8, 200, clock);
 
   private void add(Priority p, String prefix, int n) {
@@ -277,7 +246,7 @@ class BatchPickerTest {
 
   @Test
   void theFirstBatchAfterAStartOrAClearIsSmallThenBatchesAreFull() {
-    FakeClock clock = new FakeClock();
+    ManualClock clock = new ManualClock(1_000_000);
     BatchPicker<String> m = new BatchPicker<String>(8, 200, clock).firstBatch(3);
     for (int i = 0; i < 20; i++) m.add(Priority.NORMAL, "n" + i);
     assertEquals(0, m.dueInMs(false), "due as soon as the first batch's 3 are there");

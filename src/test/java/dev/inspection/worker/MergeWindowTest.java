@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.inspection.ManualClock;
 import dev.inspection.messaging.Priority;
-import dev.inspection.worker.BatchPickerTest.FakeClock;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -13,7 +13,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class MergeWindowTest {
-  private final FakeClock clock = new FakeClock();
+  private final ManualClock clock = new ManualClock(1_000_000);
 
   private static byte[] body(String json) {
     return json.getBytes(StandardCharsets.UTF_8);
