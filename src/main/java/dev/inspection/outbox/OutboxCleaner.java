@@ -12,12 +12,9 @@ import java.time.Clock;
  * Each chunk is its own task on the outbox thread, so what is submitted meanwhile runs between two chunks.
  */
 public final class OutboxCleaner {
-  /** The oldest confirmed rows past the retention, through the partial index on created_at of confirmed rows. */
+  /** The oldest confirmed rows created before a time, through the partial index on created_at of confirmed rows. */
   private static final String CLEAN = """
       DELETE FROM outbox WHERE id IN (SELECT id FROM outbox WHERE confirmed = 1 AND created_at < ? ORDER BY created_at LIMIT ?)""";
-  /** One chunk of confirmed rows, oldest first, whatever their age: to stay under the byte watermarks ({@link OutboxGuard}). */
-  private static final String OLDEST = """
-      DELETE FROM outbox WHERE id IN (SELECT id FROM outbox WHERE confirmed = 1 ORDER BY created_at LIMIT ?)""";
   /** Rows per transaction: about 20 ms of the outbox thread. */
   public static final int CHUNK_ROWS = 10_000;
 
@@ -46,7 +43,7 @@ public final class OutboxCleaner {
   }
 
   private Future<Integer> chunks(long createdBeforeMs, int deleted) {
-    return deleteChunk(CLEAN, createdBeforeMs).compose(n -> n < chunkRows ? Future.succeededFuture(deleted + n) : chunks(createdBeforeMs, deleted + n));
+    return deleteChunk(createdBeforeMs).compose(n -> n < chunkRows ? Future.succeededFuture(deleted + n) : chunks(createdBeforeMs, deleted + n));
   }
 
   /**
@@ -54,7 +51,7 @@ public final class OutboxCleaner {
    * {@link #chunkRows()} means none is left): the byte watermarks come before the retention.
    */
   public Future<Integer> deleteOldestConfirmed() {
-    return deleteChunk(OLDEST, null);
+    return deleteChunk(Long.MAX_VALUE);
   }
 
   /** Rows deleted per transaction. */
@@ -62,13 +59,12 @@ public final class OutboxCleaner {
     return chunkRows;
   }
 
-  /** {@code createdBeforeMs}: CLEAN's bound, null for OLDEST. */
-  private Future<Integer> deleteChunk(String sql, Long createdBeforeMs) {
+  /** One transaction: the oldest {@link #chunkRows} confirmed rows created before {@code createdBeforeMs}. */
+  private Future<Integer> deleteChunk(long createdBeforeMs) {
     return outbox.runWithoutFsync(() -> {
-      try (PreparedStatement ps = outbox.connection().prepareStatement(sql)) {
-        int i = 1;
-        if (createdBeforeMs != null) ps.setLong(i++, createdBeforeMs);
-        ps.setInt(i, chunkRows);
+      try (PreparedStatement ps = outbox.connection().prepareStatement(CLEAN)) {
+        ps.setLong(1, createdBeforeMs);
+        ps.setInt(2, chunkRows);
         int n = ps.executeUpdate();
         outbox.connection().commit();
         return n;

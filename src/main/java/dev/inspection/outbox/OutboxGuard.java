@@ -72,35 +72,31 @@ public final class OutboxGuard implements HealthCheck {
   public Future<Integer> check(long unconfirmedRows, Set<Long> inFlight) {
     if (checking) return Future.succeededFuture(0);
     checking = true;
-    return shed.usage(unconfirmedRows).compose(u -> {
-      usedBytes.set(u.bytes());
-      freeBytes.set(u.freeBytes());
-      ShedPolicy.Excess e = ShedPolicy.excess(u, limits);
-      if (e.none()) return Future.succeededFuture(u);
-      return e.bytes() > 0 ? freeConfirmed(u, unconfirmedRows, 0) : Future.succeededFuture(u);
-    }).compose(u -> {
-      if (ShedPolicy.excess(u, limits).none()) return Future.succeededFuture(0);
-      return shed.backlog().compose(backlog -> {
-        Map<Integer, Long> plan = ShedPolicy.plan(u, limits, backlog);
-        List<Future<Integer>> done = new ArrayList<>();
-        long now = clock.millis();
-        for (Map.Entry<Integer, Long> e : plan.entrySet()) {
-          int priority = e.getKey();
-          done.add(shed.shed(priority, e.getValue(), inFlight, now).onSuccess(n -> {
-            if (n > 0) {
-              metrics.outboxShed(priority, n);
-              log.warn("outbox over its watermark (unconfirmed {} of {} rows, {} of {} bytes used, {} bytes free of {} to keep):"
-                  + " shed the {} oldest results of priority {} (counted per device-minute, never critical ones)",
-                  u.rows(), limits.maxRows(), u.bytes(), limits.maxBytes(), u.freeBytes(), limits.minFreeBytes(), n, priority);
+    return measure(unconfirmedRows)
+        .compose(u -> ShedPolicy.excess(u, limits).bytes() > 0 ? freeConfirmed(u, unconfirmedRows, 0) : Future.succeededFuture(u))
+        .compose(u -> {
+          if (ShedPolicy.excess(u, limits).none()) return Future.succeededFuture(0);
+          return shed.backlog().compose(backlog -> {
+            Map<Integer, Long> plan = ShedPolicy.plan(u, limits, backlog);
+            List<Future<Integer>> done = new ArrayList<>();
+            long now = clock.millis();
+            for (Map.Entry<Integer, Long> e : plan.entrySet()) {
+              int priority = e.getKey();
+              done.add(shed.shed(priority, e.getValue(), inFlight, now).onSuccess(n -> {
+                if (n > 0) {
+                  metrics.outboxShed(priority, n);
+                  log.warn("outbox over its watermark (unconfirmed {} of {} rows, {} of {} bytes used, {} bytes free of {} to keep):"
+                      + " shed the {} oldest results of priority {} (counted per device-minute, never critical ones)",
+                      u.rows(), limits.maxRows(), u.bytes(), limits.maxBytes(), u.freeBytes(), limits.minFreeBytes(), n, priority);
+                }
+              }));
             }
-          }));
-        }
-        return Future.all(done).map(cf -> done.stream().mapToInt(Future::result).sum());
-      });
-    }).onComplete(ar -> {
-      checking = false;
-      if (ar.failed()) log.warn("cannot check the outbox's size: {}", ar.cause().getMessage());
-    });
+            return Future.all(done).map(cf -> done.stream().mapToInt(Future::result).sum());
+          });
+        }).onComplete(ar -> {
+          checking = false;
+          if (ar.failed()) log.warn("cannot check the outbox's size: {}", ar.cause().getMessage());
+        });
   }
 
   /**
@@ -111,11 +107,16 @@ public final class OutboxGuard implements HealthCheck {
    */
   private Future<ShedPolicy.Usage> freeConfirmed(ShedPolicy.Usage u, long unconfirmedRows, long deleted) {
     if (!ShedPolicy.overByteTarget(u, limits)) return retentionCut(u, deleted);
-    return cleaner.deleteOldestConfirmed().compose(n -> shed.usage(unconfirmedRows).compose(after -> {
-      usedBytes.set(after.bytes());
-      freeBytes.set(after.freeBytes());
-      return n < cleaner.chunkRows() ? retentionCut(after, deleted + n) : freeConfirmed(after, unconfirmedRows, deleted + n);
-    }));
+    return cleaner.deleteOldestConfirmed().compose(n -> measure(unconfirmedRows).compose(after ->
+        n < cleaner.chunkRows() ? retentionCut(after, deleted + n) : freeConfirmed(after, unconfirmedRows, deleted + n)));
+  }
+
+  /** The outbox's usage now, also into the storage gauges. */
+  private Future<ShedPolicy.Usage> measure(long unconfirmedRows) {
+    return shed.usage(unconfirmedRows).onSuccess(u -> {
+      usedBytes.set(u.bytes());
+      freeBytes.set(u.freeBytes());
+    });
   }
 
   private Future<ShedPolicy.Usage> retentionCut(ShedPolicy.Usage u, long deleted) {

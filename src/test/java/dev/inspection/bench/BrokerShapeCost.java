@@ -124,7 +124,7 @@ public final class BrokerShapeCost {
       long c0 = consumed.get();
       long t0 = LaneQueueCost.ticks(pid);
       long n0 = System.nanoTime();
-      Thread.sleep(seconds * 1000L);
+      Thread.sleep(seconds * 1000L); // the measurement window itself: the broker's CPU over this time is the figure
       long t1 = LaneQueueCost.ticks(pid);
       double wall = (System.nanoTime() - n0) / 1e9;
       double msgs = (published.get() - p0) / wall;

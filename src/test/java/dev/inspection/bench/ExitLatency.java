@@ -39,7 +39,7 @@ public final class ExitLatency {
       c.createStatement().execute("SELECT pg_advisory_lock(4242, " + Integer.parseInt(args[1]) + ")");
       System.out.println("held " + heap.length);
       System.out.flush();
-      Thread.sleep(Long.MAX_VALUE);
+      Thread.sleep(Long.MAX_VALUE); // the behaviour measured: this process holds the lock until it is killed
     }
   }
 

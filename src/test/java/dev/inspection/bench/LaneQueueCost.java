@@ -55,7 +55,7 @@ public final class LaneQueueCost {
   private static double cores(long pid, int seconds) throws Exception {
     long t0 = ticks(pid);
     long n0 = System.nanoTime();
-    Thread.sleep(seconds * 1000L);
+    Thread.sleep(seconds * 1000L); // the measurement window itself: the broker's CPU over this time is the figure
     long t1 = ticks(pid);
     double wall = (System.nanoTime() - n0) / 1e9;
     return (t1 - t0) / 100.0 / wall; // USER_HZ = 100
