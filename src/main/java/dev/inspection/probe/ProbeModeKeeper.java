@@ -5,7 +5,6 @@ import dev.inspection.config.Config;
 import dev.inspection.config.Keys;
 import dev.inspection.control.FleetMode;
 import dev.inspection.coordination.Notifier;
-import dev.inspection.inventory.Device;
 import dev.inspection.metrics.Metrics;
 import dev.inspection.metrics.ModeGauge;
 import io.vertx.core.Vertx;
@@ -90,10 +89,10 @@ public final class ProbeModeKeeper {
     if (redis != null) redis.stop();
   }
 
-  /** The schedule's gate: whether this due check runs in the effective mode. */
-  public boolean inspect(Device d, long round) {
-    boolean go = ProbeMode.inspect(effective, d.priority(), round, ProbeMode.phase(d.deviceId()));
-    if (!go) metrics.inspectionSkipped(d.priority());
+  /** The schedule's gate: whether a due check of a device of {@code priority} and {@link ProbeMode#phase} runs in the effective mode. */
+  public boolean inspect(int priority, long round, int phase) {
+    boolean go = ProbeMode.inspect(effective, priority, round, phase);
+    if (!go) metrics.inspectionSkipped(priority);
     return go;
   }
 

@@ -11,7 +11,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.inspection.control.FleetMode;
 import dev.inspection.inventory.Device;
 import io.vertx.core.json.JsonObject;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
@@ -69,7 +72,7 @@ class ProbeModeTest {
   void atHalfRateTheScheduleSendsAnEvenStreamNotAFullIntervalThenAnEmptyOne() {
     ProbeSchedule s = new ProbeSchedule(0, new Random(7));
     for (int i = 0; i < 2000; i++) s.put(new Device(String.format("sim-%06d", i), 2, "g", "sim", new JsonObject(), 1000, "default", 0), 0);
-    s.gate((d, round) -> ProbeMode.inspect(BACKPRESSURE_HIGH, d.priority(), round, ProbeMode.phase(d.deviceId())));
+    s.gate((priority, round, phase) -> ProbeMode.inspect(BACKPRESSURE_HIGH, priority, round, phase));
     for (long t = 1000; t <= 10_000; t += 1000) {
       int n = 0;
       for (long u = t - 900; u <= t; u += 100) n += s.pollDue(u, 10_000).size();
@@ -83,15 +86,35 @@ class ProbeModeTest {
     s.put(new Device("crit", 1, "g", "sim", new JsonObject(), 1000, "default", 0), 0);
     s.put(new Device("norm", 2, "g", "sim", new JsonObject(), 1000, "default", 0), 0);
     s.put(new Device("low", 3, "g", "sim", new JsonObject(), 1000, "default", 0), 0);
-    s.gate((d, round) -> ProbeMode.inspect(BACKPRESSURE_HIGH, d.priority(), round, ProbeMode.phase(d.deviceId())));
+    s.gate((priority, round, phase) -> ProbeMode.inspect(BACKPRESSURE_HIGH, priority, round, phase));
     Map<String, Integer> count = new HashMap<>();
     for (long t = 0; t <= 20_000; t += 100) s.pollDue(t, 100).forEach(d -> count.merge(d.deviceId(), 1, Integer::sum));
     assertEquals(20, count.get("crit"), "critical at full rate: one check per second over 20 s");
     assertEquals(10, count.get("norm"), "normal at half rate");
     assertNull(count.get("low"), "low paused");
-    s.gate((d, round) -> true);
+    s.gate((priority, round, phase) -> true);
     for (long t = 20_100; t <= 22_000; t += 100) s.pollDue(t, 100).forEach(d -> count.merge(d.deviceId(), 1, Integer::sum));
     assertEquals(2, count.get("low"), "back to NORMAL, the low device was never dropped from the schedule");
+  }
+
+  @Test
+  void theScheduleHandsTheGateEachDevicesOwnPriorityAndPhaseAlsoAfterTheDeviceIsReplaced() {
+    ProbeSchedule s = new ProbeSchedule(0, new Random(3));
+    for (int i = 0; i < 200; i++) s.put(new Device("dev-" + i, 1 + i % 3, "g", "sim", new JsonObject(), 1000, "default", 0), 0);
+    s.put(new Device("dev-7", 3, "g", "sim", new JsonObject(), 1000, "default", 1), 0); // replaced: priority 2 -> 3
+    s.gate((priority, round, phase) -> priority == 3 && phase == 1); // only low devices of phase 1 are let through
+    List<String> passed = new ArrayList<>();
+    for (long t = 0; t <= 1_000; t += 50) s.pollDue(t, 1_000).forEach(d -> passed.add(d.deviceId()));
+    List<String> expected = new ArrayList<>();
+    for (int i = 0; i < 200; i++) {
+      String id = "dev-" + i;
+      int priority = i == 7 ? 3 : 1 + i % 3;
+      if (priority == 3 && ProbeMode.phase(id) == 1) expected.add(id);
+    }
+    Collections.sort(passed);
+    Collections.sort(expected);
+    assertTrue(expected.size() > 15, "a fair sample: " + expected.size() + " low devices of phase 1");
+    assertEquals(expected, passed, "the gate saw each device's own priority (the replaced one's new priority) and phase");
   }
 
   private static ProbeMode.Seen seen(long now, long depth, long ageMs, long nackAt, long heardAt) {
