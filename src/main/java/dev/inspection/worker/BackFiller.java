@@ -196,7 +196,7 @@ public final class BackFiller {
     items.sort(Comparator.comparing((HistoryRollups.Item h) -> h.row().envelope().deviceId()).thenComparingLong(h -> h.row().envelope().cycleId())
         .thenComparingLong(h -> h.row().envelope().seq()));
     return Db.inTransaction(pool, conn -> conn.preparedQuery(LOCK_SLOT).execute(Tuple.of(b.slot()))
-        .compose(v -> HistoryRollups.write(conn, items, JsonObject::encode, b.committedAtMs() > 0
+        .compose(v -> HistoryRollups.write(conn, items, JsonObject::toBuffer, b.committedAtMs() > 0
             ? OffsetDateTime.ofInstant(Instant.ofEpochMilli(b.committedAtMs()), ZoneOffset.UTC) : null)));
   }
 

@@ -2,6 +2,7 @@ package dev.inspection.worker;
 
 import dev.inspection.state.RollupFold;
 import io.vertx.core.Future;
+import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonObject;
 import io.vertx.sqlclient.Row;
 import io.vertx.sqlclient.SqlConnection;
@@ -35,9 +36,10 @@ import java.util.function.Function;
 final class HistoryRollups {
   static final String WRITE = """
       WITH t AS (
-        SELECT * FROM unnest($1::smallint[], $2::bigint[], $3::varchar[], $4::bigint[], $5::bigint[], $6::timestamptz[], $7::varchar[],
-                             $8::text[]::jsonb[], $9::smallint[], $10::bool[])
-          WITH ORDINALITY AS t(sl, ep, d, s, cy, ca, m, p, rc, keep, i)),
+        SELECT sl, ep, d, s, cy, ca, m, convert_from(pb, 'UTF8')::jsonb AS p, rc, keep, i
+        FROM unnest($1::smallint[], $2::bigint[], $3::varchar[], $4::bigint[], $5::bigint[], $6::timestamptz[], $7::varchar[],
+                    $8::bytea[], $9::smallint[], $10::bool[])
+          WITH ORDINALITY AS u(sl, ep, d, s, cy, ca, m, pb, rc, keep, i)),
       ins AS (
         INSERT INTO device_status_history (device_id, cycle_id, seq, retention_class, slot_id, collected_at, writer_epoch, message_id, status_payload,
                                            received_at)
@@ -54,14 +56,17 @@ final class HistoryRollups {
         SELECT a.m, a.d, a.n, a.dn, a.ch + CASE WHEN x.last_state IS NOT NULL AND x.last_state IS DISTINCT FROM a.fs THEN 1 ELSE 0 END,
                a.ls, lt.p, a.lc, a.lq, a.sc::bigint[], a.sq::bigint[]
         FROM a JOIN t lt ON lt.i = a.li
-          -- each row's stored state, one index probe per row (LIMIT 1 keeps PostgreSQL from turning it into a join that reads every row
-          -- of the minutes); bounded by the batch's first and last minute, so only their day partitions are planned, locked and opened
-          LEFT JOIN LATERAL (SELECT x.last_state FROM device_status_rollup_1m x WHERE x.minute_bucket = a.m AND x.device_id = a.d
+          -- a row of several results: its stored state, one index probe (LIMIT 1 keeps PostgreSQL from turning it into a join that reads
+          -- every row of the minutes); bounded by the batch's first and last minute, so only their day partitions are planned, locked and
+          -- opened. A row of one result (nearly all: a device is seldom twice in a batch's minute) needs no probe: its first state is its
+          -- last, and the DO UPDATE compares it with the stored one
+          LEFT JOIN LATERAL (SELECT x.last_state FROM device_status_rollup_1m x WHERE a.n > 1 AND x.minute_bucket = a.m AND x.device_id = a.d
                                AND x.minute_bucket BETWEEN $24::timestamptz AND $25::timestamptz LIMIT 1) x ON true
         ON CONFLICT (minute_bucket, device_id) DO UPDATE SET
           sample_count = r.sample_count + EXCLUDED.sample_count,
           down_count = r.down_count + EXCLUDED.down_count,
-          state_changes = r.state_changes + EXCLUDED.state_changes,
+          state_changes = r.state_changes + EXCLUDED.state_changes
+            + CASE WHEN EXCLUDED.sample_count = 1 AND r.last_state IS NOT NULL AND r.last_state IS DISTINCT FROM EXCLUDED.last_state THEN 1 ELSE 0 END,
           last_state = CASE WHEN r.last_cycle_id IS NULL OR (EXCLUDED.last_cycle_id, EXCLUDED.last_seq) > (r.last_cycle_id, r.last_seq)
                             THEN EXCLUDED.last_state ELSE r.last_state END,
           last_payload = CASE WHEN r.last_cycle_id IS NULL OR (EXCLUDED.last_cycle_id, EXCLUDED.last_seq) > (r.last_cycle_id, r.last_seq)
@@ -90,8 +95,8 @@ final class HistoryRollups {
   static final String SET = """
       INSERT INTO device_status_rollup_1m AS r
         (minute_bucket, device_id, sample_count, down_count, state_changes, last_state, last_payload, last_cycle_id, last_seq, seen_cycle, seen_seq)
-      SELECT m, d, n, dn, ch, ls, lp::jsonb, lc, lq, sc::bigint[], sq::bigint[]
-      FROM unnest($1::timestamptz[], $2::varchar[], $3::int[], $4::int[], $5::int[], $6::varchar[], $7::varchar[], $8::text[], $9::bigint[],
+      SELECT m, d, n, dn, ch, ls, convert_from(lp, 'UTF8')::jsonb, lc, lq, sc::bigint[], sq::bigint[]
+      FROM unnest($1::timestamptz[], $2::varchar[], $3::int[], $4::int[], $5::int[], $6::varchar[], $7::varchar[], $8::bytea[], $9::bigint[],
                   $10::bigint[], $11::text[], $12::text[]) AS t(m, d, n, dn, ch, fs, ls, lp, lc, lq, sc, sq)
       ON CONFLICT (minute_bucket, device_id) DO UPDATE SET
         sample_count = EXCLUDED.sample_count, down_count = EXCLUDED.down_count, state_changes = EXCLUDED.state_changes,
@@ -110,12 +115,12 @@ final class HistoryRollups {
    * Writes history and rollups for {@code items} (sorted by device, cycle_id, seq); {@code encode} turns a payload
    * into its JSON text (shared with the other statements). The future holds the history rows really inserted.
    */
-  static Future<Integer> write(SqlConnection conn, List<Item> items, Function<JsonObject, String> encode) {
+  static Future<Integer> write(SqlConnection conn, List<Item> items, Function<JsonObject, Buffer> encode) {
     return write(conn, items, encode, null);
   }
 
   /** As above; {@code receivedAt} is the history rows' received_at (the back-fill: when their batch committed), null = now(). */
-  static Future<Integer> write(SqlConnection conn, List<Item> items, Function<JsonObject, String> encode, OffsetDateTime receivedAt) {
+  static Future<Integer> write(SqlConnection conn, List<Item> items, Function<JsonObject, Buffer> encode, OffsetDateTime receivedAt) {
     if (items.isEmpty()) return Future.succeededFuture(0);
     List<RollupFold.Sample> samples = new ArrayList<>(items.size());
     List<BatchStore.ResultRow> rows = new ArrayList<>(items.size());
@@ -147,7 +152,7 @@ final class HistoryRollups {
   /**
    * The rollup rows as the statements' twelve columns (minute, device, samples, down, changes, first state, last
    * state, the last payload's column, last cycle, last seq, seen cycles, seen seqs), added to {@code args};
-   * {@code lastPayload} adds the eighth: WRITE's ordinality of the payload, SET's payload text.
+   * {@code lastPayload} adds the eighth: WRITE's ordinality of the payload, SET's payload bytes.
    */
   private static Tuple figures(Tuple args, List<RollupFold.Row> rows, BiConsumer<Tuple, List<RollupFold.Row>> lastPayload) {
     int n = rows.size();
@@ -183,7 +188,7 @@ final class HistoryRollups {
   }
 
   /** Reads the batch's rollup rows back and folds the batch in result by result: only what they have not counted is added. */
-  static Future<Integer> refold(SqlConnection conn, List<RollupFold.Sample> samples, Function<JsonObject, String> encode) {
+  static Future<Integer> refold(SqlConnection conn, List<RollupFold.Sample> samples, Function<JsonObject, Buffer> encode) {
     if (samples.isEmpty()) return Future.succeededFuture(0);
     Set<RollupFold.Key> keys = new LinkedHashSet<>();
     for (RollupFold.Sample s : samples) keys.add(s.key());
@@ -205,7 +210,7 @@ final class HistoryRollups {
       List<RollupFold.Row> out = RollupFold.fold(stored, samples);
       out.sort(Comparator.comparing((RollupFold.Row x) -> x.key().deviceId()).thenComparing(x -> x.key().minute()));
       return out.isEmpty() ? Future.succeededFuture(0) : conn.preparedQuery(SET).execute(figures(Tuple.tuple(), out,
-          (t, rs) -> t.addArrayOfString(rs.stream().map(x -> x.takesLast() ? encode.apply(x.lastPayload()) : null).toArray(String[]::new)))).map(r -> r.rowCount());
+          (t, rs) -> t.addArrayOfBuffer(rs.stream().map(x -> x.takesLast() ? encode.apply(x.lastPayload()) : null).toArray(Buffer[]::new)))).map(r -> r.rowCount());
     });
   }
 

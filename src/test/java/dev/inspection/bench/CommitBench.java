@@ -46,8 +46,8 @@ public final class CommitBench {
   static final String PLAIN_CURRENT = """
       INSERT INTO device_status_current AS c
         (device_id, slot_id, current_slot, seq, cycle_id, collected_at, writer_epoch, message_id, status_payload, updated_at)
-      SELECT d, sl, sl, s, cy, ca, ep, m, p::jsonb, now()
-      FROM unnest($1::smallint[], $2::bigint[], $3::varchar[], $4::bigint[], $5::bigint[], $6::timestamptz[], $7::varchar[], $8::text[])
+      SELECT d, sl, sl, s, cy, ca, ep, m, convert_from(p, 'UTF8')::jsonb, now()
+      FROM unnest($1::smallint[], $2::bigint[], $3::varchar[], $4::bigint[], $5::bigint[], $6::timestamptz[], $7::varchar[], $8::bytea[])
         AS t(sl, ep, d, s, cy, ca, m, p)
       ON CONFLICT (device_id) DO UPDATE SET
         seq = EXCLUDED.seq, cycle_id = EXCLUDED.cycle_id, collected_at = EXCLUDED.collected_at,
@@ -56,8 +56,8 @@ public final class CommitBench {
       WHERE (c.cycle_id, c.seq) < (EXCLUDED.cycle_id, EXCLUDED.seq)""";
   static final String PLAIN_HISTORY = """
       INSERT INTO device_status_history (device_id, cycle_id, seq, retention_class, slot_id, collected_at, writer_epoch, message_id, status_payload)
-      SELECT d, cy, s, 2, sl, ca, ep, m, p::jsonb
-      FROM unnest($1::smallint[], $2::bigint[], $3::varchar[], $4::bigint[], $5::bigint[], $6::timestamptz[], $7::varchar[], $8::text[])
+      SELECT d, cy, s, 2, sl, ca, ep, m, convert_from(p, 'UTF8')::jsonb
+      FROM unnest($1::smallint[], $2::bigint[], $3::varchar[], $4::bigint[], $5::bigint[], $6::timestamptz[], $7::varchar[], $8::bytea[])
         AS t(sl, ep, d, s, cy, ca, m, p)
       ON CONFLICT DO NOTHING""";
 

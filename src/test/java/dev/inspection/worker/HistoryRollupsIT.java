@@ -67,7 +67,7 @@ class HistoryRollupsIT {
     SqlConnection conn = awaitResult(pool.getConnection());
     try {
       Transaction tx = awaitResult(conn.begin());
-      int history = awaitResult(HistoryRollups.write(conn, items, JsonObject::encode));
+      int history = awaitResult(HistoryRollups.write(conn, items, JsonObject::toBuffer));
       String locked = awaitResult(conn.query(ROLLUP_LOCKS).execute()).iterator().next().getString(0);
       long read = awaitResult(conn.preparedQuery("SELECT pg_stat_get_xact_tuples_returned(c.oid) + pg_stat_get_xact_tuples_fetched(c.oid) FROM pg_class c"
           + " WHERE c.relname = $1 AND c.relnamespace = current_schema()::regnamespace").execute(Tuple.of(day))).iterator().next().getLong(0);
