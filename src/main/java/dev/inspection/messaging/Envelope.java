@@ -146,14 +146,35 @@ public record Envelope(
 
   /** Checks one v2 message already read as JSON (a whole v2 body, or one result of a v3 batch). */
   public static Envelope fromJson(JsonObject root) throws InvalidMessage {
-    Object sv = root.getValue("schema_version");
+    return check(root.getValue("schema_version"), root.getValue("envelope"), root.getValue("payload"));
+  }
+
+  /**
+   * The envelope's fields as read, before they are checked: a JSON object's ({@code JsonObject::getValue}) or the
+   * fields {@link ResultBatch} streamed out of a body without building a tree of it. A JSON null reads as absent.
+   */
+  interface Fields {
+    Object get(String key);
+  }
+
+  /**
+   * Checks one v2 message from its three members as read (each a JSON value: null when absent): {@code envelope} a
+   * {@link JsonObject} or streamed {@link Fields}, {@code payload} a {@link JsonObject} when it is an object. The one
+   * place every way a result can be wrong is named, whichever way it was read.
+   */
+  static Envelope check(Object sv, Object envelope, Object payloadValue) throws InvalidMessage {
     if (sv == null) throw new InvalidMessage("missing_field", "schema_version is missing");
     if (!(sv instanceof Number n) || n.intValue() != SCHEMA_VERSION || n.doubleValue() != SCHEMA_VERSION) {
       throw new InvalidMessage("unknown_schema", "schema_version " + sv + " is not supported here (a result is version " + SCHEMA_VERSION
           + "; a batch of results is version " + ResultBatch.SCHEMA_VERSION + ")");
     }
-    JsonObject env = object(root, "envelope");
-    JsonObject payload = object(root, "payload");
+    if (envelope == null) throw new InvalidMessage("missing_field", "envelope is missing");
+    Fields env;
+    if (envelope instanceof JsonObject j) env = j::getValue;
+    else if (envelope instanceof Fields f) env = f;
+    else throw new InvalidMessage("bad_field", "envelope must be a JSON object");
+    if (payloadValue == null) throw new InvalidMessage("missing_field", "payload is missing");
+    if (!(payloadValue instanceof JsonObject payload)) throw new InvalidMessage("bad_field", "payload must be a JSON object");
     String deviceId = string(env, "device_id");
     if (deviceId.isEmpty() || deviceId.length() > 64) throw new InvalidMessage("bad_field", "device_id must be 1..64 characters");
     String isNode = string(env, "is_node");
@@ -178,22 +199,15 @@ public record Envelope(
         optNumber(env, "plan_version"), isNode, cycleId, seq, collectedAt, prio, payload);
   }
 
-  private static JsonObject object(JsonObject o, String key) throws InvalidMessage {
-    Object v = o.getValue(key);
-    if (v == null) throw new InvalidMessage("missing_field", key + " is missing");
-    if (!(v instanceof JsonObject j)) throw new InvalidMessage("bad_field", key + " must be a JSON object");
-    return j;
-  }
-
-  private static String string(JsonObject o, String key) throws InvalidMessage {
-    Object v = o.getValue(key);
+  private static String string(Fields o, String key) throws InvalidMessage {
+    Object v = o.get(key);
     if (v == null) throw new InvalidMessage("missing_field", "envelope." + key + " is missing");
     if (!(v instanceof String s)) throw new InvalidMessage("bad_field", "envelope." + key + " must be a string");
     return s;
   }
 
-  private static long number(JsonObject o, String key) throws InvalidMessage {
-    Object v = o.getValue(key);
+  private static long number(Fields o, String key) throws InvalidMessage {
+    Object v = o.get(key);
     if (v == null) throw new InvalidMessage("missing_field", "envelope." + key + " is missing");
     if (!(v instanceof Number n) || n.doubleValue() != n.longValue()) {
       throw new InvalidMessage("bad_field", "envelope." + key + " must be an integer");
@@ -201,8 +215,8 @@ public record Envelope(
     return n.longValue();
   }
 
-  private static long optNumber(JsonObject o, String key) throws InvalidMessage {
-    return o.getValue(key) == null ? 0 : number(o, key);
+  private static long optNumber(Fields o, String key) throws InvalidMessage {
+    return o.get(key) == null ? 0 : number(o, key);
   }
 
   private static String shorten(String s) {
