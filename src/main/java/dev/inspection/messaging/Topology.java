@@ -29,6 +29,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class Topology {
   private static final Logger log = LoggerFactory.getLogger(Topology.class);
+  private static final Priority[] PRIORITIES = Priority.values();
   private final String prefix;
   private final int totalSlots;
   private final QueueBudget budget;
@@ -37,6 +38,11 @@ public final class Topology {
   private final int lowMaxLength;
   /** The low lane as a quorum queue (queue.low.type=quorum: replicated, for a broker cluster) instead of a classic one. */
   private final boolean lowQuorum;
+  /**
+   * {@link #routingKey} of every slot below totalSlots and every priority, built once: the probe names a key for every
+   * result it appends, and the publisher and its gate look each up in maps, which hashed a new string every time.
+   */
+  private final String[] routingKeys;
 
   /** Every high and normal queue limited to {@code maxBytes}, the low lane to its default limits but never above maxBytes (tests). */
   public Topology(String prefix, int totalSlots, long maxBytes, int deliveryLimit) {
@@ -62,6 +68,10 @@ public final class Topology {
     this.deliveryLimit = deliveryLimit;
     this.lowMaxBytes = lowMaxBytes;
     this.lowMaxLength = lowMaxLength;
+    this.routingKeys = new String[Math.max(0, totalSlots) * PRIORITIES.length];
+    for (int slot = 0; slot < totalSlots; slot++) {
+      for (Priority p : PRIORITIES) routingKeys[slot * PRIORITIES.length + p.ordinal()] = "slot." + slot + "." + p.wire;
+    }
   }
 
   /** The topology a configuration describes (prefix, slot count, the high and normal queues' byte budget, delivery limit, the low lane's limits). */
@@ -113,7 +123,8 @@ public final class Topology {
   }
 
   public String routingKey(int slot, Priority p) {
-    return "slot." + slot + "." + p.wire;
+    int i = slot * PRIORITIES.length + p.ordinal();
+    return slot >= 0 && i < routingKeys.length ? routingKeys[i] : "slot." + slot + "." + p.wire;
   }
 
   public String queue(int slot, Priority p) {

@@ -1,6 +1,7 @@
 package dev.inspection.messaging;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
 
 import org.junit.jupiter.api.Test;
 
@@ -26,6 +27,16 @@ class TopologyNamesTest {
     for (int slot = 0; slot < 2048; slot++) {
       for (Priority p : Priority.values()) {
         assertEquals(String.format("%s.status.s%03d.%s", "insp", slot, p.wire), topology.queue(slot, p));
+      }
+    }
+  }
+
+  @Test
+  void routingKeysAreBuiltOnceForTheConfiguredSlotsAndStillNamedBeyondThem() {
+    for (int slot = -1; slot < 600; slot++) {
+      for (Priority p : Priority.values()) {
+        assertEquals("slot." + slot + "." + p.wire, topology.routingKey(slot, p), "slot " + slot);
+        if (slot >= 0 && slot < 256) assertSame(topology.routingKey(slot, p), topology.routingKey(slot, p), "one string per slot and priority");
       }
     }
   }
