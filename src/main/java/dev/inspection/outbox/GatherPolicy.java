@@ -6,7 +6,9 @@ package dev.inspection.outbox;
  * <ul>
  *   <li>the fleet is behind (the probe inspects in a backpressure mode): {@code behindMs}, results wait in the slot
  *       queues for seconds anyway;</li>
- *   <li>the probe is busy (it published at least {@code busyPerS} results/s since the last call): {@code busyMs}, a
+ *   <li>the probe is busy (it published at least {@code busyPerS} results/s since the last call, and once busy until the rate
+ *       falls below {@link #LEAVE_BUSY} of it: a rate near the threshold turned gathering on and off every second, with a
+ *       log line each time): {@code busyMs}, a
  *       short wait that turns a slot's 3–4 results per confirm round trip into a message several times larger
  *       (at a million devices every 60 s, RabbitMQ cost 58 µs per result with the small messages and the two
  *       cores were full);</li>
@@ -14,11 +16,14 @@ package dev.inspection.outbox;
  * </ul>
  */
 final class GatherPolicy {
+  /** A busy probe stays busy until its rate falls below this share of {@code busyPerS}. */
+  static final double LEAVE_BUSY = 0.8;
   private final long behindMs;
   private final long busyMs;
   private final double busyPerS;
   private long lastRows = -1;
   private long lastAtMs;
+  private boolean busy;
 
   /** {@code busyPerS} 0 or {@code busyMs} 0: never gathers for being busy. */
   GatherPolicy(long behindMs, long busyMs, double busyPerS) {
@@ -32,7 +37,8 @@ final class GatherPolicy {
     double perS = lastRows < 0 || nowMs <= lastAtMs ? 0 : (publishedRows - lastRows) * 1000.0 / (nowMs - lastAtMs);
     lastRows = publishedRows;
     lastAtMs = nowMs;
+    busy = busyPerS > 0 && perS >= (busy ? busyPerS * LEAVE_BUSY : busyPerS);
     if (behind) return behindMs;
-    return busyPerS > 0 && perS >= busyPerS ? busyMs : 0;
+    return busy ? busyMs : 0;
   }
 }

@@ -34,4 +34,19 @@ class GatherPolicyTest {
     p.gatherMs(false, 0, 1000);
     assertEquals(0, p.gatherMs(false, 1_000_000, 1000));
   }
+
+  @Test
+  void aRateNearTheThresholdStaysBusyUntilItFallsWellBelowIt() {
+    GatherPolicy p = new GatherPolicy(500, 200, 5000);
+    long rows = 0;
+    long t = 0;
+    p.gatherMs(false, rows, t);
+    int[] perSecond = {4_900, 5_100, 4_700, 5_050, 4_100, 4_950, 3_900, 4_500, 5_000};
+    long[] expected = {0, 200, 200, 200, 200, 200, 0, 0, 200};
+    for (int i = 0; i < perSecond.length; i++) {
+      rows += perSecond[i];
+      t += 1000;
+      assertEquals(expected[i], p.gatherMs(false, rows, t), "second " + i + " at " + perSecond[i] + " results/s");
+    }
+  }
 }
