@@ -4,14 +4,13 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.util.ByteArrayBuilder;
 import dev.inspection.state.IsoInstant;
-import io.vertx.core.buffer.Buffer;
-import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.EncodeException;
 import io.vertx.core.json.JsonObject;
 import io.vertx.core.json.jackson.JacksonCodec;
 import java.io.IOException;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
+import java.util.List;
 
 /**
  * Envelope v2 (seed 000 §2.4). {@code message_id = {is_node}:{cycle_id}:{device_id}:{seq}} (INV-6, INV-12):
@@ -124,24 +123,21 @@ public record Envelope(
   private static final JsonFactory JSON = new JsonFactory();
 
   /**
-   * Parses and checks a message body. Every way a body can be wrong ends in an {@link InvalidMessage}
-   * whose reason is one of: oversized, malformed_json, unknown_schema, missing_field, bad_field.
+   * Parses and checks one v2 message body, by the same streaming read as the worker's ({@link ResultBatch#parse}).
+   * Every way a body can be wrong ends in an {@link InvalidMessage} whose reason is one of: oversized,
+   * malformed_json, unknown_schema (also a batch of results, version 3), missing_field, bad_field.
    */
   public static Envelope parse(byte[] body, int maxBytes) throws InvalidMessage {
     if (body.length > maxBytes) {
       throw new InvalidMessage("oversized", "message of " + body.length + " bytes exceeds the limit of " + maxBytes
           + " bytes (worker.max.message.bytes)");
     }
-    return fromJson(readObject(body));
-  }
-
-  /** A body read as one JSON object, straight from its bytes; anything else is {@code malformed_json}. */
-  static JsonObject readObject(byte[] body) throws InvalidMessage {
-    try {
-      return new JsonObject(Buffer.buffer(body));
-    } catch (DecodeException | ClassCastException e) {
-      throw new InvalidMessage("malformed_json", "body is not a JSON object: " + shorten(e.getMessage()));
+    List<ResultBatch.Item> items = ResultBatch.parse(body, maxBytes, maxBytes);
+    if (items.size() != 1 || items.get(0).source() != body) {
+      throw new InvalidMessage("unknown_schema", "a batch of results (version " + ResultBatch.SCHEMA_VERSION + ") where one result (version "
+          + SCHEMA_VERSION + ") was expected");
     }
+    return items.get(0).envelope();
   }
 
   /** Checks one v2 message already read as JSON (a whole v2 body, or one result of a v3 batch). */

@@ -87,7 +87,7 @@ public final class ResultBatch {
     }
     if (!(root.schemaVersion instanceof Number n) || n.doubleValue() != SCHEMA_VERSION) {
       if (body.length > maxResultBytes) throw oversized(body.length, maxResultBytes, maxBatchBytes);
-      return List.of(new Item(Envelope.check(root.schemaVersion, root.envelope, root.payload), null, body));
+      return List.of(new Item(root.check(), null, body));
     }
     if (root.results == null) throw new InvalidMessage("missing_field", "results is missing (a version 3 message is a batch of results)");
     if (!(root.results instanceof List<?> results) || results.isEmpty()) throw new InvalidMessage("bad_field", "results must be a non-empty array");
@@ -96,25 +96,46 @@ public final class ResultBatch {
       Object r = results.get(i);
       try {
         if (!(r instanceof Result o)) throw new InvalidMessage("bad_field", "results[" + i + "] is not a JSON object");
-        items.add(new Item(Envelope.check(o.schemaVersion, o.envelope, o.payload), null, o.bytes));
+        items.add(new Item(o.members().check(), null, o.bytes()));
       } catch (InvalidMessage bad) {
-        items.add(new Item(null, bad, r instanceof Result o ? o.bytes : r));
+        items.add(new Item(null, bad, r instanceof Result o ? o.bytes() : r));
       }
     }
     return items;
   }
 
-  /** The members of a body's top object that matter: a v2 result's three, a v3 batch's two (a JSON value each, null when absent). */
-  private static final class Root {
+  /** The three members a result is checked by, as read (a JSON value each, null when absent). */
+  private static class Members {
     Object schemaVersion;
     Object envelope;
     Object payload;
+
+    Envelope check() throws InvalidMessage {
+      return Envelope.check(schemaVersion, envelope, payload);
+    }
+
+    /** Reads the parser's current member into this if it is one of the three ({@code t} its first token); false for any other. */
+    boolean read(JsonParser p, String name, JsonToken t) throws IOException {
+      switch (name) {
+        case "schema_version" -> schemaVersion = member(p);
+        case "envelope" -> envelope = t == JsonToken.START_OBJECT ? envelope(p) : member(p);
+        case "payload" -> payload = t == JsonToken.START_OBJECT ? new JsonObject(map(p)) : member(p);
+        default -> {
+          return false;
+        }
+      }
+      return true;
+    }
+  }
+
+  /** A body's top object: a v2 result's three members, or a v3 batch's schema_version and results. */
+  private static final class Root extends Members {
     /** A list of {@link Result} (an object) or other JSON values, when results is an array; else its value. */
     Object results;
   }
 
   /** One object of a batch's results: its members as read and its own bytes of the message (a dead letter's body). */
-  private record Result(Object schemaVersion, Object envelope, Object payload, Slice bytes) {}
+  private record Result(Members members, Slice bytes) {}
 
   /** Bytes {@code from} to {@code to} of a message, copied out only when asked for (a dead letter's body). */
   private record Slice(byte[] body, int from, int to) {
@@ -160,13 +181,9 @@ public final class ResultBatch {
     while (p.nextToken() == JsonToken.FIELD_NAME) {
       String name = p.currentName();
       JsonToken t = p.nextToken();
-      switch (name) {
-        case "schema_version" -> root.schemaVersion = member(p);
-        case "envelope" -> root.envelope = t == JsonToken.START_OBJECT ? envelope(p) : member(p);
-        case "payload" -> root.payload = t == JsonToken.START_OBJECT ? new JsonObject(map(p)) : member(p);
-        case "results" -> root.results = t == JsonToken.START_ARRAY ? results(p, body) : member(p);
-        default -> p.skipChildren();
-      }
+      if (root.read(p, name, t)) continue;
+      if (name.equals("results")) root.results = t == JsonToken.START_ARRAY ? results(p, body) : member(p);
+      else p.skipChildren();
     }
     return root;
   }
@@ -179,21 +196,13 @@ public final class ResultBatch {
         continue;
       }
       int from = (int) p.currentTokenLocation().getByteOffset();
-      Object sv = null;
-      Object envelope = null;
-      Object payload = null;
+      Members m = new Members();
       while (p.nextToken() == JsonToken.FIELD_NAME) {
         String name = p.currentName();
-        JsonToken v = p.nextToken();
-        switch (name) {
-          case "schema_version" -> sv = member(p);
-          case "envelope" -> envelope = v == JsonToken.START_OBJECT ? envelope(p) : member(p);
-          case "payload" -> payload = v == JsonToken.START_OBJECT ? new JsonObject(map(p)) : member(p);
-          default -> p.skipChildren();
-        }
+        if (!m.read(p, name, p.nextToken())) p.skipChildren();
       }
       int to = (int) p.currentLocation().getByteOffset(); // just after the object's closing brace
-      out.add(new Result(sv, envelope, payload, new Slice(body, from, to)));
+      out.add(new Result(m, new Slice(body, from, to)));
     }
     return out;
   }

@@ -113,7 +113,7 @@ final class HistoryRollups {
 
   /**
    * Writes history and rollups for {@code items} (sorted by device, cycle_id, seq); {@code encode} turns a payload
-   * into its JSON text (shared with the other statements). The future holds the history rows really inserted.
+   * into its JSON's UTF-8 bytes (shared with the other statements). The future holds the history rows really inserted.
    */
   static Future<Integer> write(SqlConnection conn, List<Item> items, Function<JsonObject, Buffer> encode) {
     return write(conn, items, encode, null);
