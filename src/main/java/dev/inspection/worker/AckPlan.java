@@ -67,4 +67,13 @@ final class AckPlan {
     }
     return steps;
   }
+
+  /**
+   * The deliveries a multiple-ack {@code step} of {@link #plan} is meant to settle: its channel's {@code ACK}s up to its
+   * tag, ascending. Whatever else the channel still holds below the tag is not this batch's to settle.
+   */
+  static <C> long[] covered(List<Settle<C>> settles, Step<C> step) {
+    return settles.stream().filter(s -> s.channel().equals(step.channel()) && s.outcome() == Outcome.ACK && s.tag() <= step.tag())
+        .mapToLong(Settle::tag).sorted().toArray();
+  }
 }

@@ -1,9 +1,11 @@
 package dev.inspection.worker;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.NavigableSet;
 import java.util.TreeSet;
+import java.util.stream.Collectors;
 
 /**
  * The delivery tags one channel holds unsettled, as the broker counts them: every delivery adds its tag, an ack or
@@ -50,6 +52,24 @@ final class ChannelTags {
     held.headSet(below, true).clear();
     note(ACKED_MULTIPLE, below);
     return new Send(below, true, why);
+  }
+
+  /**
+   * A multiple ack meant to settle {@code mine} (ascending; its own tag last). When the channel holds a tag below it
+   * that is not in {@code mine} — a delivery of another batch, not committed by this one — one multiple ack would settle
+   * that too (an ack before its commit): each of {@code mine} is acked on its own instead, and that is reported.
+   */
+  synchronized List<Send> ackBatch(long[] mine) {
+    long top = mine[mine.length - 1];
+    List<Long> strangers = new ArrayList<>();
+    for (long t : held.headSet(top, true)) if (Arrays.binarySearch(mine, t) < 0) strangers.add(t);
+    if (strangers.isEmpty()) return List.of(ack(top, true));
+    List<Send> out = new ArrayList<>();
+    out.add(new Send(-1, false, "a multiple ack of tag " + top + " would also settle " + strangers.size() + " tag(s) not in its batch ("
+        + strangers.stream().limit(8).map(String::valueOf).collect(Collectors.joining(" ")) + (strangers.size() > 8 ? " ..." : "")
+        + "), acked one by one instead: " + describe(top)));
+    for (long t : mine) out.add(ack(t, false));
+    return out;
   }
 
   /** A nack that returns {@code tag} to the queue. */

@@ -41,9 +41,10 @@ import org.slf4j.LoggerFactory;
  *   <li>cancel-ok is dispatched after every delivery of its consumer; even so a quorum queue can still hand
  *       over deliveries it sent before it processed the cancel, so the channels stay open until none has
  *       arrived for {@link #QUIET_MS} ({@link #quietRemainingMs});</li>
- *   <li>acks run in order on one thread (the worker's ack executor), a batch settled with one
- *       {@code basicAck(tag, multiple=true)} per channel where {@link AckPlan} allows it; a settle naming a tag the
- *       channel does not hold is not sent ({@link ChannelTags}: the broker would close the channel over it).</li>
+ *   <li>acks run on one thread (the worker's ack executor), a slot's settles one after another in the order asked for
+ *       ({@link #settle}), a batch settled with one {@code basicAck(tag, multiple=true)} per channel where {@link AckPlan}
+ *       allows it and the channel holds nothing else below that tag ({@link ChannelTags#ackBatch}); a settle naming a tag
+ *       the channel does not hold is not sent ({@link ChannelTags}: the broker would close the channel over it).</li>
  * </ul>
  * Deliveries reach the owner's {@code sink} on its context; everything else here is called on that context.
  */
@@ -276,36 +277,42 @@ final class SlotConsumers {
   }
 
   /**
-   * Settles a finished batch ({@link AckPlan}: one multiple ack per channel where it can), in order after
-   * every settlement asked for before. A channel that is gone makes its calls fail quietly: the broker
-   * redelivers, and the write is idempotent.
+   * Settles a finished batch ({@link AckPlan}: one multiple ack per channel where it can) after every settlement asked
+   * for before has run. The order is this class's own: {@code executeBlocking(..., ordered=true)} orders per calling
+   * context only, and with one ack thread a context whose run is already queued there takes a task handed to it later
+   * ahead of another context's earlier one (a later batch's multiple ack then settled the earlier batch's deliveries
+   * and the earlier settle found its tags gone: {@code SlotConsumersIT}). A channel that is gone makes its calls fail
+   * quietly: the broker redelivers, and the write is idempotent.
    */
   Future<Void> settle(List<AckPlan.Settle<Channel>> settles) {
     List<AckPlan.Step<Channel>> steps = AckPlan.plan(settles);
     if (steps.isEmpty()) return Future.succeededFuture();
-    lastAck = acks.executeBlocking(() -> {
+    lastAck = lastAck.transform(previous -> acks.executeBlocking(() -> {
       int calls = 0;
       int refused = 0;
       for (AckPlan.Step<Channel> step : steps) {
         ChannelTags tags = held.get(step.channel());
-        ChannelTags.Send send = tags == null ? new ChannelTags.Send(step.tag(), step.multiple(), null)
-            : step.requeue() ? tags.requeue(step.tag()) : tags.ack(step.tag(), step.multiple());
-        if (send.refused() != null) {
-          refused++;
-          refused(step.channel(), send.refused());
-        }
-        if (send.tag() < 0) continue;
-        try {
-          if (step.requeue()) step.channel().basicNack(send.tag(), false, true);
-          else step.channel().basicAck(send.tag(), send.multiple());
-          calls++;
-        } catch (Exception e) {
-          // channel gone: the broker redelivers, and the write is idempotent
+        List<ChannelTags.Send> sends = tags == null ? List.of(new ChannelTags.Send(step.tag(), step.multiple(), null))
+            : step.requeue() ? List.of(tags.requeue(step.tag()))
+            : step.multiple() ? tags.ackBatch(AckPlan.covered(settles, step)) : List.of(tags.ack(step.tag(), false));
+        for (ChannelTags.Send send : sends) {
+          if (send.refused() != null) {
+            refused++;
+            refused(step.channel(), send.refused());
+          }
+          if (send.tag() < 0) continue;
+          try {
+            if (step.requeue()) step.channel().basicNack(send.tag(), false, true);
+            else step.channel().basicAck(send.tag(), send.multiple());
+            calls++;
+          } catch (Exception e) {
+            // channel gone: the broker redelivers, and the write is idempotent
+          }
         }
       }
       metrics.ackCalls(calls, refused);
       return null;
-    }, true);
+    }, true));
     return lastAck;
   }
 

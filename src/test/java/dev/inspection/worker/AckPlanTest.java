@@ -17,6 +17,14 @@ class AckPlanTest {
   }
 
   @Test
+  void aMultipleAckCoversItsChannelsAcksUpToItsTagAndNothingElse() {
+    List<Settle<String>> in = List.of(s("c", 5, ACK), s("c", 2, ACK), s("d", 3, ACK), s("c", 4, REQUEUE), s("c", 7, ACK), s("c", 9, LEAVE), s("c", 3, ACK));
+    Step<String> multiple = AckPlan.plan(in).stream().filter(st -> st.channel().equals("c") && st.multiple()).findFirst().orElseThrow();
+    assertEquals(7, multiple.tag());
+    assertEquals(List.of(2L, 3L, 5L, 7L), java.util.Arrays.stream(AckPlan.covered(in, multiple)).boxed().toList());
+  }
+
+  @Test
   void aWholeBatchOnOneChannelIsOneMultipleAck() {
     List<Settle<String>> in = new ArrayList<>();
     for (long t = 1; t <= 200; t++) in.add(s("high", t, ACK));

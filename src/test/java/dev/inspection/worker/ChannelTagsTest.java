@@ -54,6 +54,29 @@ class ChannelTagsTest {
   }
 
   @Test
+  void aBatchsMultipleAckThatWouldReachOverAnotherBatchsTagsIsSentAsSingleAcks() {
+    ChannelTags t = delivered(1, 2, 3, 4, 5, 6);
+    // 3..6 committed; 1 and 2 belong to a batch not settled yet: one ack of 6 (multiple) would settle them uncommitted
+    java.util.List<ChannelTags.Send> sends = t.ackBatch(new long[] {3, 4, 5, 6});
+    assertContains(sends.get(0).refused(), "a multiple ack of tag 6 would also settle 2 tag(s) not in its batch (1 2)", "d1 d2 d3 d4 d5 d6");
+    assertEquals(-1, sends.get(0).tag());
+    assertEquals(java.util.List.of(new ChannelTags.Send(3, false, null), new ChannelTags.Send(4, false, null), new ChannelTags.Send(5, false, null),
+        new ChannelTags.Send(6, false, null)), sends.subList(1, 5));
+    assertEquals(2, t.size());
+    // the earlier batch, settled afterwards, still finds its tags
+    assertEquals(java.util.List.of(new ChannelTags.Send(2, true, null)), t.ackBatch(new long[] {1, 2}));
+    assertEquals(0, t.size());
+  }
+
+  @Test
+  void aBatchWithNothingElseBelowItIsOneMultipleAck() {
+    ChannelTags t = delivered(1, 2, 3, 4, 5);
+    t.requeue(2);
+    assertEquals(java.util.List.of(new ChannelTags.Send(4, true, null)), t.ackBatch(new long[] {1, 3, 4}));
+    assertEquals(1, t.size(), "5, above the batch, is still held");
+  }
+
+  @Test
   void aTagNeverDeliveredIsNamedSo() {
     ChannelTags t = delivered(1, 2);
     assertContains(t.ack(7, false).refused(), "never delivered (highest delivered 2)", "2 held (1..2)");
