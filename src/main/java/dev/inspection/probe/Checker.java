@@ -21,7 +21,7 @@ import java.net.InetAddress;
 import java.net.URI;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.Random;
+import java.util.random.RandomGenerator;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -45,7 +45,7 @@ public final class Checker {
   private final HttpClient http;
   private final long timeoutMs;
   private final double simFailRate;
-  private final Random random;
+  private final RandomGenerator random;
   /** Checks made of each flapping simulated device (only those: a small map), on the probe's event loop. */
   private final Map<String, Long> flapChecks = new HashMap<>();
   private final TargetPolicy policy;
@@ -53,12 +53,12 @@ public final class Checker {
   private final Supplier<IcmpEngine> openIcmp;
   private IcmpEngine icmp;
 
-  public Checker(Vertx vertx, long timeoutMs, double simFailRate, Random random, TargetPolicy policy, int maxBodyBytes) {
+  public Checker(Vertx vertx, long timeoutMs, double simFailRate, RandomGenerator random, TargetPolicy policy, int maxBodyBytes) {
     this(vertx, timeoutMs, simFailRate, random, policy, maxBodyBytes, IcmpEngine::open);
   }
 
   /** {@code openIcmp}: opens the ICMP engine, called once, with the first icmp check. */
-  Checker(Vertx vertx, long timeoutMs, double simFailRate, Random random, TargetPolicy policy, int maxBodyBytes,
+  Checker(Vertx vertx, long timeoutMs, double simFailRate, RandomGenerator random, TargetPolicy policy, int maxBodyBytes,
       Supplier<IcmpEngine> openIcmp) {
     this.vertx = vertx;
     this.net = vertx.createNetClient(new NetClientOptions().setConnectTimeout((int) timeoutMs));

@@ -8,7 +8,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.PriorityQueue;
-import java.util.Random;
+import java.util.random.RandomGenerator;
 
 /**
  * When each device is due next. A device's first check falls at a random point of its first interval
@@ -54,11 +54,11 @@ public final class ProbeSchedule {
   private long cursor = Long.MIN_VALUE;
   private final Map<String, Held> devices = new HashMap<>();
   private final int jitterPct;
-  private final Random random;
+  private final RandomGenerator random;
   private double pace = 1.0;
   private Gate gate = (priority, round, phase) -> true;
 
-  public ProbeSchedule(int jitterPct, Random random) {
+  public ProbeSchedule(int jitterPct, RandomGenerator random) {
     this.jitterPct = jitterPct;
     this.random = random;
   }

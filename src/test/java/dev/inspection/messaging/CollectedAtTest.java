@@ -28,6 +28,19 @@ class CollectedAtTest {
   }
 
   @Test
+  void aKeyIsFoundAtItsByteOffsetAlsoAfterMultiByteCharacters() {
+    byte[] key = "\"k\":1".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    byte[] body = "{\"name\":\"Zürich – 東京\",\"k\":1}".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    int at = CollectedAt.indexOf(body, key);
+    assertEquals('"', body[at]);
+    assertEquals('k', body[at + 1]);
+    assertEquals(body.length - 1 - key.length, at);
+    assertEquals(0, CollectedAt.indexOf(key, key));
+    assertEquals(-1, CollectedAt.indexOf("\"k\":2".getBytes(java.nio.charset.StandardCharsets.US_ASCII), key));
+    assertEquals(-1, CollectedAt.indexOf(new byte[] {'"'}, key), "a body shorter than the key");
+  }
+
+  @Test
   void aBodyWithoutAReadableCollectedAtGetsTheFallback() {
     for (String body : List.of("", "not json", "{\"collected_at\":\"yesterday\"}", "{\"collected_at\":\"2026-12-01T10:00:00Z",
         "{\"collected_at\":12}")) {
