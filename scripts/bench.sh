@@ -1026,7 +1026,7 @@ if ran half; then NO_HALF="the half-rate run measured nothing"; else NO_HALF="no
 [ "$MIL_HEAP_DEV" != NA ] || G5="NA ($NO_MIL)"
 GOALS=(
   "1. a million devices: >= 90 % of the offered $(fmt0 "$(calc 'a * 1000 / b' "$MILLION_GOAL_N" "$MILLION_GOAL_I")")/s committed: $(gl "$G1A" "$(fmt1 "$(calc 'a * 100' "$MIL_SHARE")") % of $(fmt0 "$(v million.offered)")/s" "$NO_MIL");
-     p99 probe->commit lag < 2 s (database): $(gl "$G1B" "$(fmt0 "$(v million.db_p99)") ms" "$NO_MIL")$MIL_SHORT"
+     p99 probe->commit lag < 2 s (database): $(gl "$G1B" "$(fmt0 "$(v million.db_p99)") ms, PostgreSQL shared_buffers $PG_BUFFERS" "$NO_MIL")$MIL_SHORT"
   "2. CPU per result at capacity, node + broker + database <= 100 µs/result: $(gl "$G2" "$(fmt0 "$(v capacity.us_total)") µs" "$NO_CAP")"
   "3. end-to-end / broker alone >= 1.0: $(gl "$G3" "$(fmt3 "$RATIO_BROKER")" "$NO_RATIO")"
   "4. idle, $IDLE_N devices, node + broker + database <= 0.1 cores: $(gl "$G4" "$(fmt2 "$(v idle.cores3)") cores at $IDLE_SLOTS slots" "$NO_IDLE")"
