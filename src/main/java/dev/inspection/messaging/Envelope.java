@@ -2,6 +2,7 @@ package dev.inspection.messaging;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.io.SerializedString;
 import com.fasterxml.jackson.core.util.ByteArrayBuilder;
 import dev.inspection.state.IsoInstant;
 import io.vertx.core.json.EncodeException;
@@ -97,24 +98,55 @@ public record Envelope(
     }
   }
 
+  /** The member names, encoded once: Jackson otherwise encodes each name's characters again for every result (issue 11). */
+  private static final SerializedString SCHEMA_VERSION_NAME = new SerializedString("schema_version");
+  private static final SerializedString ENVELOPE = new SerializedString("envelope");
+  private static final SerializedString MESSAGE_ID = new SerializedString("message_id");
+  private static final SerializedString DEVICE_ID = new SerializedString("device_id");
+  private static final SerializedString SLOT_ID = new SerializedString("slot_id");
+  private static final SerializedString SLOT_MAP_VERSION = new SerializedString("slot_map_version");
+  private static final SerializedString RESOURCE_VERSION = new SerializedString("resource_version");
+  private static final SerializedString PLAN_VERSION = new SerializedString("plan_version");
+  private static final SerializedString IS_NODE = new SerializedString("is_node");
+  private static final SerializedString CYCLE_ID = new SerializedString("cycle_id");
+  private static final SerializedString SEQ = new SerializedString("seq");
+  private static final SerializedString COLLECTED_AT = new SerializedString("collected_at");
+  private static final SerializedString SERVER_RECEIVED_AT = new SerializedString("server_received_at");
+  private static final SerializedString PRIORITY = new SerializedString("priority");
+  private static final SerializedString PAYLOAD = new SerializedString("payload");
+
   private void writeTo(JsonGenerator g) throws IOException {
     g.writeStartObject();
-    g.writeNumberField("schema_version", SCHEMA_VERSION);
-    g.writeObjectFieldStart("envelope");
-    g.writeStringField("message_id", messageId);
-    g.writeStringField("device_id", deviceId);
-    g.writeNumberField("slot_id", slotId);
-    g.writeNumberField("slot_map_version", slotMapVersion);
-    g.writeNumberField("resource_version", resourceVersion);
-    g.writeNumberField("plan_version", planVersion);
-    g.writeStringField("is_node", isNode);
-    g.writeNumberField("cycle_id", cycleId);
-    g.writeNumberField("seq", seq);
-    g.writeStringField("collected_at", IsoInstant.format(collectedAt));
-    g.writeNullField("server_received_at");
-    g.writeStringField("priority", priority.wire);
+    g.writeFieldName(SCHEMA_VERSION_NAME);
+    g.writeNumber(SCHEMA_VERSION);
+    g.writeFieldName(ENVELOPE);
+    g.writeStartObject();
+    g.writeFieldName(MESSAGE_ID);
+    g.writeString(messageId);
+    g.writeFieldName(DEVICE_ID);
+    g.writeString(deviceId);
+    g.writeFieldName(SLOT_ID);
+    g.writeNumber(slotId);
+    g.writeFieldName(SLOT_MAP_VERSION);
+    g.writeNumber(slotMapVersion);
+    g.writeFieldName(RESOURCE_VERSION);
+    g.writeNumber(resourceVersion);
+    g.writeFieldName(PLAN_VERSION);
+    g.writeNumber(planVersion);
+    g.writeFieldName(IS_NODE);
+    g.writeString(isNode);
+    g.writeFieldName(CYCLE_ID);
+    g.writeNumber(cycleId);
+    g.writeFieldName(SEQ);
+    g.writeNumber(seq);
+    g.writeFieldName(COLLECTED_AT);
+    g.writeString(IsoInstant.format(collectedAt));
+    g.writeFieldName(SERVER_RECEIVED_AT);
+    g.writeNull();
+    g.writeFieldName(PRIORITY);
+    g.writeString(priority.wire);
     g.writeEndObject();
-    g.writeFieldName("payload");
+    g.writeFieldName(PAYLOAD);
     if (payload == null) g.writeNull();
     else JacksonCodec.encodeJson(payload, g);
     g.writeEndObject();
