@@ -70,7 +70,7 @@ public final class Topology {
     this.lowMaxLength = lowMaxLength;
     this.routingKeys = new String[Math.max(0, totalSlots) * PRIORITIES.length];
     for (int slot = 0; slot < totalSlots; slot++) {
-      for (Priority p : PRIORITIES) routingKeys[slot * PRIORITIES.length + p.ordinal()] = "slot." + slot + "." + p.wire;
+      for (Priority p : PRIORITIES) routingKeys[slot * PRIORITIES.length + p.ordinal()] = buildRoutingKey(slot, p);
     }
   }
 
@@ -124,7 +124,11 @@ public final class Topology {
 
   public String routingKey(int slot, Priority p) {
     int i = slot * PRIORITIES.length + p.ordinal();
-    return slot >= 0 && i < routingKeys.length ? routingKeys[i] : "slot." + slot + "." + p.wire;
+    return slot >= 0 && i < routingKeys.length ? routingKeys[i] : buildRoutingKey(slot, p);
+  }
+
+  private static String buildRoutingKey(int slot, Priority p) {
+    return "slot." + slot + "." + p.wire;
   }
 
   public String queue(int slot, Priority p) {

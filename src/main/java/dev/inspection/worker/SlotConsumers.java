@@ -312,7 +312,7 @@ final class SlotConsumers {
       }
       metrics.ackCalls(calls, refused);
       return null;
-    }, true));
+    }, false)); // the chain orders a slot's settles; ordered=true would also queue them behind the calling context's other blocking tasks
     return lastAck;
   }
 
