@@ -197,7 +197,7 @@ public final class Config {
         Keys.QUEUE_LOW_MAX_LENGTH, Keys.WORKER_CONSUMER_OPEN_THREADS)) {
       if (c.getInt(k) < 1) throw new ConfigException(k.name() + " must be at least 1 (got " + c.get(k) + ")");
     }
-    for (ConfigKey k : List.of(Keys.WORKER_LANE_WEIGHT_NORMAL, Keys.WORKER_LANE_WEIGHT_LOW)) {
+    for (ConfigKey k : List.of(Keys.WORKER_LANE_WEIGHT_NORMAL, Keys.WORKER_LANE_WEIGHT_LOW, Keys.WORKER_GENERIC_PLAN_MAX_RESULTS)) {
       if (c.getInt(k) < 0) throw new ConfigException(k.name() + " must not be negative (got " + c.get(k) + ")");
     }
     if (c.getLong(Keys.WORKER_LANE_STARVATION_MS) < 1) throw new ConfigException("worker.lane.starvation.ms must be at least 1 (got " + c.get(Keys.WORKER_LANE_STARVATION_MS) + ")");

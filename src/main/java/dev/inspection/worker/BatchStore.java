@@ -11,6 +11,7 @@ import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.Row;
+import io.vertx.sqlclient.RowSet;
 import io.vertx.sqlclient.SqlConnection;
 import io.vertx.sqlclient.Tuple;
 import java.nio.charset.StandardCharsets;
@@ -53,9 +54,13 @@ import java.util.function.Function;
  * Rows are sorted by device id so concurrent transactions take row locks in the same order.
  */
 public final class BatchStore {
-  /** Also takes each slot's back-fill lock shared: a back-fill of the slot's spilled rollups never interleaves with this batch ({@link BackFiller}). */
+  /**
+   * Also takes each slot's back-fill lock shared: a back-fill of the slot's spilled rollups never interleaves with this batch ({@link BackFiller});
+   * and sets the transaction's {@code plan_cache_mode} ($2, {@link #planMode}) for the statements after it.
+   */
   static final String LEASE_CHECK = """
-      SELECT slot_id, owner_worker_id, lease_epoch, pg_advisory_xact_lock_shared(hashtext('inspection.backfill.' || current_schema()), slot_id)::text AS backfill_lock
+      SELECT slot_id, owner_worker_id, lease_epoch, pg_advisory_xact_lock_shared(hashtext('inspection.backfill.' || current_schema()), slot_id)::text AS backfill_lock,
+             set_config('plan_cache_mode', $2, true) AS plan_mode
       FROM slot_lease WHERE slot_id = ANY($1::int[]) ORDER BY slot_id FOR KEY SHARE""";
 
   /**
@@ -136,25 +141,53 @@ public final class BatchStore {
   /** The lease is not ours at this epoch any more: nothing was written for this slot. */
   public record Fenced(String owner, long epoch) implements Outcome {}
 
+  /** The plan mode of a transaction of more results than {@code worker.generic.plan.max.results}, and the sessions' own. */
+  static final String CUSTOM_PLANS = "force_custom_plan";
+  static final String GENERIC_PLANS = "force_generic_plan";
+
   private final Pool pool;
   private final String workerId;
   private final Clock clock;
+  private final int genericPlanMaxResults;
 
   public BatchStore(Pool pool, String workerId) {
-    this(pool, workerId, Clock.systemUTC());
+    this(pool, workerId, Clock.systemUTC(), 0);
   }
 
-  /** {@code clock}: where the alert events' look-back starts ({@link #READ_EVENTS}). */
-  public BatchStore(Pool pool, String workerId, Clock clock) {
+  /**
+   * {@code clock}: where the alert events' look-back starts ({@link #READ_EVENTS}); {@code genericPlanMaxResults}: a transaction of at most
+   * this many results runs on generic plans ({@code worker.generic.plan.max.results}, {@link #planMode}).
+   */
+  public BatchStore(Pool pool, String workerId, Clock clock, int genericPlanMaxResults) {
     this.pool = pool;
     this.workerId = workerId;
     this.clock = clock;
+    this.genericPlanMaxResults = genericPlanMaxResults;
+  }
+
+  /**
+   * PostgreSQL's plan mode for a transaction of {@code results} results. Planning each statement for its values (the sessions' mode,
+   * {@link Db#connectOptions}) is what a large batch needs: its arrays' lengths and the minutes it touches decide the plan, and generic plans
+   * cost PostgreSQL more per result at capacity. A small transaction pays the planning of its four statements for one or a few rows: about
+   * 40 % of PostgreSQL's CPU at an idle node (perf of the commit sessions). Up to {@code genericMax} results it runs on the connection's
+   * generic plans, made once, unless it writes alert events: {@link #READ_EVENTS} is kept to the last days' partitions of alert_event by
+   * planning for its cycle floor (a generic plan would lock all of them, 90 by default, at every execution).
+   */
+  static String planMode(int results, boolean alertEvents, int genericMax) {
+    return results <= genericMax && !alertEvents ? GENERIC_PLANS : CUSTOM_PLANS;
   }
 
   /** Commits several slots' batches in one transaction; the map holds each slot's outcome. */
   public Future<Map<Integer, Outcome>> commit(List<Part> parts) {
     Integer[] slots = parts.stream().map(Part::slot).distinct().toArray(Integer[]::new);
-    return Db.inTransaction(pool, conn -> conn.preparedQuery(LEASE_CHECK).execute(Tuple.of(slots)).compose(rows -> {
+    int results = 0;
+    boolean events = false;
+    for (Part p : parts) {
+      results += p.size();
+      events |= !p.plan().events().isEmpty();
+    }
+    String mode = planMode(results, events, genericPlanMaxResults);
+    return Db.inTransaction(pool, conn -> conn.preparedQuery(LEASE_CHECK).execute(Tuple.of(slots, mode)).compose(rows -> {
       Map<Integer, Row> leases = new HashMap<>();
       for (Row r : rows) leases.put((int) r.getShort(0), r);
       Map<Integer, Outcome> outcomes = new HashMap<>();
@@ -195,9 +228,12 @@ public final class BatchStore {
     // a device's newest payload is usually the same object in current and in history: encode it once
     Map<JsonObject, Buffer> encoded = new IdentityHashMap<>();
     Function<JsonObject, Buffer> once = j -> encoded.computeIfAbsent(j, JsonObject::toBuffer);
-    return conn.preparedQuery(UPSERT_CURRENT).execute(currentArrays(current, once))
-        .compose(up -> HistoryRollups.write(conn, history, once)
-            .compose(hist -> alerts(conn, events, eventEpochs, eventCycleFloor).map(v -> new Committed(up.rowCount(), hist))));
+    // current and history go out together (the connection pipelines them: one wait for both answers, not two); PostgreSQL runs them in
+    // order, and when the first fails the second fails with 25P02 after it, so the batch fails with the first one's error
+    Future<RowSet<Row>> up = conn.preparedQuery(UPSERT_CURRENT).execute(currentArrays(current, once));
+    Future<Integer> hist = HistoryRollups.write(conn, history, once);
+    return Future.all(up, hist)
+        .compose(both -> alerts(conn, events, eventEpochs, eventCycleFloor).map(v -> new Committed(up.result().rowCount(), hist.result())));
   }
 
   /** {@code cycleFloor}: READ_EVENTS' $3, a cycle_id below every event of the look-back. */

@@ -114,8 +114,8 @@ public final class WorkerVerticle extends VerticleBase {
     pool = Db.pool(vertx, PgOptions.from(config), config.getInt(Keys.PG_POOL_SIZE), "pg-worker");
     gate = new DbGate(vertx, pool, RetryPolicy.from(config));
     int poolSize = config.getInt(Keys.PG_POOL_SIZE);
-    store = new CommitGroup(vertx, new BatchStore(pool, workerId, clock), Math.max(1, poolSize / 2), 4 * config.getInt(Keys.WORKER_BATCH_MAX), config,
-        metrics);
+    BatchStore batches = new BatchStore(pool, workerId, clock, config.getInt(Keys.WORKER_GENERIC_PLAN_MAX_RESULTS));
+    store = new CommitGroup(vertx, batches, Math.max(1, poolSize / 2), 4 * config.getInt(Keys.WORKER_BATCH_MAX), config, metrics);
     degraded = new DegradedMonitor(DegradedMode.Settings.from(config), clock, metrics, workerId, gate::healthy)
         .start(vertx, config.getLong(Keys.WORKER_DEGRADED_TICK_MS));
     spill = new SpillPublisher(vertx, topology, workerId);

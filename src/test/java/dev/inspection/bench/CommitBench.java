@@ -19,6 +19,7 @@ import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.Tuple;
+import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -39,7 +40,7 @@ import java.util.concurrent.TimeUnit;
  * </ul>
  * Then the snapshot load of one slot holding {@code --slot-devices} devices (INV-10).
  *
- * <pre>BENCH_COMMIT_ARGS="[--batches=300] [--batch=200] [--devices=20000] [--slot-devices=4000]" ./run.sh bench --commit</pre>
+ * <pre>BENCH_COMMIT_ARGS="[--batches=300] [--batch=200] [--devices=20000] [--slot-devices=4000] [--generic-max=0]" ./run.sh bench --commit</pre>
  * Uses a scratch schema {@code bench_commit_<time>} and drops it at the end.
  */
 public final class CommitBench {
@@ -64,10 +65,10 @@ public final class CommitBench {
   private CommitBench() {}
 
   public static void main(String[] args) throws Exception {
-    Map<String, String> opt = new HashMap<>(Map.of("batches", "300", "batch", "200", "devices", "20000", "slot-devices", "4000"));
+    Map<String, String> opt = new HashMap<>(Map.of("batches", "300", "batch", "200", "devices", "20000", "slot-devices", "4000", "generic-max", "0"));
     for (String a : args) {
       if (!a.startsWith("--") || !a.contains("=") || !opt.containsKey(a.substring(2, a.indexOf('=')))) {
-        System.err.println("commit-bench: unknown argument '" + a + "'; known: --batches=N --batch=N --devices=N --slot-devices=N");
+        System.err.println("commit-bench: unknown argument '" + a + "'; known: --batches=N --batch=N --devices=N --slot-devices=N --generic-max=N");
         System.exit(2);
       }
       opt.put(a.substring(2, a.indexOf('=')), a.substring(a.indexOf('=') + 1));
@@ -86,14 +87,16 @@ public final class CommitBench {
       await(pool.query("UPDATE slot_lease SET owner_worker_id = 'bench', lease_epoch = 1, state = 'ACTIVE'").execute());
       DeviceDirectory directory = new DeviceDirectory(pool, 3_600_000, 1_000_000);
       await(directory.publishProfiles());
-      BatchStore store = new BatchStore(pool, "bench");
+      // --generic-max: the full batches' worker.generic.plan.max.results (0, the bench's default: planned for their values)
+      BatchStore store = new BatchStore(pool, "bench", Clock.systemUTC(), Integer.parseInt(opt.get("generic-max")));
       Random rnd = new Random(7);
       Map<String, Long> seq = new HashMap<>();
       Map<String, DerivedState> memory = new HashMap<>();
       long[] plain = new long[batches];
       long[] full = new long[batches];
       long clock = System.currentTimeMillis() - 3_600_000;
-      System.out.printf("commit bench: schema %s, %d batches of %d results per mode over %d devices (interleaved)%n", schema, batches, batchSize, devices);
+      System.out.printf("commit bench: schema %s, %d batches of %d results per mode over %d devices (interleaved), generic plans up to %s results%n", schema,
+          batches, batchSize, devices, opt.get("generic-max"));
       for (int b = 0; b < 2 * batches; b++) {
         boolean isFull = b % 2 == 1;
         List<Envelope> batch = new ArrayList<>(batchSize);
