@@ -140,6 +140,30 @@ public final class ProbeSchedule {
     return due;
   }
 
+  /**
+   * When the next device is due, at the latest {@code nowMs + horizonMs} (nothing due before then): the due time of the
+   * first entry in the wheel from now on. It may be an entry of a device removed or replaced since (an early look finds
+   * nothing due), never later than a real one. {@code nowMs} or earlier when something is due already.
+   */
+  public long nextDueAtMs(long nowMs, long horizonMs) {
+    long limit = nowMs + horizonMs;
+    if (cursor == Long.MIN_VALUE) return limit;
+    long lastTick = Math.floorDiv(limit, TICK_MS);
+    for (long t = cursor; t <= lastTick && t - cursor < WHEEL; t++) {
+      ArrayList<Entry> bucket = wheel[(int) (t & (WHEEL - 1))];
+      if (bucket == null || bucket.isEmpty()) continue;
+      long first = Long.MAX_VALUE;
+      for (Entry e : bucket) first = Math.min(first, e.dueAt);
+      return Math.min(first, limit);
+    }
+    return overflow.isEmpty() ? limit : Math.min(overflow.peek().dueAt, limit);
+  }
+
+  /** How long until the next look at the schedule: until {@link #nextDueAtMs}, at least {@code minMs}, at most {@code maxMs}. */
+  public long lookInMs(long nowMs, long minMs, long maxMs) {
+    return Math.max(minMs, Math.min(maxMs, nextDueAtMs(nowMs, maxMs) - nowMs));
+  }
+
   private void fire(Entry e, long nowMs, List<Device> due) {
     Held h = e.held;
     if (h.device == null || h.generation != e.generation) return; // removed or replaced since

@@ -51,6 +51,9 @@ import org.slf4j.LoggerFactory;
 public final class ProbeVerticle extends VerticleBase {
   private static final Logger log = LoggerFactory.getLogger(ProbeVerticle.class);
   private static final int MAX_BUFFERED = 50_000;
+  /** Between two looks at the schedule ({@link #scheduleTick}). */
+  static final long TICK_MIN_MS = 50;
+  static final long TICK_MAX_MS = 1000;
 
   private final Config config;
   private final Metrics metrics;
@@ -78,6 +81,7 @@ public final class ProbeVerticle extends VerticleBase {
   private final AppendBuffer buffer = new AppendBuffer();
   private boolean appending;
   private long flushTimer = -1;
+  private long tickTimer = -1;
   private boolean stopping;
   /** The stop is closing the outbox: nothing more is written to it. */
   private boolean outboxClosing;
@@ -185,7 +189,7 @@ public final class ProbeVerticle extends VerticleBase {
         .onSuccess(n -> {
           log.info("probe {} inspecting {} devices; outbox {}", isNode, schedule.size(), file.toAbsolutePath());
           stamp.start(vertx, web, localSlotMap, schedulerUrl, config.get(Keys.PROBE_API_TOKEN), config.getLong(Keys.PROBE_SLOT_MAP_REFRESH_MS));
-          timers.add(vertx.setPeriodic(50, t -> tick()));
+          scheduleTick();
           mode.start();
           timers.add(vertx.setPeriodic(config.getLong(Keys.OUTBOX_REPLAY_INTERVAL_MS), t -> publisher.replay()));
           timers.add(vertx.setPeriodic(1000, t -> refreshStats()));
@@ -212,6 +216,21 @@ public final class ProbeVerticle extends VerticleBase {
     return schedule.pace();
   }
 
+  /**
+   * The next look at the schedule: when its next device is due, at least {@link #TICK_MIN_MS} and at most {@link #TICK_MAX_MS} from
+   * now. A fixed 50 ms tick woke an idle probe's loop 20 times a second for a device due every few hundred ms (issue 11's idle goal);
+   * a busy probe, with something due in every 16 ms step of the schedule, still looks every 50 ms. The upper bound is how soon a
+   * device put into the schedule meanwhile (an inventory change) is seen.
+   */
+  private void scheduleTick() {
+    if (stopping) return;
+    tickTimer = vertx.setTimer(schedule.lookInMs(clock.millis(), TICK_MIN_MS, TICK_MAX_MS), t -> {
+      tickTimer = -1;
+      tick();
+      scheduleTick();
+    });
+  }
+
   private void tick() {
     if (stopping) return;
     if (buffer.size() >= MAX_BUFFERED) {
@@ -235,6 +254,12 @@ public final class ProbeVerticle extends VerticleBase {
         if (buffer.size() >= config.getInt(Keys.OUTBOX_COMMIT_MAX_ROWS)) flush();
         else flushSoon();
       });
+    }
+    // every check of this look has answered (simulated ones answer at once): nothing more is coming to wait the linger for
+    if (checksInFlight == 0 && !buffer.isEmpty() && !appending) {
+      if (flushTimer >= 0) vertx.cancelTimer(flushTimer);
+      flushTimer = -1;
+      flush();
     }
   }
 
@@ -337,6 +362,7 @@ public final class ProbeVerticle extends VerticleBase {
   public Future<?> stop() {
     stopping = true;
     timers.forEach(vertx::cancelTimer); // nothing periodic may reach the outbox while it closes
+    if (tickTimer >= 0) vertx.cancelTimer(tickTimer);
     if (mode != null) mode.stop();
     if (pacing != null) pacing.stop();
     if (stamp != null) stamp.stop(vertx);

@@ -90,4 +90,35 @@ class ProbeScheduleTest {
     assertEquals(1000, after.size());
     assertEquals(0, s.pollDue(3_610_000, 10_000).size());
   }
+
+  @Test
+  void theNextLookIsWhenTheNextDeviceIsDueWithinItsBoundsAndNeverAfterADueOne() {
+    ProbeSchedule s = new ProbeSchedule(0, new Random(8));
+    assertEquals(1_000, s.lookInMs(0, 50, 1_000), "an empty schedule: the longest wait");
+    s.put(dev("a", 10_000), 0);
+    long first = s.nextDueAtMs(0, 10_000); // the first check falls somewhere in the first interval
+    assertTrue(first >= 0 && first < 10_000, "first check: " + first);
+    assertTrue(s.pollDue(first - 1, 10).isEmpty(), "not due before the time said");
+    assertEquals(1, s.pollDue(first, 10).size(), "due at the time said");
+    long next = first + 10_000; // no jitter: one interval on
+    assertEquals(next, s.nextDueAtMs(next - 500, 1_000), "the device's due time");
+    assertEquals(500, s.lookInMs(next - 500, 50, 1_000), "wait until it is due");
+    assertEquals(50, s.lookInMs(next - 10, 50, 1_000), "not sooner than the shortest wait");
+    assertEquals(1_000, s.lookInMs(first, 50, 1_000), "due further out: look again after the longest wait");
+    assertEquals(first + 1_000, s.nextDueAtMs(first, 1_000));
+    assertEquals(1, s.pollDue(s.nextDueAtMs(next - 500, 1_000), 10).size(), "a look at the time said finds it due");
+    // a device put later, due sooner than the one known, moves the next look forward
+    ProbeSchedule two = new ProbeSchedule(0, new Random(9));
+    two.put(dev("slow", 600_000), 0);
+    two.pollDue(600_000, 10);
+    long before = two.nextDueAtMs(600_000, 1_000);
+    assertEquals(601_000, before, "nothing within the horizon");
+    two.put(dev("new", 300), 600_000); // first check within its first 300 ms
+    long after = two.nextDueAtMs(600_000, 1_000);
+    assertTrue(after >= 600_000 && after < 600_300, "the new device's first check: " + after);
+    assertEquals(1, two.pollDue(Math.max(after, 600_000) + ProbeSchedule.TICK_MS, 10).size(), "it is due then");
+    // a removed device's entry may make a look early, never late
+    two.remove("new");
+    assertTrue(two.nextDueAtMs(600_000, 1_000) <= 601_000);
+  }
 }
