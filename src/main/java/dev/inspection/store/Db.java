@@ -34,7 +34,8 @@ public final class Db {
    * still planned for its own values ({@code plan_cache_mode=force_custom_plan}): with PostgreSQL's default, statements
    * switch to a generic plan after five executions, and the batch write's generic plans cost PostgreSQL 79 instead of
    * 52 µs/result at capacity and 139 instead of 79 in the half-rate run (./run.sh bench, one run each, 2026-12-04; a
-   * generic plan over the partitioned history, rollup and alert tables cannot prune partitions when it is made). A
+   * generic plan over the partitioned history, rollup and alert tables cannot prune partitions when it is made); a small batch
+   * transaction sets generic plans for itself (worker.generic.plan.max.results, {@code BatchStore.planMode}). A
    * change of a result column's type under a cached statement fails it once (0A000, an outage: the batch is requeued);
    * the client drops the statement and prepares it again.
    */
