@@ -217,17 +217,18 @@ public final class ProbeVerticle extends VerticleBase {
   }
 
   /**
-   * The next look at the schedule: when its next device is due, at least {@link #TICK_MIN_MS} and at most {@link #TICK_MAX_MS} from
-   * now. A fixed 50 ms tick woke an idle probe's loop 20 times a second for a device due every few hundred ms (issue 11's idle goal);
-   * a busy probe, with something due in every 16 ms step of the schedule, still looks every 50 ms. The upper bound is how soon a
-   * device put into the schedule meanwhile (an inventory change) is seen.
+   * The next look at the schedule: when its next device is due, {@link #TICK_MIN_MS} to {@link #TICK_MAX_MS} from now (a fixed 50 ms
+   * tick woke an idle probe 20 times a second; a busy one still looks every 50 ms; a device put in meanwhile is seen within the max).
    */
   private void scheduleTick() {
     if (stopping) return;
     tickTimer = vertx.setTimer(schedule.lookInMs(clock.millis(), TICK_MIN_MS, TICK_MAX_MS), t -> {
       tickTimer = -1;
-      tick();
-      scheduleTick();
+      try {
+        tick();
+      } finally {
+        scheduleTick(); // a look that threw must not end the inspections (the periodic timer before it went on too)
+      }
     });
   }
 
