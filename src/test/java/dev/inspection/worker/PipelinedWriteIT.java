@@ -1,5 +1,6 @@
 package dev.inspection.worker;
 
+import static dev.inspection.it.TestEnv.awaitResult;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -8,16 +9,15 @@ import dev.inspection.messaging.Envelope;
 import dev.inspection.messaging.Priority;
 import dev.inspection.state.AlertRules;
 import dev.inspection.state.PayloadProfiles;
-import io.vertx.core.Future;
 import io.vertx.core.json.JsonObject;
 import io.vertx.pgclient.PgException;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -51,14 +51,14 @@ class PipelinedWriteIT {
       }
       // and a good batch on the same connection afterwards writes all three
       BatchStore store = new BatchStore(db.pool(), "w", Clock.systemUTC(), 16);
-      Map<Integer, BatchStore.Outcome> out = await(store.commit(batch("p-ok", cycle + 20, false)));
+      Map<Integer, BatchStore.Outcome> out = awaitResult(store.commit(batch("p-ok", cycle + 20, false)));
       assertTrue(out.get(0) instanceof BatchStore.Committed c && c.currentRows() == 3 && c.historyRows() == 3, "committed: " + out);
     }
   }
 
   /** Three devices of slot 0, the middle one's payload refused when {@code poison}. */
   private static List<BatchStore.Part> batch(String prefix, long cycle, boolean poison) {
-    List<Envelope> es = new java.util.ArrayList<>();
+    List<Envelope> es = new ArrayList<>();
     Map<String, DeviceDirectory.Info> infos = new HashMap<>();
     for (int i = 0; i < 3; i++) {
       String d = prefix + "-" + i;
@@ -72,15 +72,11 @@ class PipelinedWriteIT {
 
   private static PgException refused(BatchStore store, List<BatchStore.Part> parts) throws Exception {
     try {
-      await(store.commit(parts));
+      awaitResult(store.commit(parts));
     } catch (ExecutionException e) {
       assertTrue(e.getCause() instanceof PgException, "a PostgreSQL error: " + e.getCause());
       return (PgException) e.getCause();
     }
     throw new AssertionError("the batch was not refused");
-  }
-
-  private static <T> T await(Future<T> f) throws Exception {
-    return f.toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
   }
 }
