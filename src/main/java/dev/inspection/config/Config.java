@@ -200,6 +200,7 @@ public final class Config {
     for (ConfigKey k : List.of(Keys.WORKER_LANE_WEIGHT_NORMAL, Keys.WORKER_LANE_WEIGHT_LOW, Keys.WORKER_GENERIC_PLAN_MAX_RESULTS)) {
       if (c.getInt(k) < 0) throw new ConfigException(k.name() + " must not be negative (got " + c.get(k) + ")");
     }
+    if (c.getLong(Keys.PROBE_LOOK_GATHER_MS) < 0) throw new ConfigException("probe.look.gather.ms must not be negative (got " + c.get(Keys.PROBE_LOOK_GATHER_MS) + "); 0 checks each device at its due time");
     if (c.getLong(Keys.WORKER_LANE_STARVATION_MS) < 1) throw new ConfigException("worker.lane.starvation.ms must be at least 1 (got " + c.get(Keys.WORKER_LANE_STARVATION_MS) + ")");
     if (c.getLong(Keys.QUEUE_LOW_MAX_BYTES) < 1) throw new ConfigException("queue.low.max.bytes must be at least 1 (got " + c.get(Keys.QUEUE_LOW_MAX_BYTES) + ")");
     if (c.getLong(Keys.WORKER_MAX_FUTURE_SKEW_MS) < 0) throw new ConfigException("worker.max.future.skew.ms must not be negative");

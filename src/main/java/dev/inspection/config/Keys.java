@@ -70,6 +70,7 @@ public final class Keys {
   public static final ConfigKey PROBE_SIM_PUSH_INTERVAL_MS = k("probe.sim.push.interval.ms", "2000", LONG, "how often every simulated room pushes a frame (probe.sim.push.rooms): one push of all rooms' frames per interval");
   public static final ConfigKey PROBE_INTERVAL_MS = k("probe.interval.ms", "10000", LONG, "default inspection interval of a device");
   public static final ConfigKey PROBE_JITTER_PCT = k("probe.jitter.pct", "10", INT, "each device's schedule is shifted by up to this percent of its interval");
+  public static final ConfigKey PROBE_LOOK_GATHER_MS = k("probe.look.gather.ms", "500", LONG, "a due device's check may wait up to this long for others to come due, so that they travel together (one outbox commit, one message per slot, one worker transaction): a look at the schedule when 64 devices are due or this long after the first, or at once for a critical (priority 1) device; a busy probe, with devices due at every look, does not wait; 0 = each device at its due time");
   public static final ConfigKey PROBE_INVENTORY_FILE = k("probe.inventory.file", "", STRING, "JSON-lines file of devices to inspect (one device object per line); empty for none");
   public static final ConfigKey PROBE_INVENTORY_URL = k("probe.inventory.url", "", STRING, "scheduler base URL to pull this group's inventory from (cached in data.dir); empty for none");
   public static final ConfigKey PROBE_INVENTORY_REFRESH_MS = k("probe.inventory.refresh.ms", "30000", LONG, "how often the inventory is pulled from probe.inventory.url");
@@ -240,7 +241,7 @@ public final class Keys {
       RABBIT_HOST, RABBIT_PORT, RABBIT_ADDRESSES, RABBIT_USER, RABBIT_PASSWORD, RABBIT_VHOST, RABBIT_SSL, RABBIT_TLS_CA, RABBIT_MANAGEMENT_URL, RABBIT_MANAGEMENT_USER, RABBIT_MANAGEMENT_PASSWORD,
       REDIS_URL, REDIS_CHANNEL_PREFIX,
       SLOTS_TOTAL, RESHARD_EFFECTIVE_AFTER_MS, RESHARD_WINDOW_END_MS, TOPOLOGY_PREFIX, BROKER_QUEUE_BUDGET_BYTES, BROKER_QUEUE_HIGH_WEIGHT, QUEUE_LOW_MAX_BYTES, QUEUE_LOW_MAX_LENGTH, QUEUE_LOW_TYPE, QUEUE_DELIVERY_LIMIT,
-      PROBE_GROUP, PROBE_SIM_DEVICES, PROBE_SIM_FAIL_RATE, PROBE_SIM_FLAP_PCT, PROBE_SIM_PUSH_ROOMS, PROBE_SIM_PUSH_INTERVAL_MS, PROBE_INTERVAL_MS, PROBE_JITTER_PCT,
+      PROBE_GROUP, PROBE_SIM_DEVICES, PROBE_SIM_FAIL_RATE, PROBE_SIM_FLAP_PCT, PROBE_SIM_PUSH_ROOMS, PROBE_SIM_PUSH_INTERVAL_MS, PROBE_INTERVAL_MS, PROBE_JITTER_PCT, PROBE_LOOK_GATHER_MS,
       PROBE_INVENTORY_FILE, PROBE_INVENTORY_URL, PROBE_INVENTORY_REFRESH_MS, PROBE_PACING_REFRESH_MS, PROBE_SLOT_MAP_REFRESH_MS, PROBE_PACING_START, PROBE_CHECK_TIMEOUT_MS,
       PROBE_CHECKS_MAX_INFLIGHT, PROBE_HTTP_MAX_BODY_BYTES, PROBE_TARGET_ALLOW, PROBE_TARGET_DENY,
       OUTBOX_COMMIT_MAX_ROWS, OUTBOX_PUBLISH_CHANNELS, OUTBOX_MAX_INFLIGHT, OUTBOX_PUBLISH_BATCH_MAX, OUTBOX_PUBLISH_BATCH_BYTES, OUTBOX_PUBLISH_GATHER_MS, OUTBOX_PUBLISH_GATHER_ROWS, OUTBOX_PUBLISH_GATHER_BUSY_PER_S, OUTBOX_PUBLISH_GATHER_BUSY_MS, OUTBOX_REPLAY_INTERVAL_MS, OUTBOX_REPLAY_MIN_AGE_MS, OUTBOX_MAX_ROWS, OUTBOX_MAX_BYTES, OUTBOX_MIN_FREE_BYTES, OUTBOX_SHED_REPORT_MS, OUTBOX_RETENTION_MS,

@@ -24,6 +24,8 @@ import java.util.random.RandomGenerator;
 public final class ProbeSchedule {
   static final long TICK_MS = 16;
   static final int WHEEL = 8192; // a power of two
+  /** A device priority whose checks are not held back to be gathered with others ({@link #lookInMs(long, long, long, long, int)}). */
+  static final int CRITICAL = 1;
 
   /**
    * A device and its generation: a put or remove makes every older entry of it stale. The gate's inputs, the device's
@@ -161,7 +163,45 @@ public final class ProbeSchedule {
 
   /** How long until the next look at the schedule: until {@link #nextDueAtMs}, at least {@code minMs}, at most {@code maxMs}. */
   public long lookInMs(long nowMs, long minMs, long maxMs) {
-    return Math.max(minMs, Math.min(maxMs, nextDueAtMs(nowMs, maxMs) - nowMs));
+    return lookInMs(nowMs, minMs, maxMs, 0, 1);
+  }
+
+  /**
+   * How long until the next look when a due device may wait up to {@code gatherMs} for others to be checked with it: until
+   * {@code gatherCount} devices are due, or {@code gatherMs} after the first is due, or when a critical device (priority 1)
+   * is due, whichever comes first; at least {@code minMs}, at most {@code maxMs}. Every device of a look then travels
+   * together (one outbox commit, one publish per slot, one worker transaction), where a look per device paid each of them
+   * per result. A busy schedule, with something due at every look, is not changed. {@code gatherMs} 0: {@link #nextDueAtMs}.
+   */
+  public long lookInMs(long nowMs, long minMs, long maxMs, long gatherMs, int gatherCount) {
+    long first = nextDueAtMs(nowMs, maxMs);
+    long at = first;
+    if (gatherMs > 0 && first > nowMs && first < nowMs + maxMs) at = gatheredAtMs(first, first + gatherMs, gatherCount);
+    return Math.max(minMs, Math.min(maxMs, at - nowMs));
+  }
+
+  /**
+   * The due time of the {@code count}-th device from the cursor on (to the tick: that tick's latest), of the first critical
+   * one, or {@code limitMs}, whichever is earliest; never before {@code firstMs}.
+   */
+  private long gatheredAtMs(long firstMs, long limitMs, int count) {
+    long at = limitMs;
+    int seen = 0;
+    long lastTick = Math.floorDiv(limitMs, TICK_MS);
+    for (long t = cursor; t <= lastTick && t - cursor < WHEEL; t++) {
+      ArrayList<Entry> bucket = wheel[(int) (t & (WHEEL - 1))];
+      if (bucket == null || bucket.isEmpty()) continue;
+      long latest = Long.MIN_VALUE;
+      for (Entry e : bucket) {
+        if (e.dueAt > at) continue;
+        if (e.held.priority == CRITICAL) at = Math.max(firstMs, e.dueAt);
+        seen++;
+        latest = Math.max(latest, e.dueAt);
+      }
+      if (seen >= count) return Math.max(firstMs, Math.min(at, latest));
+      if ((t + 1) * TICK_MS > at) break;
+    }
+    return at;
   }
 
   private void fire(Entry e, long nowMs, List<Device> due) {

@@ -51,9 +51,10 @@ import org.slf4j.LoggerFactory;
 public final class ProbeVerticle extends VerticleBase {
   private static final Logger log = LoggerFactory.getLogger(ProbeVerticle.class);
   private static final int MAX_BUFFERED = 50_000;
-  /** Between two looks at the schedule ({@link #scheduleTick}). */
+  /** Between two looks at the schedule ({@link #scheduleTick}); a look gathers up to GATHER_DEVICES due devices (probe.look.gather.ms). */
   static final long TICK_MIN_MS = 50;
   static final long TICK_MAX_MS = 1000;
+  static final int GATHER_DEVICES = 64;
 
   private final Config config;
   private final Metrics metrics;
@@ -216,13 +217,11 @@ public final class ProbeVerticle extends VerticleBase {
     return schedule.pace();
   }
 
-  /**
-   * The next look at the schedule: when its next device is due, {@link #TICK_MIN_MS} to {@link #TICK_MAX_MS} from now (a fixed 50 ms
-   * tick woke an idle probe 20 times a second; a busy one still looks every 50 ms; a device put in meanwhile is seen within the max).
-   */
+  /** The next look: when due devices have gathered ({@link ProbeSchedule#lookInMs(long, long, long, long, int)}), 50 ms to 1 s from now. */
   private void scheduleTick() {
     if (stopping) return;
-    tickTimer = vertx.setTimer(schedule.lookInMs(clock.millis(), TICK_MIN_MS, TICK_MAX_MS), t -> {
+    long in = schedule.lookInMs(clock.millis(), TICK_MIN_MS, TICK_MAX_MS, config.getLong(Keys.PROBE_LOOK_GATHER_MS), GATHER_DEVICES);
+    tickTimer = vertx.setTimer(in, t -> {
       tickTimer = -1;
       try {
         tick();

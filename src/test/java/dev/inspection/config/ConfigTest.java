@@ -65,6 +65,13 @@ class ConfigTest {
   }
 
   @Test
+  void aNegativeLookGatherStopsStartUpNamingTheKey() {
+    ConfigException e = assertThrows(ConfigException.class, () -> Config.validateAll(Config.load(new String[] {"--probe.look.gather.ms=-1"}, Map.of())));
+    assertTrue(e.getMessage().startsWith("probe.look.gather.ms must not be negative"), e.getMessage());
+    Config.validateAll(Config.load(new String[] {"--probe.look.gather.ms=0"}, Map.of())); // 0: each device at its due time
+  }
+
+  @Test
   void flagsWinOverEnvironmentWhichWinsOverTheFile(@TempDir Path dir) throws Exception {
     Path f = dir.resolve("node.properties");
     Files.writeString(f, "pg.host=file-host\nhttp.port=1111\nslots.total=16\n");

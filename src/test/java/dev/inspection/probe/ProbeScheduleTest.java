@@ -5,8 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.inspection.inventory.Device;
 import io.vertx.core.json.JsonObject;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
@@ -120,5 +123,85 @@ class ProbeScheduleTest {
     // a removed device's entry may make a look early, never late
     two.remove("new");
     assertTrue(two.nextDueAtMs(600_000, 1_000) <= 601_000);
+  }
+
+  private static Device critical(String id, long interval) {
+    return new Device(id, 1, "g", "sim", new JsonObject(), interval, "default", 0);
+  }
+
+  /** Each device's due times over {@code untilMs}: a schedule like {@code build}'s, looked at every millisecond. */
+  private static Map<String, List<Long>> dueTimes(java.util.function.Supplier<ProbeSchedule> build, long untilMs) {
+    ProbeSchedule s = build.get();
+    Map<String, List<Long>> due = new HashMap<>();
+    for (long t = 0; t <= untilMs; t++) {
+      for (Device d : s.pollDue(t, 100_000)) due.computeIfAbsent(d.deviceId(), k -> new ArrayList<>()).add(t);
+    }
+    return due;
+  }
+
+  /** Runs the probe's loop (look, then the next look gathered) and returns each device's check times and the number of looks. */
+  private static int looks(ProbeSchedule s, long gatherMs, long untilMs, Map<String, List<Long>> checks) {
+    int looks = 0;
+    for (long now = 0; now <= untilMs; now += s.lookInMs(now, 50, 1_000, gatherMs, 64)) {
+      looks++;
+      for (Device d : s.pollDue(now, 100_000)) checks.computeIfAbsent(d.deviceId(), k -> new ArrayList<>()).add(now);
+    }
+    return looks;
+  }
+
+  @Test
+  void anIdleScheduleGathersDueDevicesIntoFewerLooksAndNoCheckWaitsLongerThanTheGather() {
+    java.util.function.Supplier<ProbeSchedule> build = () -> {
+      ProbeSchedule s = new ProbeSchedule(0, new Random(21));
+      for (int i = 0; i < 100; i++) s.put(dev("d" + i, 10_000), 0);
+      s.put(critical("crit", 10_000), 0);
+      return s;
+    };
+    Map<String, List<Long>> due = dueTimes(build, 60_000);
+    Map<String, List<Long>> gathered = new HashMap<>();
+    int gatheredLooks = looks(build.get(), 500, 60_000, gathered);
+    Map<String, List<Long>> plain = new HashMap<>();
+    int plainLooks = looks(build.get(), 0, 60_000, plain);
+    // 101 devices every 10 s: one due about every 100 ms, so a look per device before; a look every ~500 ms gathers ~5
+    assertTrue(plainLooks >= 550, "without the gather a look per due device: " + plainLooks);
+    assertTrue(gatheredLooks <= 200, "gathered: about two looks a second over 60 s, got " + gatheredLooks + " (" + plainLooks + " without)");
+    long worst = 0;
+    long worstCritical = 0;
+    for (Map.Entry<String, List<Long>> e : due.entrySet()) {
+      List<Long> at = gathered.get(e.getKey());
+      int n = Math.min(at.size(), e.getValue().size());
+      assertTrue(n >= 5, e.getKey() + " checked " + at.size() + " times in 60 s");
+      for (int i = 0; i < n; i++) {
+        long delay = at.get(i) - e.getValue().get(i);
+        assertTrue(delay >= 0, e.getKey() + " checked before it was due");
+        if (e.getKey().equals("crit")) worstCritical = Math.max(worstCritical, delay);
+        else worst = Math.max(worst, delay);
+      }
+    }
+    assertTrue(worst <= 500 + ProbeSchedule.TICK_MS, "a check waits at most the gather (to the wheel's tick): " + worst + " ms");
+    assertTrue(worst >= 200, "and some did wait (the gather is in force): " + worst + " ms");
+    assertTrue(worstCritical <= 50, "a critical device is not held back (at most the shortest wait between looks): " + worstCritical + " ms");
+  }
+
+  @Test
+  void aBusyScheduleLooksAsBeforeAndManyDueDevicesDoNotWaitTheWholeGather() {
+    ProbeSchedule busy = new ProbeSchedule(10, new Random(22));
+    for (int i = 0; i < 20_000; i++) busy.put(dev("b" + i, 10_000), 0);
+    busy.pollDue(5_000, 100_000);
+    assertEquals(50, busy.lookInMs(5_000, 50, 1_000, 500, 64), "2,000 due a second: something is due at every look, the shortest wait");
+
+    ProbeSchedule burst = new ProbeSchedule(0, new Random(23));
+    for (int i = 0; i < 1_000; i++) burst.put(dev("r" + i, 1_000), 0);
+    burst.pollDue(200, 100_000);
+    long in = burst.lookInMs(200, 50, 1_000, 500, 64);
+    assertTrue(in >= 50 && in <= 64 + 2 * ProbeSchedule.TICK_MS, "1,000 due a second: 64 are due within about 64 ms, not 500: " + in);
+    assertTrue(burst.pollDue(200 + in, 100_000).size() >= 64, "and the look then finds them due");
+
+    ProbeSchedule sparse = new ProbeSchedule(0, new Random(24));
+    sparse.put(dev("only", 10_000), 0);
+    long first = sparse.nextDueAtMs(0, 10_000);
+    long from = Math.max(0, first - 300);
+    assertEquals(Math.min(1_000, first + 500 - from), sparse.lookInMs(from, 50, 1_000, 500, 64), "a lone device waits the whole gather");
+    assertEquals(Math.max(50, first - from), sparse.lookInMs(from, 50, 1_000, 0, 64), "0: at its due time");
   }
 }
