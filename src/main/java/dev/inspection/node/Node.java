@@ -39,7 +39,7 @@ import dev.inspection.store.Db;
 import dev.inspection.store.Migrations;
 import dev.inspection.store.PgOptions;
 import dev.inspection.worker.DegradedMode;
-import dev.inspection.worker.SlotProcessor;
+import dev.inspection.worker.SlotSettings;
 import dev.inspection.worker.WorkerVerticle;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonObject;
@@ -89,7 +89,7 @@ public final class Node {
     HttpTls.check(config); // http.tls.cert and http.tls.key both given and readable
     AdvertisedUrl.check(config.get(Keys.HTTP_ADVERTISED_URL));
     LogSetup.format(config); // log.format text | json
-    SlotProcessor.Settings.from(config); // history.policy and its companions
+    SlotSettings.from(config); // history.policy and its companions
     DegradedMode.Settings.from(config); // worker.degraded.* thresholds (exit below enter), worker.backfill.*
     for (int p = 1; p <= 3; p++) {
       try {

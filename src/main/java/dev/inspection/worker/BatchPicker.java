@@ -148,6 +148,11 @@ public final class BatchPicker<D> {
     return size + (window == null ? 0 : window.size());
   }
 
+  /** Deliveries waiting in the lanes (not in the merge window). */
+  public int laneSize() {
+    return size;
+  }
+
   /** Deliveries waiting in one lane. */
   public int size(Priority p) {
     return lanes.get(p).size();

@@ -1,6 +1,7 @@
 package dev.inspection.worker;
 
 import dev.inspection.config.Config;
+import dev.inspection.config.Keys;
 import dev.inspection.metrics.Metrics;
 import dev.inspection.worker.BatchStore.Outcome;
 import dev.inspection.worker.BatchStore.Part;
@@ -11,6 +12,7 @@ import io.vertx.core.Vertx;
 import java.time.Clock;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
@@ -51,6 +53,10 @@ public final class CommitGroup {
   private final int maxRows;
   private final ArrayDeque<Waiting> waiting = new ArrayDeque<>();
   private int inFlight;
+  /** Lingering slots' {@code goNow}, by owner ({@link #lingering}); in the order they began to linger. */
+  private final Map<Object, Runnable> lingering = new LinkedHashMap<>();
+  private final boolean takeAlongOn;
+  private boolean takingAlong;
   private Clock clock = Clock.systemUTC();
 
   /** Settings of the retries and the split: {@link PoisonSplitter.Settings#from}. */
@@ -59,6 +65,7 @@ public final class CommitGroup {
     this.maxConcurrent = maxConcurrent;
     this.maxRows = maxRows;
     this.metrics = metrics;
+    this.takeAlongOn = config.getBool(Keys.WORKER_COMMIT_TAKE_ALONG);
   }
 
   /**
@@ -78,8 +85,43 @@ public final class CommitGroup {
   public Future<SlotCommit> submit(int slot, long epoch, StatePlanner.Plan plan) {
     Promise<SlotCommit> p = Promise.promise();
     waiting.add(new Waiting(new Part(slot, epoch, plan), p));
+    if (takingAlong) return p.future(); // the submit that takes this slot along flushes it
+    if (inFlight == 0 && !lingering.isEmpty()) takeAlong();
     flush();
     return p.future();
+  }
+
+  /**
+   * A slot's batch lingers (waits {@code worker.batch.linger.ms} to fill): {@code goNow} starts it at once. With the take-along on
+   * ({@code worker.commit.take.along}), a commit that starts while none is in flight runs every lingering slot's {@code goNow} first,
+   * so their batches join its transaction: at a low rate, where a fleet's results spread over the slots one or two at a time, one
+   * transaction instead of one per slot, and no batch waits out its linger while the database has nothing else to do. A
+   * {@code goNow} that finds nothing to start does nothing. {@code owner}: the slot's processor (a new one replaces it).
+   */
+  public void lingering(Object owner, Runnable goNow) {
+    if (takeAlongOn) lingering.put(owner, goNow);
+  }
+
+  /** The owner's batch started, or it closed: nothing of it lingers. */
+  public void notLingering(Object owner) {
+    lingering.remove(owner);
+  }
+
+  private void takeAlong() {
+    List<Runnable> go = new ArrayList<>(lingering.values());
+    lingering.clear();
+    takingAlong = true;
+    try {
+      for (Runnable r : go) {
+        try {
+          r.run();
+        } catch (RuntimeException e) {
+          log.warn("a lingering slot batch could not be taken along ({}); it goes after its linger", e.toString());
+        }
+      }
+    } finally {
+      takingAlong = false;
+    }
   }
 
   /**

@@ -3,15 +3,10 @@ package dev.inspection.worker;
 import static dev.inspection.config.LogSetup.SLOT;
 
 import dev.inspection.common.Retry;
-import dev.inspection.common.RetryPolicy;
-import dev.inspection.config.Config;
-import dev.inspection.config.ConfigException;
-import dev.inspection.config.Keys;
 import dev.inspection.control.TransitionTable;
 import dev.inspection.messaging.CollectedAt;
 import dev.inspection.metrics.Metrics;
 import dev.inspection.state.DerivedState;
-import dev.inspection.state.HistoryPolicies;
 import dev.inspection.worker.BatchHandler.Dead;
 import dev.inspection.worker.BatchHandler.Handled;
 import dev.inspection.worker.BatchHandler.Valid;
@@ -72,27 +67,6 @@ public final class SlotProcessor {
     void fenced(int slot, long epoch, Fenced f);
   }
 
-  /** Tunables of a processor. {@code reopen}: the backoff between attempts to open the consumers. */
-  public record Settings(SlotConsumers.Prefetch prefetch, int batchMax, long lingerMs, BatchPicker.Lanes lanes, BatchHandler.Limits limits,
-      long maxFutureSkewMs, RetryPolicy reopen, HistoryPolicies histories, MergeWindows windows) {
-    /** Throws a ConfigException naming the history key that is wrong. */
-    public static Settings from(Config c) {
-      return new Settings(new SlotConsumers.Prefetch(c.getInt(Keys.WORKER_PREFETCH_HIGH), c.getInt(Keys.WORKER_PREFETCH_NORMAL), c.getInt(Keys.WORKER_PREFETCH_LOW)),
-          c.getInt(Keys.WORKER_BATCH_MAX), c.getLong(Keys.WORKER_BATCH_LINGER_MS), BatchPicker.Lanes.of(c),
-          new BatchHandler.Limits(c.getInt(Keys.WORKER_MAX_MESSAGE_BYTES), c.getInt(Keys.WORKER_MAX_BATCH_BYTES)),
-          c.getLong(Keys.WORKER_MAX_FUTURE_SKEW_MS), RetryPolicy.from(c), histories(c), MergeWindows.of(c));
-    }
-
-    private static HistoryPolicies histories(Config c) {
-      try {
-        return HistoryPolicies.parse(c.get(Keys.HISTORY_POLICY), c.get(Keys.HISTORY_POLICY_BY_PROFILE), c.getLong(Keys.HISTORY_HEARTBEAT_MS),
-            c.get(Keys.HISTORY_IGNORED_FIELDS));
-      } catch (IllegalArgumentException e) {
-        throw new ConfigException("history.policy / history.policy.by.profile / history.heartbeat.ms / history.ignored.fields: " + e.getMessage());
-      }
-    }
-  }
-
   private final Vertx vertx;
   private final int slot;
   private final long epoch;
@@ -116,7 +90,7 @@ public final class SlotProcessor {
   private Future<Void> closed = Future.succeededFuture();
   private final SlotStats stats;
 
-  public SlotProcessor(Vertx vertx, int slot, long epoch, SnapshotLoader.Snapshot snapshot, Settings settings, SlotServices services) {
+  public SlotProcessor(Vertx vertx, int slot, long epoch, SnapshotLoader.Snapshot snapshot, SlotSettings settings, SlotServices services) {
     this.vertx = vertx;
     this.slot = slot;
     this.epoch = epoch;
@@ -233,11 +207,7 @@ public final class SlotProcessor {
     if (batchInFlight || (phase != Phase.OPENING && phase != Phase.CONSUMING && phase != Phase.CLOSING)) return;
     long due = mailbox.dueInMs(phase == Phase.CLOSING);
     if (due == 0) {
-      if (lingerTimer >= 0) vertx.cancelTimer(lingerTimer);
-      lingerTimer = -1;
-      BatchPicker.Take<Delivery> take = mailbox.pick();
-      take.lanes().forEach((lane, t) -> metrics.laneTaken(lane.wire, t.taken(), t.oldestAgeMs(), t.starved()));
-      run(take.batch());
+      start();
     } else if (due > 0 && lingerTimer < 0) {
       lingerTimer = vertx.setTimer(due, t -> {
         lingerTimer = -1;
@@ -246,6 +216,23 @@ public final class SlotProcessor {
     } else if (due < 0 && phase == Phase.CLOSING) {
       closeWhenQuiet();
     }
+    if (due > 0 && mailbox.laneSize() > 0) services.store().lingering(this, () -> {
+      if (mailbox.laneSize() > 0) start(); // the merge window keeps its own time
+    });
+  }
+
+  /**
+   * Also run by a commit that takes this slot along ({@link CommitGroup#lingering}: the lanes' batch goes now, not after its linger); a
+   * slot closed or paused since, or with nothing left in its lanes, does nothing (a stale registration goes with the next take-along).
+   */
+  private void start() {
+    if (batchInFlight || (phase != Phase.OPENING && phase != Phase.CONSUMING && phase != Phase.CLOSING) || mailbox.isEmpty()) return;
+    if (lingerTimer >= 0) vertx.cancelTimer(lingerTimer);
+    lingerTimer = -1;
+    services.store().notLingering(this);
+    BatchPicker.Take<Delivery> take = mailbox.pick();
+    take.lanes().forEach((lane, t) -> metrics.laneTaken(lane.wire, t.taken(), t.oldestAgeMs(), t.starved()));
+    run(take.batch());
   }
 
   /** One batch: handle → (dead-letter ∥ commit) → settle every delivery of it on the broker at once. */
@@ -307,8 +294,7 @@ public final class SlotProcessor {
   }
 
   private Future<Void> setAside(List<Dead<Delivery>> dead) {
-    if (dead.isEmpty()) return Future.succeededFuture();
-    return services.deadLetters().publish(dead.stream().map(Dead::letter).toList());
+    return dead.isEmpty() ? Future.succeededFuture() : services.deadLetters().publish(dead.stream().map(Dead::letter).toList());
   }
 
   private void countDead(List<Dead<Delivery>> dead) {

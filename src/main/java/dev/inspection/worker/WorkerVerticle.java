@@ -68,7 +68,7 @@ public final class WorkerVerticle extends VerticleBase {
   private SnapshotLoader snapshots;
   private DeviceDirectory directory;
   private final Map<Integer, AlertRules> rules = new HashMap<>();
-  private SlotProcessor.Settings settings;
+  private SlotSettings settings;
   private SlotServices services;
   private Notifier notifier;
 
@@ -130,7 +130,7 @@ public final class WorkerVerticle extends VerticleBase {
     snapshots = new SnapshotLoader(controlPool, config.getInt(Keys.WORKER_SNAPSHOT_PAGE), directory::listed);
     for (int p = 1; p <= 3; p++) rules.put(p, AlertRules.fromConfig(p, config::raw));
     deadLetters = new DeadLetterPublisher(vertx, topology, workerId);
-    settings = SlotProcessor.Settings.from(config);
+    settings = SlotSettings.from(config);
     acks = vertx.createSharedWorkerExecutor("worker-acks-" + workerId + "-" + System.identityHashCode(this), 1);
     opens = vertx.createSharedWorkerExecutor("slot-open-" + workerId + "-" + System.identityHashCode(this), config.getInt(Keys.WORKER_CONSUMER_OPEN_THREADS));
     // the scrape runs on another thread: the gauges read what this context published, never the map itself
