@@ -3,7 +3,6 @@ package dev.inspection.scheduler;
 import dev.inspection.control.Liveness;
 import dev.inspection.control.SlotState;
 import dev.inspection.control.WorkerState;
-import dev.inspection.store.Db;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonObject;
 import io.vertx.sqlclient.Pool;
@@ -114,7 +113,7 @@ public final class ControlStore {
   }
 
   public Future<List<WorkerRow>> workers() {
-    return pool.query(READ_WORKERS).execute().map(rows -> {
+    return pool.preparedQuery(READ_WORKERS).execute().map(rows -> { // prepared: the leader reads it every round (twice a second), parsed once per connection
       List<WorkerRow> out = new ArrayList<>();
       for (Row r : rows) {
         Object m = r.getValue(4);
@@ -136,10 +135,14 @@ public final class ControlStore {
     });
   }
 
-  /** The workers among {@code candidates} whose liveness lock could be taken: their process is gone. */
+  /**
+   * The workers among {@code candidates} whose liveness lock could be taken: their process is gone. One statement in its own
+   * (implicit) transaction: the locks it takes go at its end, as they went at the COMMIT of the BEGIN / statement / COMMIT it
+   * was until issue 11 (two round trips less, twice a second).
+   */
   public Future<Set<String>> crashed(List<String> candidates) {
     if (candidates.isEmpty()) return Future.succeededFuture(Set.of());
-    return Db.inTransaction(pool, c -> c.preparedQuery(LIVENESS).execute(Tuple.of(livenessNamespace).addArrayOfString(candidates.toArray(String[]::new))))
+    return pool.preparedQuery(LIVENESS).execute(Tuple.of(livenessNamespace).addArrayOfString(candidates.toArray(String[]::new)))
         .map(rows -> {
           Set<String> out = new HashSet<>();
           for (Row r : rows) out.add(r.getString(0));

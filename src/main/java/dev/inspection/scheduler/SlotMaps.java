@@ -116,7 +116,7 @@ public final class SlotMaps {
   void switchDue() {
     if (switching || !leadership.leading()) return;
     switching = true;
-    pool.query(DUE).execute().compose(rows -> {
+    pool.preparedQuery(DUE).execute().compose(rows -> { // prepared, like SlotRetire.DUE: both run twice a second, parsed once per connection
       Future<Long> chain = Future.succeededFuture(0L);
       for (Row r : rows) {
         long version = r.getLong(0);
@@ -125,7 +125,7 @@ public final class SlotMaps {
         chain = chain.compose(x -> new SlotSwitch(leadership::fenced).run(version, from, slots));
       }
       return chain;
-    }).compose(x -> pool.query(SlotRetire.DUE).execute()).compose(rows -> {
+    }).compose(x -> pool.preparedQuery(SlotRetire.DUE).execute()).compose(rows -> {
       Future<Boolean> chain = Future.succeededFuture(true);
       for (Row r : rows) {
         long version = r.getLong(0);
