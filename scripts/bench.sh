@@ -309,13 +309,20 @@ mc_list() {
 # PostgreSQL's CPU time per process: "pid kind ticks" lines (its own time, without the time of children that ended).
 # A client backend's kind is its application_name (the node names each pool: inspection-all/pg-worker,
 # .../pg-scheduler, ...), any other its backend_type (walwriter, checkpointer, autovacuum worker, ...); a process
-# pg_stat_activity does not list (the postmaster) is "postmaster"
+# pg_stat_activity does not list (the postmaster) is "postmaster". The sample's own backend (psql's, about 30 ms of
+# PostgreSQL's CPU each on a 2-core machine: 7 samples in a 60 s idle window are 4 milli-cores, which the idle figure
+# counted as PostgreSQL's until 2026-12-05) reads its own CPU time before it ends: kind "bench-sampler", which
+# pg_sampler_cores takes out of PostgreSQL's figure (it counts it as the bench's)
 pg_snapshot() {
   local kinds
   kinds="$("${PSQL[@]}" -At -F ' ' -c "select pid, translate(case when backend_type = 'client backend' then coalesce(nullif(application_name, ''), 'client')
-             else backend_type end, ' ', '-') from pg_stat_activity" 2>/dev/null || true)"
+             else backend_type end, ' ', '-') from pg_stat_activity" -c "select 'self', pg_backend_pid(), pg_read_file('/proc/self/stat')" 2>/dev/null || true)"
   { cat /proc/[0-9]*/stat 2>/dev/null || true; } | awk -v kinds="$kinds" '
-    BEGIN { n = split(kinds, l, "\n"); for (i = 1; i <= n; i++) { split(l[i], f, " "); k[f[1]] = f[2] } }
+    BEGIN { n = split(kinds, l, "\n")
+            for (i = 1; i <= n; i++) {
+              split(l[i], f, " ")
+              if (f[1] != "self") { k[f[1]] = f[2]; continue }
+              r = l[i]; sub(/.*\) /, "", r); split(r, g, " "); print f[2], "bench-sampler", g[12] + g[13] } }
     { pid = $1; c = $0; sub(/^[0-9]+ \(/, "", c); sub(/\) [^)]*$/, "", c); if (c != "postgres") next
       r = $0; sub(/.*\) /, "", r); split(r, f, " ")
       print pid, (pid in k ? k[pid] : "postmaster"), f[12] + f[13] }'
@@ -332,6 +339,11 @@ pg_split() { # samples-file postgres-cores seconds
     END { for (p in last) { d[kind[p]] += last[p] - (p in first ? first[p] : 0) }
           sum = 0; for (g in d) { v = d[g] * 1000 / hz / dt; sum += v; print g, v }
           print "ended-unseen", total * 1000 - sum }' "$1" | mc_list
+}
+
+# cores of PostgreSQL's that the bench's own pg_snapshot backends used over a window ("bench-sampler" in a samples file)
+pg_sampler_cores() { # samples-file seconds
+  awk -v hz="$(getconf CLK_TCK)" -v dt="$2" '$3 == "bench-sampler" { s += $4 } END { printf "%.6f\n", s / hz / dt }' "$1"
 }
 
 # runs a command in the background into a log; sets BG_RC and BG_CPU (cpu_split while it ran)
@@ -821,6 +833,10 @@ e2e_run() { # tag devices interval_ms warm-up_s window_s heap
   read -r "R[$tag.cpu_node]" "R[$tag.cpu_rabbit]" "R[$tag.cpu_pg]" "R[$tag.cpu_other]" "R[$tag.cpu_busy]" "R[$tag.cpu_bench]" < <(cpu_split "$cpu0" "$cpu1" "$dt")
   R[$tag.threads]="$(thread_split "$thr0" "$thr1" "$dt")"
   R[$tag.pg_kinds]="$(pg_split "$pgs" "${R[$tag.cpu_pg]}" "$dt")"
+  # the bench's own sample backends are the bench's cost, not PostgreSQL's for the node (they stay listed in pg_kinds)
+  local pgself; pgself=$(pg_sampler_cores "$pgs" "$dt")
+  R[$tag.cpu_pg]=$(calc '(a - b > 0) ? a - b : 0' "${R[$tag.cpu_pg]}" "$pgself")
+  [ "${R[$tag.cpu_bench]:-NA}" = NA ] || R[$tag.cpu_bench]=$(calc 'a + b' "${R[$tag.cpu_bench]}" "$pgself")
   R[$tag.wakeups]=$(calc 'a / b' "$(calc 'a - b' "$wk1" "$wk0")" "$dt")
   # the JIT compiler's share in cores (0 when it did not run): the part of an idle node's figure that ends with warm-up
   R[$tag.jit]="$(printf '%s\n' "${R[$tag.threads]}" | tr ',' '\n' | awk '$1 == "JIT" { j = $2 / 1000 } END { printf "%.3f", j + 0 }')"
