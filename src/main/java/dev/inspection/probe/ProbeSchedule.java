@@ -168,8 +168,8 @@ public final class ProbeSchedule {
 
   /**
    * How long until the next look when a due device may wait up to {@code gatherMs} for others to be checked with it: until
-   * {@code gatherCount} devices are due, or {@code gatherMs} after the first is due, or when a critical device (priority 1)
-   * is due, whichever comes first; at least {@code minMs}, at most {@code maxMs}. Every device of a look then travels
+   * {@code gatherCount} devices are due, or a due device has waited {@code gatherMs} or a tenth of its interval, or when a
+   * critical device (priority 1) is due, whichever comes first; at least {@code minMs}, at most {@code maxMs}. Every device of a look then travels
    * together (one outbox commit, one publish per slot, one worker transaction), where a look per device paid each of them
    * per result. A busy schedule, with something due at every look, is not changed. {@code gatherMs} 0: {@link #nextDueAtMs}.
    */
@@ -181,10 +181,12 @@ public final class ProbeSchedule {
   }
 
   /**
-   * The due time of the {@code count}-th device from the cursor on (to the tick: that tick's latest), of the first critical
-   * one, or {@code limitMs}, whichever is earliest; never before {@code firstMs}.
+   * The due time of the {@code count}-th device from the cursor on (to the tick: that tick's latest), or the latest time a
+   * device due meanwhile may wait to ({@link #mayWaitMs}), or {@code limitMs}, whichever is earliest; never before
+   * {@code firstMs}.
    */
   private long gatheredAtMs(long firstMs, long limitMs, int count) {
+    long gatherMs = limitMs - firstMs;
     long at = limitMs;
     int seen = 0;
     long lastTick = Math.floorDiv(limitMs, TICK_MS);
@@ -194,7 +196,7 @@ public final class ProbeSchedule {
       long latest = Long.MIN_VALUE;
       for (Entry e : bucket) {
         if (e.dueAt > at) continue;
-        if (e.held.priority == CRITICAL) at = Math.max(firstMs, e.dueAt);
+        at = Math.min(at, Math.max(firstMs, e.dueAt + mayWaitMs(e.held, gatherMs)));
         seen++;
         latest = Math.max(latest, e.dueAt);
       }
@@ -202,6 +204,15 @@ public final class ProbeSchedule {
       if ((t + 1) * TICK_MS > at) break;
     }
     return at;
+  }
+
+  /**
+   * How long a due device may wait to be gathered: nothing when critical, else {@code gatherMs} but at most a tenth of its
+   * interval, so a device inspected every 200 ms is not held to every 500 ms (a removed one's stale entry: {@code gatherMs}).
+   */
+  private static long mayWaitMs(Held h, long gatherMs) {
+    if (h.priority == CRITICAL) return 0;
+    return h.device == null ? gatherMs : Math.min(gatherMs, h.device.intervalMs() / 10);
   }
 
   private void fire(Entry e, long nowMs, List<Device> due) {

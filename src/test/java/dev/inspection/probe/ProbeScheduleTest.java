@@ -204,4 +204,26 @@ class ProbeScheduleTest {
     assertEquals(Math.min(1_000, first + 500 - from), sparse.lookInMs(from, 50, 1_000, 500, 64), "a lone device waits the whole gather");
     assertEquals(Math.max(50, first - from), sparse.lookInMs(from, 50, 1_000, 0, 64), "0: at its due time");
   }
+
+  @Test
+  void aDeviceWaitsAtMostATenthOfItsIntervalSoShortIntervalsKeepTheirRate() {
+    // 20 devices every 200 ms (100 due a second, the fsync drill's probe): 64 are due only after 640 ms, but a device may wait
+    // 20 ms, so the looks stay 50 ms apart and every device is checked every 200 ms, not once per 500 ms gather
+    java.util.function.Supplier<ProbeSchedule> build = () -> {
+      ProbeSchedule s = new ProbeSchedule(0, new Random(25));
+      for (int i = 0; i < 20; i++) s.put(dev("f" + i, 200), 0);
+      return s;
+    };
+    Map<String, List<Long>> due = dueTimes(build, 10_000);
+    Map<String, List<Long>> checks = new HashMap<>();
+    looks(build.get(), 500, 10_000, checks);
+    for (Map.Entry<String, List<Long>> e : checks.entrySet()) {
+      assertTrue(e.getValue().size() >= 45, e.getKey() + " checked " + e.getValue().size() + " times in 10 s at a 200 ms interval (50 due)");
+      List<Long> d = due.get(e.getKey());
+      for (int i = 0; i < Math.min(d.size(), e.getValue().size()); i++) {
+        long delay = e.getValue().get(i) - d.get(i);
+        assertTrue(delay >= 0 && delay <= 50 + ProbeSchedule.TICK_MS, e.getKey() + " waited " + delay + " ms (a tenth of 200, within the 50 ms between looks)");
+      }
+    }
+  }
 }
