@@ -292,10 +292,15 @@ public final class TestEnv implements AutoCloseable {
   }
 
   public long outboxUnconfirmed(String nodeId) throws Exception {
+    return outboxUnconfirmed(nodeId, true);
+  }
+
+  /** {@code withCritical} false: only the rows a watermark may shed (devices of priority 2 and 3). */
+  public long outboxUnconfirmed(String nodeId, boolean withCritical) throws Exception {
     Path db = dataDir.resolve("outbox-" + nodeId + ".db");
     try (java.sql.Connection c = DriverManager.getConnection("jdbc:sqlite:" + db);
          Statement st = c.createStatement();
-         ResultSet rs = st.executeQuery("SELECT count(*) FROM outbox WHERE confirmed = 0")) {
+         ResultSet rs = st.executeQuery("SELECT count(*) FROM outbox WHERE confirmed = 0" + (withCritical ? "" : " AND priority <> 1"))) {
       rs.next();
       return rs.getLong(1);
     }
