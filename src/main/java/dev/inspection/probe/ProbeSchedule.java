@@ -190,7 +190,8 @@ public final class ProbeSchedule {
     long at = limitMs;
     int seen = 0;
     long lastTick = Math.floorDiv(limitMs, TICK_MS);
-    for (long t = cursor; t <= lastTick && t - cursor < WHEEL; t++) {
+    // from the first due device's tick: nextDueAtMs found the ticks before it empty, no need to walk them again
+    for (long t = Math.max(cursor, Math.floorDiv(firstMs, TICK_MS)); t <= lastTick && t - cursor < WHEEL; t++) {
       ArrayList<Entry> bucket = wheel[(int) (t & (WHEEL - 1))];
       if (bucket == null || bucket.isEmpty()) continue;
       long latest = Long.MIN_VALUE;
