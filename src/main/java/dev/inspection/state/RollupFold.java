@@ -61,6 +61,8 @@ public final class RollupFold {
   /**
    * A rollup row to write. {@code lastPayload} null: keep the stored last state, payload and position (then
    * {@code lastCycle}/{@code lastSeq} are null too). {@code firstState}: the state of the oldest new result.
+   * {@code seenCycle}/{@code seenSeq}: the stored row's list, then the new results in (cycle_id, seq) order, so with no
+   * stored row the first entry is the oldest new result (the worker's rollup statement relies on it).
    */
   public record Row(Key key, int samples, int down, int changes, String firstState, String lastState, JsonObject lastPayload, Long lastCycle,
       Long lastSeq, long[] seenCycle, long[] seenSeq) {

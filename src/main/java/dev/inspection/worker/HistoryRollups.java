@@ -77,8 +77,11 @@ final class HistoryRollups {
                                THEN EXCLUDED.last_cycle_id ELSE r.last_cycle_id END,
           seen_cycle = r.seen_cycle || EXCLUDED.seen_cycle,
           seen_seq = r.seen_seq || EXCLUDED.seen_seq
-        WHERE NOT EXISTS (SELECT 1 FROM unnest(r.seen_cycle, r.seen_seq) AS o(c, s)
-                          JOIN unnest(EXCLUDED.seen_cycle, EXCLUDED.seen_seq) AS n(c, s) ON o.c = n.c AND o.s = n.s)
+        -- counts none of the batch's results yet: at once when the oldest of them (the first of its seen list, RollupFold
+        -- sorts them) lies after the row's last one, the newest it counted; else by the lists (a redelivery, a late result)
+        WHERE CASE WHEN (EXCLUDED.seen_cycle[1], EXCLUDED.seen_seq[1]) > (r.last_cycle_id, r.last_seq) THEN true
+                   ELSE NOT EXISTS (SELECT 1 FROM unnest(r.seen_cycle, r.seen_seq) AS o(c, s)
+                                    JOIN unnest(EXCLUDED.seen_cycle, EXCLUDED.seen_seq) AS n(c, s) ON o.c = n.c AND o.s = n.s) END
         RETURNING 1)
       SELECT (SELECT count(*) FROM ins), (SELECT count(*) FROM roll)""";
 

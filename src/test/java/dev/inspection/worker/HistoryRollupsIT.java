@@ -60,6 +60,45 @@ class HistoryRollupsIT {
   }
 
   /**
+   * One device's minute written result by result, as a device checked every few seconds is: a result newer than every one the
+   * row counted is added at once (the statement does not compare the row's lists then); a late one, older than the row's last
+   * but new, and a batch that repeats a counted result beside a new one go through the lists, and each result counts once.
+   */
+  @Test
+  void aMinuteWrittenResultByResultCountsNewerLateAndRedeliveredResultsOnceEach() throws Exception {
+    try (TestEnv env = new TestEnv(1); AgedSchema db = AgedSchema.open(env)) {
+      Pool pool = db.pool();
+      LocalDate today = LocalDate.now(ZoneOffset.UTC);
+      Instant minute = Instant.now().truncatedTo(ChronoUnit.MINUTES);
+      if (!minute.atZone(ZoneOffset.UTC).toLocalDate().equals(today)) minute = today.atStartOfDay(ZoneOffset.UTC).toInstant();
+      String day = "device_status_rollup_1m_" + minute.atZone(ZoneOffset.UTC).toLocalDate().toString().replace("-", "");
+      write(pool, List.of(item(minute, 100, 10, "UP")), day);
+      write(pool, List.of(item(minute, 100, 20, "DOWN")), day); // newer than the row's last
+      write(pool, List.of(item(minute, 200, 5, "DOWN")), day); // a later cycle, a lower seq: newer still
+      assertEquals(List.of(3, 2, 200L, 5L), rollup(env), "three results, two down, the last one (cycle 200, seq 5)");
+      write(pool, List.of(item(minute, 100, 15, "UP")), day); // late: older than the last, not counted yet
+      assertEquals(List.of(4, 2, 200L, 5L), rollup(env), "the late result counted; the last one stays");
+      write(pool, List.of(item(minute, 200, 5, "DOWN"), item(minute, 200, 9, "UP")), day); // a counted one again, and a new one
+      assertEquals(List.of(5, 2, 200L, 9L), rollup(env), "only the new result of the two counted");
+      write(pool, List.of(item(minute, 100, 10, "UP"), item(minute, 100, 15, "UP"), item(minute, 200, 9, "UP")), day); // all counted
+      assertEquals(List.of(5, 2, 200L, 9L), rollup(env), "a redelivery of counted results changes nothing");
+      assertEquals(5L, env.queryLong("SELECT cardinality(seen_seq) FROM $S.device_status_rollup_1m WHERE device_id = 'one'"));
+    }
+  }
+
+  private static List<Object> rollup(TestEnv env) throws Exception {
+    Object[] r = env.query("SELECT sample_count, down_count, last_cycle_id, last_seq FROM $S.device_status_rollup_1m WHERE device_id = 'one'").get(0);
+    return List.of(r);
+  }
+
+  private static HistoryRollups.Item item(Instant minute, long cycle, long seq, String status) {
+    JsonObject payload = new JsonObject().put("status", status);
+    Envelope e = new Envelope(Envelope.messageId("p", cycle, "one", seq), "one", 0, 1, 1, 1, "p", cycle, seq, minute.plusSeconds(seq % 60), Priority.NORMAL,
+        payload);
+    return new HistoryRollups.Item(0, 1, new StatePlanner.HistoryRow(e, payload, 2, true));
+  }
+
+  /**
    * Writes {@code items} in one transaction; the history rows inserted and the rollup partitions (tables) the transaction had
    * locked before committing. Fails when the transaction read more than a few rows of {@code day}'s partition: one probe per key.
    */
