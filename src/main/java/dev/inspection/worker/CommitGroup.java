@@ -86,7 +86,7 @@ public final class CommitGroup {
     Promise<SlotCommit> p = Promise.promise();
     waiting.add(new Waiting(new Part(slot, epoch, plan), p));
     if (takingAlong) return p.future(); // the submit that takes this slot along flushes it
-    if (inFlight == 0 && !lingering.isEmpty()) takeAlong();
+    if (takesAlong(takeAlongOn, inFlight, lingering.size())) takeAlong();
     flush();
     return p.future();
   }
@@ -100,6 +100,18 @@ public final class CommitGroup {
    */
   public void lingering(Object owner, Runnable goNow) {
     if (takeAlongOn) lingering.put(owner, goNow);
+  }
+
+  /**
+   * At most this many lingering slots are taken along: more means results reach most slots every linger (at 256 slots, a few
+   * hundred results a second and up), where the batches fill by themselves, and taking them all along at once made one burst
+   * of them: at 8,141 results/s it added a third of a second to the p99 lag (README, "Benchmark", 2026-12-05).
+   */
+  static final int TAKE_ALONG_MAX_SLOTS = 32;
+
+  /** Whether a commit starting now takes the lingering slots along (pure). */
+  static boolean takesAlong(boolean on, int inFlight, int lingeringSlots) {
+    return on && inFlight == 0 && lingeringSlots > 0 && lingeringSlots <= TAKE_ALONG_MAX_SLOTS;
   }
 
   /** The owner's batch started, or it closed: nothing of it lingers. */
