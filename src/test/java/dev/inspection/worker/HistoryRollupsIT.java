@@ -37,12 +37,9 @@ class HistoryRollupsIT {
   void aBatchOpensOnlyItsDaysRollupPartitionAndCountsEachResultOnce() throws Exception {
     try (TestEnv env = new TestEnv(1); AgedSchema db = AgedSchema.open(env)) {
       Pool pool = db.pool();
-      LocalDate today = LocalDate.now(ZoneOffset.UTC);
       assertTrue(env.queryLong("SELECT count(*) FROM pg_partition_tree('$S.device_status_rollup_1m') WHERE isleaf") >= 66);
-      Instant minute = Instant.now().truncatedTo(ChronoUnit.MINUTES);
-      if (!minute.atZone(ZoneOffset.UTC).toLocalDate().equals(today)) minute = today.atStartOfDay(ZoneOffset.UTC).toInstant(); // midnight passed
-
-      String day = "device_status_rollup_1m_" + minute.atZone(ZoneOffset.UTC).toLocalDate().toString().replace("-", "");
+      Instant minute = thisMinute();
+      String day = partition(minute);
       // the rest of a busy fleet's minute: a statement that joined the minute's rows instead of probing the batch's keys reads them all
       env.execute("INSERT INTO $S.device_status_rollup_1m (minute_bucket, device_id, sample_count, down_count, state_changes, last_state)"
           + " SELECT '" + minute + "', 'other-' || g, 1, 0, 0, 'UP' FROM generate_series(1, 20000) g");
@@ -68,10 +65,8 @@ class HistoryRollupsIT {
   void aMinuteWrittenResultByResultCountsNewerLateAndRedeliveredResultsOnceEach() throws Exception {
     try (TestEnv env = new TestEnv(1); AgedSchema db = AgedSchema.open(env)) {
       Pool pool = db.pool();
-      LocalDate today = LocalDate.now(ZoneOffset.UTC);
-      Instant minute = Instant.now().truncatedTo(ChronoUnit.MINUTES);
-      if (!minute.atZone(ZoneOffset.UTC).toLocalDate().equals(today)) minute = today.atStartOfDay(ZoneOffset.UTC).toInstant();
-      String day = "device_status_rollup_1m_" + minute.atZone(ZoneOffset.UTC).toLocalDate().toString().replace("-", "");
+      Instant minute = thisMinute();
+      String day = partition(minute);
       write(pool, List.of(item(minute, 100, 10, "UP")), day);
       write(pool, List.of(item(minute, 100, 20, "DOWN")), day); // newer than the row's last
       write(pool, List.of(item(minute, 200, 5, "DOWN")), day); // a later cycle, a lower seq: newer still
@@ -92,10 +87,26 @@ class HistoryRollupsIT {
   }
 
   private static HistoryRollups.Item item(Instant minute, long cycle, long seq, String status) {
+    return item("one", minute.plusSeconds(seq % 60), cycle, seq, status);
+  }
+
+  /** One result of {@code device}, collected at {@code at}, kept by history. */
+  private static HistoryRollups.Item item(String device, Instant at, long cycle, long seq, String status) {
     JsonObject payload = new JsonObject().put("status", status);
-    Envelope e = new Envelope(Envelope.messageId("p", cycle, "one", seq), "one", 0, 1, 1, 1, "p", cycle, seq, minute.plusSeconds(seq % 60), Priority.NORMAL,
-        payload);
+    Envelope e = new Envelope(Envelope.messageId("p", cycle, device, seq), device, 0, 1, 1, 1, "p", cycle, seq, at, Priority.NORMAL, payload);
     return new HistoryRollups.Item(0, 1, new StatePlanner.HistoryRow(e, payload, 2, true));
+  }
+
+  /** The current minute, or today's first if midnight passed since (the aged schema's partitions are around today). */
+  private static Instant thisMinute() {
+    LocalDate today = LocalDate.now(ZoneOffset.UTC);
+    Instant minute = Instant.now().truncatedTo(ChronoUnit.MINUTES);
+    return minute.atZone(ZoneOffset.UTC).toLocalDate().equals(today) ? minute : today.atStartOfDay(ZoneOffset.UTC).toInstant();
+  }
+
+  /** The rollup day partition that holds {@code minute}. */
+  private static String partition(Instant minute) {
+    return "device_status_rollup_1m_" + minute.atZone(ZoneOffset.UTC).toLocalDate().toString().replace("-", "");
   }
 
   /**
@@ -120,12 +131,7 @@ class HistoryRollupsIT {
 
   private static List<HistoryRollups.Item> batch(Instant minute, long cycle, String status) {
     List<HistoryRollups.Item> items = new ArrayList<>();
-    for (int i = 0; i < 200; i++) {
-      String d = "d" + i;
-      JsonObject payload = new JsonObject().put("status", status);
-      Envelope e = new Envelope(Envelope.messageId("p", cycle, d, 0), d, 0, 1, 1, 1, "p", cycle, 0, minute.plusSeconds(cycle), Priority.NORMAL, payload);
-      items.add(new HistoryRollups.Item(0, 1, new StatePlanner.HistoryRow(e, payload, 2, true)));
-    }
+    for (int i = 0; i < 200; i++) items.add(item("d" + i, minute.plusSeconds(cycle), cycle, 0, status));
     return items;
   }
 }
