@@ -197,7 +197,7 @@ public final class BackFiller {
         .thenComparingLong(h -> h.row().envelope().seq()));
     return Db.inTransaction(pool, conn -> conn.preparedQuery(LOCK_SLOT).execute(Tuple.of(b.slot()))
         .compose(v -> HistoryRollups.write(conn, items, JsonObject::toBuffer, b.committedAtMs() > 0
-            ? OffsetDateTime.ofInstant(Instant.ofEpochMilli(b.committedAtMs()), ZoneOffset.UTC) : null)));
+            ? OffsetDateTime.ofInstant(Instant.ofEpochMilli(b.committedAtMs()), ZoneOffset.UTC) : null, false)));
   }
 
   /** Acks, or rejects with or without requeue; a failure leaves the delivery to come back when the channel closes. */

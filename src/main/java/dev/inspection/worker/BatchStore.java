@@ -1,9 +1,7 @@
 package dev.inspection.worker;
 
 import dev.inspection.messaging.Envelope;
-import dev.inspection.state.AlertCurrent;
 import dev.inspection.state.AlertEvent;
-import dev.inspection.state.AlertFold;
 import dev.inspection.store.Db;
 import io.vertx.core.Future;
 import io.vertx.core.buffer.Buffer;
@@ -22,10 +20,11 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One transaction for the batches of one or more slots (seed 000 §3.1 as corrected by DESIGN.md D1, D4,
@@ -45,15 +44,17 @@ import java.util.function.Function;
  *       window the leader moves {@code current_slot} of remapped devices, after which the old slot's owner
  *       no longer writes them);</li>
  *   <li>the results the device's history policy keeps (every one by default) are inserted into
- *       {@code device_status_history}; a redelivery hits the key and is ignored (D4);</li>
+ *       {@code device_status_history}; a redelivery hits the key and is ignored (D4: written again with the
+ *       insert-or-ignore, {@link #commit});</li>
  *   <li>every result is counted once in the per-minute rollups, by the (cycle_id, seq) each rollup row
  *       lists, whatever history keeps ({@link HistoryRollups} writes both);</li>
  *   <li>alert events are inserted (idempotent by their unique key) and {@code alert_current} of every
- *       touched (device, alert) is derived again from its events, never written on its own.</li>
+ *       touched (device, alert) is derived again from its events, never written on its own ({@link AlertWrites}).</li>
  * </ol>
  * Rows are sorted by device id so concurrent transactions take row locks in the same order.
  */
 public final class BatchStore {
+  private static final Logger log = LoggerFactory.getLogger(BatchStore.class);
   /**
    * Also takes each slot's back-fill lock shared: a back-fill of the slot's spilled rollups never interleaves with this batch ({@link BackFiller});
    * and sets the transaction's {@code plan_cache_mode} ($2, {@link #planMode}) for the statements after it.
@@ -94,36 +95,6 @@ public final class BatchStore {
       WHERE (c.cycle_id, c.seq) < (EXCLUDED.cycle_id, EXCLUDED.seq)
         AND c.current_slot = EXCLUDED.slot_id  -- seed 000 §3.4: only the legal slot's owner writes a device (a reshard moves current_slot)""";
 
-  static final String INSERT_EVENTS = """
-      INSERT INTO alert_event (device_id, alert_key, event_type, severity, event_time, cycle_id, seq, payload, ingest_writer_epoch)
-      SELECT d, k, t, sv, et, cy, s, p::jsonb, ep
-      FROM unnest($1::varchar[], $2::varchar[], $3::varchar[], $4::smallint[], $5::timestamptz[], $6::bigint[], $7::bigint[], $8::text[], $9::bigint[])
-        AS u(d, k, t, sv, et, cy, s, p, ep)
-      ON CONFLICT DO NOTHING""";
-  /** Seed 000 §3.3: an alert's fold reads its events of the last 7 days ({@link #READ_EVENTS}, and the cycle floor of {@link #commit}). */
-  static final int EVENT_LOOK_BACK_DAYS = 7;
-  /**
-   * The recent events of the touched alerts (seed 000 §3.3 bounds the look-back, {@link #EVENT_LOOK_BACK_DAYS}). The table is partitioned by day of
-   * cycle_id (90 days kept), and PostgreSQL prunes by constants only: {@code $3}, a cycle_id below every event of the look-back
-   * ({@link #EVENT_CYCLE_SLACK_MS}), keeps a batch with alert events to the last days' partitions (with 95 of them the statement
-   * was planned in 4.9 ms and ran 1.6 ms; 0.4 and 0.05 with 6).
-   */
-  static final String READ_EVENTS = """
-      SELECT e.event_id, e.device_id, e.alert_key, e.event_type, e.severity, e.event_time, e.cycle_id, e.seq, e.payload
-      FROM alert_event e JOIN unnest($1::varchar[], $2::varchar[]) AS k(d, a) ON e.device_id = k.d AND e.alert_key = k.a
-      WHERE e.event_time > now() - interval '%d days' AND e.cycle_id > $3""".formatted(EVENT_LOOK_BACK_DAYS);
-  /**
-   * How much further back than the look-back's days {@link #READ_EVENTS} reads by cycle_id: a result's collected_at (its events' time) lies
-   * at most a day after its cycle_id ({@link ResultGuard#MAX_COLLECTED_AFTER_CYCLE_MS}), and a day more for the worker's clock
-   * against PostgreSQL's.
-   */
-  static final long EVENT_CYCLE_SLACK_MS = ResultGuard.MAX_COLLECTED_AFTER_CYCLE_MS + 86_400_000L;
-  static final String UPSERT_ALERT = """
-      INSERT INTO alert_current (device_id, alert_key, state, severity, first_fired_at, last_event_at, last_event_id, payload)
-      SELECT * FROM unnest($1::varchar[], $2::varchar[], $3::varchar[], $4::smallint[], $5::timestamptz[], $6::timestamptz[], $7::bigint[], $8::text[]::jsonb[])
-      ON CONFLICT (device_id, alert_key) DO UPDATE SET state = EXCLUDED.state, severity = EXCLUDED.severity,
-        first_fired_at = EXCLUDED.first_fired_at, last_event_at = EXCLUDED.last_event_at, last_event_id = EXCLUDED.last_event_id,
-        payload = EXCLUDED.payload""";
 
   /** One slot's share of a transaction. */
   public record Part(int slot, long epoch, StatePlanner.Plan plan) {
@@ -145,8 +116,16 @@ public final class BatchStore {
   static final String CUSTOM_PLANS = "force_custom_plan";
   static final String GENERIC_PLANS = "force_generic_plan";
 
+  /**
+   * How long the store keeps to history's insert-or-ignore after a batch held a result history had: a crashed owner's
+   * unacked messages, or a probe's replay, come as many batches, and each written with the plain insert would fail once.
+   */
+  static final long GUARDED_AFTER_DUPLICATE_MS = 60_000;
+
   private final Pool pool;
   private final String workerId;
+  /** Until when (the clock's millis) history is written with the insert-or-ignore; 0: from the start, the plain insert. */
+  private volatile long guardedUntilMs;
   private final Clock clock;
   private final int genericPlanMaxResults;
 
@@ -155,7 +134,7 @@ public final class BatchStore {
   }
 
   /**
-   * {@code clock}: where the alert events' look-back starts ({@link #READ_EVENTS}); {@code genericPlanMaxResults}: a transaction of at most
+   * {@code clock}: where the alert events' look-back starts ({@link AlertWrites#READ_EVENTS}); {@code genericPlanMaxResults}: a transaction of at most
    * this many results runs on generic plans ({@code worker.generic.plan.max.results}, {@link #planMode}).
    */
   public BatchStore(Pool pool, String workerId, Clock clock, int genericPlanMaxResults) {
@@ -170,15 +149,38 @@ public final class BatchStore {
    * {@link Db#connectOptions}) is what a large batch needs: its arrays' lengths and the minutes it touches decide the plan, and generic plans
    * cost PostgreSQL more per result at capacity. A small transaction pays the planning of its four statements for one or a few rows: about
    * 40 % of PostgreSQL's CPU at an idle node (perf of the commit sessions). Up to {@code genericMax} results it runs on the connection's
-   * generic plans, made once, unless it writes alert events: {@link #READ_EVENTS} is kept to the last days' partitions of alert_event by
+   * generic plans, made once, unless it writes alert events: {@link AlertWrites#READ_EVENTS} is kept to the last days' partitions of alert_event by
    * planning for its cycle floor (a generic plan would lock all of them, 90 by default, at every execution).
    */
   static String planMode(int results, boolean alertEvents, int genericMax) {
     return results <= genericMax && !alertEvents ? GENERIC_PLANS : CUSTOM_PLANS;
   }
 
-  /** Commits several slots' batches in one transaction; the map holds each slot's outcome. */
+  /**
+   * Commits several slots' batches in one transaction; the map holds each slot's outcome. History takes the results with a plain
+   * insert ({@link HistoryRollups#WRITE_FRESH}): nearly every batch is new results only. When history already holds one (a
+   * redelivery after a crash or a fence, a probe's replay of a result whose confirm was lost), the transaction fails on its key and
+   * the batch is written again at once with the insert-or-ignore, which skips what history holds (D4); the store then keeps to the
+   * insert-or-ignore for {@link #GUARDED_AFTER_DUPLICATE_MS}, as redeliveries come in floods. No other failure is written again here.
+   */
   public Future<Map<Integer, Outcome>> commit(List<Part> parts) {
+    boolean fresh = clock.millis() >= guardedUntilMs;
+    Future<Map<Integer, Outcome>> first = commit(parts, fresh);
+    return !fresh ? first : first.recover(e -> {
+      if (!DbErrors.isHistoryDuplicate(e)) return Future.failedFuture(e);
+      guardedUntilMs = clock.millis() + GUARDED_AFTER_DUPLICATE_MS;
+      log.info("history already held a result of a batch (a redelivery or a replay): the batch is written again with history's insert-or-ignore,"
+          + " and so are all batches of the next {} s ({})", GUARDED_AFTER_DUPLICATE_MS / 1000, DbErrors.of(e).describe());
+      return commit(parts, false);
+    });
+  }
+
+  /** Whether the next commit writes history with a plain insert (false: the insert-or-ignore, after a duplicate, {@link #commit}). */
+  boolean writesFresh() {
+    return clock.millis() >= guardedUntilMs;
+  }
+
+  private Future<Map<Integer, Outcome>> commit(List<Part> parts, boolean fresh) {
     Integer[] slots = parts.stream().map(Part::slot).distinct().toArray(Integer[]::new);
     int results = 0;
     boolean events = false;
@@ -200,7 +202,7 @@ public final class BatchStore {
         else outcomes.put(p.slot(), new Fenced(owner, current));
       }
       if (valid.isEmpty()) return Future.succeededFuture(outcomes);
-      return write(conn, valid, clock.millis() - EVENT_LOOK_BACK_DAYS * 86_400_000L - EVENT_CYCLE_SLACK_MS).map(c -> {
+      return write(conn, valid, AlertWrites.cycleFloor(clock.millis()), fresh).map(c -> {
         for (Part p : valid) outcomes.put(p.slot(), c);
         return outcomes;
       });
@@ -209,7 +211,7 @@ public final class BatchStore {
 
   private record Cur(int slot, long epoch, StatePlanner.CurrentRow row) {}
 
-  private static Future<Committed> write(SqlConnection conn, List<Part> parts, long eventCycleFloor) {
+  private static Future<Committed> write(SqlConnection conn, List<Part> parts, long eventCycleFloor, boolean fresh) {
     List<Cur> current = new ArrayList<>();
     List<HistoryRollups.Item> history = new ArrayList<>();
     List<AlertEvent> events = new ArrayList<>();
@@ -231,87 +233,11 @@ public final class BatchStore {
     // current and history go out together (the connection pipelines them: one wait for both answers, not two); PostgreSQL runs them in
     // order, and when the first fails the second fails with 25P02 after it, so the batch fails with the first one's error
     Future<RowSet<Row>> up = conn.preparedQuery(UPSERT_CURRENT).execute(currentArrays(current, once));
-    Future<Integer> hist = HistoryRollups.write(conn, history, once);
+    Future<Integer> hist = HistoryRollups.write(conn, history, once, null, fresh);
     return Future.all(up, hist)
-        .compose(both -> alerts(conn, events, eventEpochs, eventCycleFloor).map(v -> new Committed(up.result().rowCount(), hist.result())));
+        .compose(both -> AlertWrites.write(conn, events, eventEpochs, eventCycleFloor).map(v -> new Committed(up.result().rowCount(), hist.result())));
   }
 
-  /** {@code cycleFloor}: READ_EVENTS' $3, a cycle_id below every event of the look-back. */
-  private static Future<Void> alerts(SqlConnection conn, List<AlertEvent> events, List<Long> epochs, long cycleFloor) {
-    if (events.isEmpty()) return Future.succeededFuture();
-    int n = events.size();
-    String[] dev = new String[n];
-    String[] key = new String[n];
-    String[] type = new String[n];
-    Short[] sev = new Short[n];
-    OffsetDateTime[] at = new OffsetDateTime[n];
-    Long[] cyc = new Long[n];
-    Long[] seq = new Long[n];
-    String[] payload = new String[n];
-    Long[] ep = new Long[n];
-    Map<String, String[]> touched = new LinkedHashMap<>();
-    for (int i = 0; i < n; i++) {
-      AlertEvent e = events.get(i);
-      dev[i] = e.deviceId();
-      key[i] = e.alertKey();
-      type[i] = e.type();
-      sev[i] = (short) e.severity();
-      at[i] = e.eventTime().atOffset(ZoneOffset.UTC);
-      cyc[i] = e.cycleId();
-      seq[i] = e.seq();
-      payload[i] = e.payload().encode();
-      ep[i] = epochs.get(i);
-      touched.put(e.deviceId() + "\u0000" + e.alertKey(), new String[] {e.deviceId(), e.alertKey()});
-    }
-    String[] td = touched.values().stream().map(a -> a[0]).toArray(String[]::new);
-    String[] tk = touched.values().stream().map(a -> a[1]).toArray(String[]::new);
-    return conn.preparedQuery(INSERT_EVENTS).execute(Tuple.tuple().addArrayOfString(dev).addArrayOfString(key).addArrayOfString(type)
-            .addArrayOfShort(sev).addArrayOfOffsetDateTime(at).addArrayOfLong(cyc).addArrayOfLong(seq).addArrayOfString(payload).addArrayOfLong(ep))
-        .compose(v -> conn.preparedQuery(READ_EVENTS).execute(Tuple.tuple().addArrayOfString(td).addArrayOfString(tk).addLong(cycleFloor)))
-        .compose(rows -> {
-          Map<String, List<AlertEvent>> byKey = new LinkedHashMap<>();
-          Map<String, Map<AlertEvent.Key, Long>> ids = new HashMap<>();
-          for (Row r : rows) {
-            AlertEvent e = new AlertEvent(r.getString(1), r.getString(2), r.getString(3), r.getShort(4), r.getOffsetDateTime(5).toInstant(),
-                r.getLong(6), r.getLong(7), r.getJsonObject(8));
-            String k = e.deviceId() + "\u0000" + e.alertKey();
-            byKey.computeIfAbsent(k, x -> new ArrayList<>()).add(e);
-            ids.computeIfAbsent(k, x -> new HashMap<>()).put(e.uniqueKey(), r.getLong(0));
-          }
-          List<AlertCurrent> cur = new ArrayList<>();
-          List<Long> lastIds = new ArrayList<>();
-          for (Map.Entry<String, List<AlertEvent>> e : byKey.entrySet()) {
-            AlertFold.current(e.getValue()).ifPresent(c -> {
-              cur.add(c);
-              AlertEvent last = e.getValue().stream().max(AlertFold.ORDER).orElseThrow();
-              lastIds.add(ids.get(e.getKey()).get(last.uniqueKey()));
-            });
-          }
-          if (cur.isEmpty()) return Future.succeededFuture();
-          int m = cur.size();
-          String[] cd = new String[m];
-          String[] ck = new String[m];
-          String[] cs = new String[m];
-          Short[] csev = new Short[m];
-          OffsetDateTime[] first = new OffsetDateTime[m];
-          OffsetDateTime[] last = new OffsetDateTime[m];
-          Long[] lid = new Long[m];
-          String[] cp = new String[m];
-          for (int i = 0; i < m; i++) {
-            AlertCurrent c = cur.get(i);
-            cd[i] = c.deviceId();
-            ck[i] = c.alertKey();
-            cs[i] = c.state();
-            csev[i] = (short) c.severity();
-            first[i] = c.firstFiredAt().atOffset(ZoneOffset.UTC);
-            last[i] = c.lastEventAt().atOffset(ZoneOffset.UTC);
-            lid[i] = lastIds.get(i);
-            cp[i] = c.payload().encode();
-          }
-          return conn.preparedQuery(UPSERT_ALERT).execute(Tuple.tuple().addArrayOfString(cd).addArrayOfString(ck).addArrayOfString(cs)
-              .addArrayOfShort(csev).addArrayOfOffsetDateTime(first).addArrayOfOffsetDateTime(last).addArrayOfLong(lid).addArrayOfString(cp)).mapEmpty();
-        });
-  }
 
   /** One result as the unnest() columns every batch statement starts with. */
   public record ResultRow(int slot, long epoch, Envelope envelope, JsonObject payload) {}

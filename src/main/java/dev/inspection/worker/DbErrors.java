@@ -65,6 +65,20 @@ public final class DbErrors {
     return new DbError(Kind.OUTAGE, null, shorten(message));
   }
 
+  /**
+   * Whether {@code failure} is history's key refusing a result it already holds (23505 on a partition of
+   * {@code device_status_history}): a batch written with the plain insert ({@link HistoryRollups#WRITE_FRESH}) held a
+   * redelivered or replayed result, and is written again with the insert-or-ignore. Any other unique violation is not.
+   */
+  public static boolean isHistoryDuplicate(Throwable failure) {
+    for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (t instanceof PgException pg) {
+        return "23505".equals(pg.getSqlState()) && pg.getTable() != null && pg.getTable().startsWith("device_status_history");
+      }
+    }
+    return false;
+  }
+
   /** A detail may quote the whole failing row (a 64 KiB payload): logs and dead-letter headers get its start. */
   static String shorten(String s) {
     return s == null || s.length() <= MAX_MESSAGE ? s : s.substring(0, MAX_MESSAGE) + "…";

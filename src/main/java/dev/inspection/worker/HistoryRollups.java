@@ -34,7 +34,19 @@ import java.util.function.Function;
  * same transaction), so nobody changes the rows between that read and the write.
  */
 final class HistoryRollups {
-  static final String WRITE = """
+  /** {@link #write}'s statement with history's insert-or-ignore: redeliveries, replays and back-fills may bring rows history holds. */
+  static final String WRITE = statement("ON CONFLICT DO NOTHING");
+  /**
+   * The same with a plain insert into history, for a batch that should hold only new results: it fails with a unique violation
+   * (23505, {@link DbErrors#isHistoryDuplicate}) when one is not, and its caller writes the batch again with {@link #WRITE}. An
+   * insert-or-ignore looks a key up before it inserts it and the insert looks it up again, under a speculative-insertion lock; the
+   * plain insert looks once. The commit bench's full / plain ratio: 1.89, 1.97, 1.90 with insert-or-ignore, 1.84, 1.81 without
+   * (medians of 300 batches of 200, runs alternating).
+   */
+  static final String WRITE_FRESH = statement("");
+
+  private static String statement(String historyConflict) {
+    return """
       WITH t AS (
         SELECT sl, ep, d, s, cy, ca, m, convert_from(pb, 'UTF8')::jsonb AS p, rc, keep, i
         FROM unnest($1::smallint[], $2::bigint[], $3::varchar[], $4::bigint[], $5::bigint[], $6::timestamptz[], $7::varchar[],
@@ -44,7 +56,7 @@ final class HistoryRollups {
         INSERT INTO device_status_history (device_id, cycle_id, seq, retention_class, slot_id, collected_at, writer_epoch, message_id, status_payload,
                                            received_at)
         SELECT d, cy, s, rc, sl, ca, ep, m, p, coalesce($23::timestamptz, now()) FROM t WHERE keep
-        ON CONFLICT DO NOTHING
+        %s
         RETURNING 1),
       a AS (
         SELECT * FROM unnest($11::timestamptz[], $12::varchar[], $13::int[], $14::int[], $15::int[], $16::varchar[], $17::varchar[], $18::bigint[],
@@ -83,7 +95,8 @@ final class HistoryRollups {
                    ELSE NOT EXISTS (SELECT 1 FROM unnest(r.seen_cycle, r.seen_seq) AS o(c, s)
                                     JOIN unnest(EXCLUDED.seen_cycle, EXCLUDED.seen_seq) AS n(c, s) ON o.c = n.c AND o.s = n.s) END
         RETURNING 1)
-      SELECT (SELECT count(*) FROM ins), (SELECT count(*) FROM roll)""";
+      SELECT (SELECT count(*) FROM ins), (SELECT count(*) FROM roll)""".formatted(historyConflict);
+  }
 
   static final String READ = """
       SELECT r.minute_bucket, r.device_id, r.sample_count, r.down_count, r.state_changes, r.last_state, r.last_cycle_id, r.last_seq,
@@ -119,11 +132,14 @@ final class HistoryRollups {
    * into its JSON's UTF-8 bytes (shared with the other statements). The future holds the history rows really inserted.
    */
   static Future<Integer> write(SqlConnection conn, List<Item> items, Function<JsonObject, Buffer> encode) {
-    return write(conn, items, encode, null);
+    return write(conn, items, encode, null, false);
   }
 
-  /** As above; {@code receivedAt} is the history rows' received_at (the back-fill: when their batch committed), null = now(). */
-  static Future<Integer> write(SqlConnection conn, List<Item> items, Function<JsonObject, Buffer> encode, OffsetDateTime receivedAt) {
+  /**
+   * As above; {@code receivedAt} is the history rows' received_at (the back-fill: when their batch committed), null = now();
+   * {@code fresh}: history gets a plain insert ({@link #WRITE_FRESH}), which fails the transaction if it holds one of the results.
+   */
+  static Future<Integer> write(SqlConnection conn, List<Item> items, Function<JsonObject, Buffer> encode, OffsetDateTime receivedAt, boolean fresh) {
     if (items.isEmpty()) return Future.succeededFuture(0);
     List<RollupFold.Sample> samples = new ArrayList<>(items.size());
     List<BatchStore.ResultRow> rows = new ArrayList<>(items.size());
@@ -144,7 +160,7 @@ final class HistoryRollups {
     figures(args, figures, (t, rs) -> t.addArrayOfLong(rs.stream().map(x -> index.get(x.lastPayload())).toArray(Long[]::new)));
     args.addOffsetDateTime(receivedAt);
     bounds(args, figures.stream().map(x -> x.key().minute()).toList());
-    return conn.preparedQuery(WRITE).execute(args).compose(rs -> {
+    return conn.preparedQuery(fresh ? WRITE_FRESH : WRITE).execute(args).compose(rs -> {
       Row r = rs.iterator().next();
       int history = r.getLong(0).intValue();
       if (r.getLong(1) == figures.size()) return Future.succeededFuture(history);

@@ -28,7 +28,7 @@ import java.util.function.Supplier;
  *   <li>{@code collected_after_cycle}: its {@code collected_at} lies more than {@link #MAX_COLLECTED_AFTER_CYCLE_MS} (a day)
  *       after its {@code cycle_id}. The probe stamps {@code cycle_id} at or after the check's time (its outbox takes the
  *       larger of the two and its own high-water mark), and the worker reads a touched alert's events of the last 7
- *       days by {@code cycle_id}, the key of the day partitions of {@code alert_event} ({@link BatchStore#READ_EVENTS}):
+ *       days by {@code cycle_id}, the key of the day partitions of {@code alert_event} ({@link AlertWrites#READ_EVENTS}):
  *       an event collected days after its cycle would be left out of its alert;</li>
  *   <li>what PostgreSQL would refuse, checked before it sees it (D9), so the common case never costs a
  *       refused transaction and its split: {@code bad_field} for a {@code device_id} or {@code message_id}

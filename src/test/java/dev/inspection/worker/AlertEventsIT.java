@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Test;
 /**
  * A batch with alert events against a real PostgreSQL whose alert_event table has a partition per day for 60 days, as
  * retention.alert.days keeps them (90 by default): reading the touched alerts' recent events opens only the last days'
- * partitions (the look-back by cycle_id, {@link BatchStore#READ_EVENTS}), and the alert is still folded from all of them.
+ * partitions (the look-back by cycle_id, {@link AlertWrites#READ_EVENTS}), and the alert is still folded from all of them.
  */
 class AlertEventsIT {
   /** The scans of alert_event's day partitions before or after (by name) a day; a session's statistics arrive within about 10 s. */

@@ -4,6 +4,7 @@ import static dev.inspection.worker.DbErrors.Kind.OUTAGE;
 import static dev.inspection.worker.DbErrors.Kind.POISON;
 import static dev.inspection.worker.DbErrors.Kind.RETRY;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -68,6 +69,26 @@ class DbErrorsTest {
     assertEquals(OUTAGE, DbErrors.of(new VertxException("Timeout")).kind());
     assertEquals(OUTAGE, DbErrors.of(new IllegalStateException()).kind());
     assertTrue(DbErrors.of(null).describe().startsWith("no SQLSTATE"));
+  }
+
+  @Test
+  void onlyHistorysKeyRefusingAResultIsAHistoryDuplicate() {
+    assertTrue(DbErrors.isHistoryDuplicate(new VertxException("transaction failed", unique("device_status_history_c2_20261205", "device_status_history_c2_20261205_pkey"))));
+    assertTrue(DbErrors.isHistoryDuplicate(unique("device_status_history_c1_default", "device_status_history_c1_default_pkey")));
+    // another table's key, another SQLSTATE on history, no table, no PostgreSQL error at all: the batch fails as before
+    assertFalse(DbErrors.isHistoryDuplicate(unique("alert_event_20261205", "alert_event_20261205_pkey")));
+    assertFalse(DbErrors.isHistoryDuplicate(unique(null, null)));
+    assertFalse(DbErrors.isHistoryDuplicate(new PgException("value too long", "ERROR", "22001", null)));
+    assertFalse(DbErrors.isHistoryDuplicate(new PgException("null value", "ERROR", "23502", null, null, null, null, null, null, null, null, null,
+        "bench", "device_status_history_c2_20261205", "device_id", null, null)));
+    assertFalse(DbErrors.isHistoryDuplicate(ClosedConnectionException.INSTANCE));
+    assertFalse(DbErrors.isHistoryDuplicate(null));
+  }
+
+  /** A unique violation as PostgreSQL reports it: the table and the constraint in their fields. */
+  private static PgException unique(String table, String constraint) {
+    return new PgException("duplicate key value violates unique constraint", "ERROR", "23505", "Key (device_id, cycle_id, seq, retention_class)=(d, 1, 2, 2) already exists.",
+        null, null, null, null, null, null, null, null, "bench", table, null, null, constraint);
   }
 
   @Test

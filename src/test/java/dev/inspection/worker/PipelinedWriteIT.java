@@ -57,7 +57,7 @@ class PipelinedWriteIT {
   }
 
   /** Three devices of slot 0, the middle one's payload refused when {@code poison}. */
-  private static List<BatchStore.Part> batch(String prefix, long cycle, boolean poison) {
+  static List<BatchStore.Part> batch(String prefix, long cycle, boolean poison) {
     List<Envelope> es = new ArrayList<>();
     Map<String, DeviceDirectory.Info> infos = new HashMap<>();
     for (int i = 0; i < 3; i++) {
