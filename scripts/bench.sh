@@ -39,7 +39,8 @@
 #   --with-baselines   with --idle, --million or --capacity: run the two baselines first
 #   --all              the default run and then the million-device run
 #   --commit           only the batch-write benchmark (dev.inspection.bench.CommitBench, from the test sources:
-#                      full device-state write against the plain upsert + history, in one run; builds with mvn;
+#                      full device-state write against the plain upsert + history, in one run, latency and the CPU
+#                      per result of PostgreSQL's sessions and of its JVM; builds with mvn;
 #                      its flags through BENCH_COMMIT_ARGS, e.g. "--batches=300 --batch=200 --devices=20000")
 #   --ingest           only the push-ingest benchmark (dev.inspection.bench.IngestBench, from the test sources): one
 #                      probe, frames/s acknowledged durable and ack p50/p99 through POST /ingest/v1/hotel_room against

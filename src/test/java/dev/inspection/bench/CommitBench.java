@@ -18,7 +18,13 @@ import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
 import io.vertx.sqlclient.Pool;
+import io.vertx.sqlclient.Row;
+import io.vertx.sqlclient.SqlConnection;
 import io.vertx.sqlclient.Tuple;
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -81,7 +87,7 @@ public final class CommitBench {
     int slots = 256;
     Config config = Config.of(Map.of("pg.schema", schema, "slots.total", Integer.toString(slots), "role", "worker"));
     Vertx vertx = Vertx.vertx();
-    Pool pool = Db.pool(vertx, PgOptions.from(config), 4);
+    Pool pool = Db.pool(vertx, PgOptions.from(config), POOL);
     try {
       await(Migrations.apply(vertx, pool, PgOptions.from(config), slots, true));
       await(pool.query("UPDATE slot_lease SET owner_worker_id = 'bench', lease_epoch = 1, state = 'ACTIVE'").execute());
@@ -94,6 +100,9 @@ public final class CommitBench {
       Map<String, DerivedState> memory = new HashMap<>();
       long[] plain = new long[batches];
       long[] full = new long[batches];
+      SessionCpu sessions = SessionCpu.of(pool, POOL);
+      // CPU time over all batches of each mode: [0] the pool's PostgreSQL sessions, [1] this JVM (planning, encoding, the client)
+      long[][] cpu = new long[2][2];
       long clock = System.currentTimeMillis() - 3_600_000;
       System.out.printf("commit bench: schema %s, %d batches of %d results per mode over %d devices (interleaved), generic plans up to %s results%n", schema,
           batches, batchSize, devices, opt.get("generic-max"));
@@ -108,6 +117,8 @@ public final class CommitBench {
               Instant.ofEpochMilli(clock), Priority.NORMAL, new JsonObject().put("status", rnd.nextDouble() < 0.1 ? "DOWN" : "UP")
                   .put("latency_ms", rnd.nextInt(500))));
         }
+        long pg0 = sessions.nanos();
+        long jvm0 = SessionCpu.jvmNanos();
         long start = System.nanoTime();
         if (isFull) {
           Map<String, DeviceDirectory.Info> infos = new HashMap<>();
@@ -131,12 +142,23 @@ public final class CommitBench {
               .compose(v -> c.preparedQuery(PLAIN_HISTORY).execute(arrays(batch)))));
           plain[b / 2] = System.nanoTime() - start;
         }
+        int m = isFull ? 1 : 0;
+        cpu[m][0] += sessions.nanos() - pg0;
+        cpu[m][1] += SessionCpu.jvmNanos() - jvm0;
       }
       double p = median(plain);
       double f = median(full);
       System.out.printf("plain upsert + history:                 median %.2f ms per batch, mean %.2f ms%n", p / 1e6, mean(plain) / 1e6);
       System.out.printf("full (merge, derived, alerts, rollups): median %.2f ms per batch, mean %.2f ms%n", f / 1e6, mean(full) / 1e6);
       System.out.printf("ratio full / plain: %.2f (median), %.2f (mean)%n", f / p, mean(full) / mean(plain));
+      double results = (double) batches * batchSize;
+      if (sessions.readable()) {
+        System.out.printf("CPU per result, PostgreSQL's %d sessions (/proc/<pid>/schedstat): plain %.1f µs, full %.1f µs, ratio %.2f%s%n", POOL,
+            cpu[0][0] / results / 1e3, cpu[1][0] / results / 1e3, (double) cpu[1][0] / cpu[0][0], sessions.same() ? "" : " (a session was replaced: too low)");
+      } else {
+        System.out.println("CPU per result, PostgreSQL's sessions: NA (their /proc/<pid>/schedstat is not readable: another host or user)");
+      }
+      System.out.printf("CPU per result, this JVM: plain %.1f µs, full %.1f µs%n", cpu[0][1] / results / 1e3, cpu[1][1] / results / 1e3);
       long alerts = await(pool.query("SELECT count(*) FROM alert_event").execute()).iterator().next().getLong(0);
       System.out.printf("alert events written by the full batches: %d%n", alerts);
 
@@ -167,6 +189,56 @@ public final class CommitBench {
       }
       pool.close();
       vertx.close();
+    }
+  }
+
+  private static final int POOL = 4;
+
+  /**
+   * The CPU time of the pool's PostgreSQL sessions, read from {@code /proc/<pid>/schedstat} (nanoseconds on the CPU; the bench
+   * runs on the database's host): every connection is opened at once before the batches, and the same ones serve them all.
+   */
+  private record SessionCpu(List<Integer> pids, Pool pool) {
+    static SessionCpu of(Pool pool, int size) throws Exception {
+      List<Future<SqlConnection>> open = new ArrayList<>();
+      for (int i = 0; i < size; i++) open.add(pool.getConnection());
+      List<Integer> pids = new ArrayList<>();
+      for (Future<SqlConnection> f : open) {
+        SqlConnection c = await(f);
+        pids.add(await(c.query("SELECT pg_backend_pid()").execute()).iterator().next().getInteger(0));
+      }
+      for (Future<SqlConnection> f : open) await(f.result().close());
+      return new SessionCpu(pids, pool);
+    }
+
+    boolean readable() {
+      return pids.stream().allMatch(p -> Files.isReadable(Path.of("/proc/" + p + "/schedstat")));
+    }
+
+    long nanos() {
+      long sum = 0;
+      for (int p : pids) {
+        try {
+          String s = Files.readString(Path.of("/proc/" + p + "/schedstat"));
+          sum += Long.parseLong(s.substring(0, s.indexOf(' ')));
+        } catch (IOException | RuntimeException e) {
+          return 0;
+        }
+      }
+      return sum;
+    }
+
+    /** Whether the pool still runs on the sessions it started with (an idle connection closed and opened again would not be counted). */
+    boolean same() throws Exception {
+      List<Integer> now = new ArrayList<>();
+      for (Row r : await(pool.preparedQuery("SELECT pid FROM pg_stat_activity WHERE pid = ANY($1::int[])").execute(Tuple.of((Object) pids.toArray(Integer[]::new))))) {
+        now.add(r.getInteger(0));
+      }
+      return now.size() == pids.size();
+    }
+
+    static long jvmNanos() {
+      return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
     }
   }
 
