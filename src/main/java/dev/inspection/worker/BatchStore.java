@@ -125,12 +125,15 @@ public final class BatchStore {
   static final long GUARDED_AFTER_DUPLICATE_MS = 5_000;
   /** The first switch is logged at INFO, the next ones within this long at DEBUG (a replay every minute under overload). */
   static final long SWITCH_LOG_QUIET_MS = 600_000;
+  /** As if the last INFO line went out a quiet period before the clock's zero, so the first switch is logged at INFO. */
+  static final long NEVER_LOGGED = -SWITCH_LOG_QUIET_MS;
 
   private final Pool pool;
   private final String workerId;
   /** Until when (the clock's millis) history is written with the insert-or-ignore; 0: from the start, the plain insert. */
   private volatile long guardedUntilMs;
-  private volatile long switchLoggedAtMs = Long.MIN_VALUE;
+  /** When the last INFO line about a switch went out: at first {@link #NEVER_LOGGED}. */
+  private volatile long switchLoggedAtMs = NEVER_LOGGED;
   private volatile long switchesSinceLogged;
   private final Clock clock;
   private final int genericPlanMaxResults;
@@ -177,7 +180,7 @@ public final class BatchStore {
       long now = clock.millis();
       guardedUntilMs = now + GUARDED_AFTER_DUPLICATE_MS;
       switchesSinceLogged++;
-      boolean loud = now - switchLoggedAtMs >= SWITCH_LOG_QUIET_MS;
+      boolean loud = loud(now, switchLoggedAtMs);
       (loud ? log.atInfo() : log.atDebug()).log("history already held a result of a batch (a redelivery or a replay): the batch is written again"
           + " with history's insert-or-ignore, and so are all batches of the next {} s; {} such batch(es) since the last INFO line ({})",
           GUARDED_AFTER_DUPLICATE_MS / 1000, switchesSinceLogged, DbErrors.of(e).describe());
@@ -187,6 +190,11 @@ public final class BatchStore {
       }
       return commit(parts, false);
     });
+  }
+
+  /** Whether a switch at {@code nowMs} is logged at INFO: none was for {@link #SWITCH_LOG_QUIET_MS} (DEBUG otherwise). */
+  static boolean loud(long nowMs, long loggedAtMs) {
+    return nowMs - loggedAtMs >= SWITCH_LOG_QUIET_MS;
   }
 
   /** Whether the next commit writes history with a plain insert (false: the insert-or-ignore, after a duplicate, {@link #commit}). */
