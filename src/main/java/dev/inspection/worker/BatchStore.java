@@ -22,6 +22,7 @@ import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -135,6 +136,8 @@ public final class BatchStore {
   /** When the last INFO line about a switch went out: at first {@link #NEVER_LOGGED}. */
   private volatile long switchLoggedAtMs = NEVER_LOGGED;
   private volatile long switchesSinceLogged;
+  /** Batches written twice because history held one of their results (worker_history_rewrites_total). */
+  private final AtomicLong rewrites = new AtomicLong();
   private final Clock clock;
   private final int genericPlanMaxResults;
 
@@ -179,6 +182,7 @@ public final class BatchStore {
       if (!DbErrors.isHistoryDuplicate(e)) return Future.failedFuture(e);
       long now = clock.millis();
       guardedUntilMs = now + GUARDED_AFTER_DUPLICATE_MS;
+      rewrites.incrementAndGet();
       switchesSinceLogged++;
       boolean loud = loud(now, switchLoggedAtMs);
       (loud ? log.atInfo() : log.atDebug()).log("history already held a result of a batch (a redelivery or a replay): the batch is written again"
@@ -190,6 +194,11 @@ public final class BatchStore {
       }
       return commit(parts, false);
     });
+  }
+
+  /** Commits written again with history's insert-or-ignore because the plain insert met a result history held. */
+  public long rewrites() {
+    return rewrites.get();
   }
 
   /** Whether a switch at {@code nowMs} is logged at INFO: none was for {@link #SWITCH_LOG_QUIET_MS} (DEBUG otherwise). */

@@ -15,6 +15,7 @@ import dev.inspection.metrics.Metrics;
 import dev.inspection.state.AlertRules;
 import dev.inspection.store.Db;
 import dev.inspection.store.PgOptions;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.WorkerExecutor;
@@ -115,6 +116,9 @@ public final class WorkerVerticle extends VerticleBase {
     gate = new DbGate(vertx, pool, RetryPolicy.from(config));
     int poolSize = config.getInt(Keys.PG_POOL_SIZE);
     BatchStore batches = new BatchStore(pool, workerId, clock, config.getInt(Keys.WORKER_GENERIC_PLAN_MAX_RESULTS));
+    FunctionCounter.builder("worker_history_rewrites_total", batches, BatchStore::rewrites)
+        .description("commits written again with history's insert-or-ignore: history held one of their results (a redelivery, a probe's replay)")
+        .register(metrics.registry());
     store = new CommitGroup(vertx, batches, Math.max(1, poolSize / 2), 4 * config.getInt(Keys.WORKER_BATCH_MAX), config, metrics);
     degraded = new DegradedMonitor(DegradedMode.Settings.from(config), clock, metrics, workerId, gate::healthy)
         .start(vertx, config.getLong(Keys.WORKER_DEGRADED_TICK_MS));

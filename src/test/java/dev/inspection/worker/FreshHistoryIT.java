@@ -31,6 +31,7 @@ class FreshHistoryIT {
       // new results only: written fresh, and the store stays fresh
       assertEquals(new BatchStore.Committed(3, 3), committed(store, PipelinedWriteIT.batch("a", cycle, false)));
       assertTrue(store.writesFresh(), "no duplicate, no switch");
+      assertEquals(0, store.rewrites());
 
       // the same three again (a redelivery) with three new ones: the plain insert fails on the key, the batch is written again
       List<BatchStore.Part> mixed = new ArrayList<>(PipelinedWriteIT.batch("a", cycle, false));
@@ -38,6 +39,7 @@ class FreshHistoryIT {
       BatchStore.Committed again = committed(store, mixed);
       assertEquals(3, again.historyRows(), "only the new results go into history: " + again);
       assertFalse(store.writesFresh(), "after a duplicate the store keeps to the insert-or-ignore");
+      assertEquals(1, store.rewrites(), "the batch was written twice");
       assertEquals(6, env.queryLong("SELECT count(*) FROM $S.device_status_history"));
       assertEquals(6, env.queryLong("SELECT count(*) FROM $S.device_status_current"));
       assertEquals(6, env.queryLong("SELECT sum(sample_count) FROM $S.device_status_rollup_1m"), "each result counted once in the rollups");
@@ -46,6 +48,7 @@ class FreshHistoryIT {
       clock.advance(BatchStore.GUARDED_AFTER_DUPLICATE_MS - 1);
       assertEquals(0, committed(store, PipelinedWriteIT.batch("b", cycle, false)).historyRows());
       assertFalse(store.writesFresh());
+      assertEquals(1, store.rewrites(), "while switched a duplicate is written once");
 
       // the window ends: fresh again, and new results are written as before
       clock.advance(1);
