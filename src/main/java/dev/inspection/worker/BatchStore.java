@@ -135,7 +135,6 @@ public final class BatchStore {
   private volatile long guardedUntilMs;
   /** When the last INFO line about a switch went out: at first {@link #NEVER_LOGGED}. */
   private volatile long switchLoggedAtMs = NEVER_LOGGED;
-  private volatile long switchesSinceLogged;
   /** Batches written twice because history held one of their results (worker_history_rewrites_total). */
   private final AtomicLong rewrites = new AtomicLong();
   private final Clock clock;
@@ -176,22 +175,18 @@ public final class BatchStore {
    * insert-or-ignore for {@link #GUARDED_AFTER_DUPLICATE_MS}, as redeliveries come in floods. No other failure is written again here.
    */
   public Future<Map<Integer, Outcome>> commit(List<Part> parts) {
-    boolean fresh = clock.millis() >= guardedUntilMs;
+    boolean fresh = writesFresh();
     Future<Map<Integer, Outcome>> first = commit(parts, fresh);
     return !fresh ? first : first.recover(e -> {
       if (!DbErrors.isHistoryDuplicate(e)) return Future.failedFuture(e);
       long now = clock.millis();
       guardedUntilMs = now + GUARDED_AFTER_DUPLICATE_MS;
-      rewrites.incrementAndGet();
-      switchesSinceLogged++;
+      long total = rewrites.incrementAndGet();
       boolean loud = loud(now, switchLoggedAtMs);
+      if (loud) switchLoggedAtMs = now;
       (loud ? log.atInfo() : log.atDebug()).log("history already held a result of a batch (a redelivery or a replay): the batch is written again"
-          + " with history's insert-or-ignore, and so are all batches of the next {} s; {} such batch(es) since the last INFO line ({})",
-          GUARDED_AFTER_DUPLICATE_MS / 1000, switchesSinceLogged, DbErrors.of(e).describe());
-      if (loud) {
-        switchLoggedAtMs = now;
-        switchesSinceLogged = 0;
-      }
+          + " with history's insert-or-ignore, and so are all batches of the next {} s; {} such batch(es) since start"
+          + " (worker_history_rewrites_total) ({})", GUARDED_AFTER_DUPLICATE_MS / 1000, total, DbErrors.of(e).describe());
       return commit(parts, false);
     });
   }

@@ -55,11 +55,10 @@ public final class DbErrors {
 
   /** Classifies a failure: the first {@link DatabaseException} among its causes gives the SQLSTATE. */
   public static DbError of(Throwable failure) {
-    for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
-      if (t instanceof DatabaseException db) {
-        String message = t instanceof PgException pg && pg.getErrorMessage() != null ? pg.getErrorMessage() + detail(pg) : t.getMessage();
-        return new DbError(classify(db.getSqlState()), db.getSqlState(), shorten(message));
-      }
+    DatabaseException db = cause(failure, DatabaseException.class);
+    if (db != null) {
+      String message = db instanceof PgException pg && pg.getErrorMessage() != null ? pg.getErrorMessage() + detail(pg) : db.getMessage();
+      return new DbError(classify(db.getSqlState()), db.getSqlState(), shorten(message));
     }
     String message = failure == null ? "unknown error" : failure.getMessage() != null ? failure.getMessage() : failure.getClass().getSimpleName();
     return new DbError(Kind.OUTAGE, null, shorten(message));
@@ -71,12 +70,16 @@ public final class DbErrors {
    * redelivered or replayed result, and is written again with the insert-or-ignore. Any other unique violation is not.
    */
   public static boolean isHistoryDuplicate(Throwable failure) {
+    PgException pg = cause(failure, PgException.class);
+    return pg != null && "23505".equals(pg.getSqlState()) && pg.getTable() != null && pg.getTable().startsWith("device_status_history");
+  }
+
+  /** The first of {@code failure} and its causes that is a {@code type}; null if none is. */
+  private static <T extends Throwable> T cause(Throwable failure, Class<T> type) {
     for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
-      if (t instanceof PgException pg) {
-        return "23505".equals(pg.getSqlState()) && pg.getTable() != null && pg.getTable().startsWith("device_status_history");
-      }
+      if (type.isInstance(t)) return type.cast(t);
     }
-    return false;
+    return null;
   }
 
   /** A detail may quote the whole failing row (a 64 KiB payload): logs and dead-letter headers get its start. */
