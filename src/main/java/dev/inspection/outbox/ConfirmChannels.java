@@ -1,5 +1,6 @@
 package dev.inspection.outbox;
 
+import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.ConfirmListener;
 import com.rabbitmq.client.Connection;
@@ -8,9 +9,12 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /** The publisher's confirm channels: opened on one connection, each reporting its settlements by index. Blocking: call off the event loop. */
 final class ConfirmChannels {
+  private static final Logger log = LoggerFactory.getLogger(ConfirmChannels.class);
   /** A settlement of channel {@code channel}: ack or nack of {@code tag} (and every tag below it when {@code multiple}). */
   interface Settle {
     void settle(int channel, long tag, boolean multiple, boolean ack);
@@ -18,7 +22,12 @@ final class ConfirmChannels {
 
   private ConfirmChannels() {}
 
-  /** Opens {@code count} channels in confirm mode; the first declares the topology. Returned messages report their message id. */
+  /**
+   * Opens {@code count} channels in confirm mode; the first declares the topology. Returned messages report their message id.
+   * A channel the broker closes while the connection stays up (a publish to an exchange deleted under the probe, a
+   * permission taken away) would leave the publisher waiting on it for ever, its rows unconfirmed: the connection is
+   * aborted then, so the probe reconnects, declares the topology again and the outbox publishes what was not confirmed.
+   */
   static List<Channel> open(Connection conn, Topology topology, int count, Settle settle, Consumer<String> returnedMessageId) throws IOException {
     List<Channel> opened = new ArrayList<>();
     for (int i = 0; i < count; i++) {
@@ -36,6 +45,16 @@ final class ConfirmChannels {
         public void handleNack(long tag, boolean multiple) {
           settle.settle(index, tag, multiple, false);
         }
+      });
+      ch.addShutdownListener(cause -> {
+        if (cause.isHardError() || cause.isInitiatedByApplication()) return; // the connection's loss, or our own close
+        log.warn("the broker closed outbox publishing channel {} ({}); closing the connection to reconnect, declare the topology "
+            + "again and publish the unconfirmed rows", index, cause.getMessage());
+        // not on the client's thread, which runs this listener and must stay free to complete the close
+        Thread closer = new Thread(() -> conn.abort(AMQP.CONNECTION_FORCED, "outbox publishing channel closed by the broker", 5000),
+            "outbox-channel-closed");
+        closer.setDaemon(true);
+        closer.start();
       });
       ch.addReturnListener(r -> {
         if (r.getProperties().getMessageId() != null) returnedMessageId.accept(r.getProperties().getMessageId());

@@ -60,7 +60,7 @@ final class PublisherRig implements AutoCloseable {
       OutboxPublisher p = publisher;
       if (p != null) ctx.runOnContext(v -> p.stop());
       awaitResult(outbox.closeAsync());
-      conn.close();
+      if (conn.isOpen()) conn.close();
     } finally {
       vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
     }
