@@ -14,7 +14,8 @@
 #                         /metrics samples; CPU per process (node, RabbitMQ, PostgreSQL) over the window,
 #                         and the node's split by thread group (event loops, JIT compiler, outbox, ...);
 #                         probe->commit lag also from the database (received_at - collected_at of the
-#                         history rows committed in the window);
+#                         history rows committed in the window); what was sent twice (the probe's replays,
+#                         the worker's history rewrites: 0 in a run without nacks, returns or lost connections);
 #   4. a million devices  only with --million or --all (long: about 4 minutes and a 6g heap): 1,000,000
 #                         simulated devices every 60 s (16,667 results/s offered), 90 s warm-up (every
 #                         device has had its first check: the probe spreads the first checks over one
@@ -827,6 +828,12 @@ e2e_run() { # tag devices interval_ms warm-up_s window_s heap
   R[$tag.commit_p50]=$(calc 'a * 1000' "$(mget "$m1" 'worker_commit_latency_seconds{quantile="0.5"}')")
   R[$tag.commit_p99]=$(calc 'a * 1000' "$(mget "$m1" 'worker_commit_latency_seconds{quantile="0.99"}')")
   R[$tag.depth0]=$(mget "$m0" outbox_depth)
+  # sent twice since the node started: the probe's replays (a nack, a return or a lost connection, and nothing else since
+  # 25ce6cf) and the worker's commits written again because history held one of their results
+  R[$tag.replayed]=$(mget "$m1" outbox_replayed_total)
+  R[$tag.nacks]=$(mget "$m1" outbox_nacks_total)
+  R[$tag.returns]=$(mget "$m1" outbox_returns_total)
+  R[$tag.rewrites]=$(mget "$m1" worker_history_rewrites_total)
   R[$tag.depth1]=$(mget "$m1" outbox_depth)
   R[$tag.backlog]=$backlog
   R[$tag.heap]=${heapinfo:-NA}
@@ -1076,6 +1083,7 @@ for tag in capacity half idle million; do
   notes+=("$tag: CPU cores used (of $NPROC): node $(fmt2 "${R[$tag.cpu_node]}"), rabbitmq $(fmt2 "${R[$tag.cpu_rabbit]}"), postgres $(fmt2 "${R[$tag.cpu_pg]}"), other processes $(fmt2 "${R[$tag.cpu_other]}"), the bench's own samplers $(fmt2 "${R[$tag.cpu_bench]:-NA}"), idle $(fmt2 "$(calc "($NPROC - a > 0) ? $NPROC - a : 0" "${R[$tag.cpu_busy]}")"); $([ "$tag" = idle ] || echo "$(us_line "$tag"); ")heap ${R[$tag.heap]}; GC pauses $(fmt1 "${R[$tag.gc]}")%; node log ${R[$tag.err]} ERROR / ${R[$tag.warn]} WARN lines before shutdown")
   notes+=("$tag: node CPU by thread group, milli-cores: ${R[$tag.threads]:-NA}; event-loop wake-ups $(fmt0 "${R[$tag.wakeups]:-NA}")/s; postgres CPU by process kind, milli-cores: ${R[$tag.pg_kinds]:-NA}")
   notes+=("$tag: the probe published $(fmt0 "${R[$tag.msgs]}") AMQP messages/s carrying $(fmt1 "${R[$tag.per_msg]}") results each; rabbitmq $(fmt0 "${R[$tag.us_msg]}") µs per message (each published, delivered and acked once)")
+  notes+=("$tag: sent twice since the node started: $(fmt0 "${R[$tag.replayed]}") rows replayed by the probe (after $(fmt0 "${R[$tag.nacks]}") nacked and $(fmt0 "${R[$tag.returns]}") returned), $(fmt0 "${R[$tag.rewrites]}") worker commits written again because history held one of their results")
   [ "${R[$tag.rabbit_rest]:-NA}" = NA ] || notes+=("$tag: RabbitMQ with the node stopped: $(fmt2 "${R[$tag.rabbit_rest]}") cores while its queues stayed ($((IDLE_SLOTS * 2)) quorum and $IDLE_SLOTS classic slot queues and a few more), $(fmt2 "${R[$tag.rabbit_bare]}") once they were deleted (${IDLE_REST} s each); of the window's $(fmt2 "${R[$tag.cpu_rabbit]}"), about $(fmt2 "$(calc 'a - b' "${R[$tag.rabbit_rest]}" "${R[$tag.rabbit_bare]}")") is the queues with no client (quorum queue ticks and management statistics, every 5 s) and $(fmt2 "$(calc 'a - b' "${R[$tag.cpu_rabbit]}" "${R[$tag.rabbit_rest]}")") the node's connections, consumers and traffic")
   if awk -v a="${R[$tag.appended]}" -v o="${R[$tag.offered]}" 'BEGIN { exit !(a != "NA" && a < 0.95 * o) }'; then
     notes+=("$tag: the probe generated only $(fmt0 "${R[$tag.appended]}") of the $(fmt0 "${R[$tag.offered]}") results/s offered (it shares the CPU with worker, broker and database)")
