@@ -16,6 +16,7 @@ import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.Row;
+import io.vertx.sqlclient.RowSet;
 import io.vertx.sqlclient.Tuple;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -67,6 +68,9 @@ public final class DeadLetterDesk {
   private Channel consumeChannel;
   private Connection connection;
   private boolean flushing;
+  private long retryTimer = -1;
+  /** How soon letters whose insert failed are tried again when no new letter brings a flush sooner. */
+  static final long RETRY_MS = 5_000;
 
   public DeadLetterDesk(Vertx vertx, Pool pool, Topology topology, Jobs jobs, String name) {
     this.vertx = vertx;
@@ -166,18 +170,42 @@ public final class DeadLetterDesk {
     }
     long last = batch.get(n - 1).tag();
     Channel ch = consumeChannel;
-    pool.preparedQuery(INSERT).execute(Tuple.tuple().addArrayOfString(reason).addArrayOfString(detail).addArrayOfString(queue)
-            .addArrayOfString(routing).addArrayOfBuffer(body).addArrayOfString(headers))
-        .compose(r -> amqp.executeBlocking(() -> {
+    Future<RowSet<Row>> stored = pool.preparedQuery(INSERT).execute(Tuple.tuple().addArrayOfString(reason).addArrayOfString(detail)
+        .addArrayOfString(queue).addArrayOfString(routing).addArrayOfBuffer(body).addArrayOfString(headers));
+    stored.compose(r -> amqp.executeBlocking(() -> {
           ch.basicAck(last, true); // only after the rows committed
           return null;
         }, true))
         .onComplete(ar -> {
           flushing = false;
-          if (ar.failed()) log.warn("cannot keep {} dead letter(s) yet ({}); they stay in the queue", n, ar.cause().getMessage());
+          if (stored.failed()) {
+            keepForRetry(batch, ch, stored.cause());
+            return;
+          }
+          if (ar.failed()) log.warn("kept {} dead letter(s) but cannot ack them ({}); the broker delivers them again, so they may be kept twice", n, ar.cause().getMessage());
           else log.info("kept {} dead letter(s) for operators (reasons {})", n, Arrays.stream(reason).distinct().toList());
           flush();
         });
+  }
+
+  /**
+   * The insert failed (the database away, say): the letters go back to the front of the buffer and are tried again with
+   * the next flush, at the latest after {@link #RETRY_MS}. They must not merely stay unacked on the channel: the next
+   * batch's {@code basicAck(multiple=true)} would ack them with it, and they would be gone without having been kept.
+   * Letters of a channel that has since closed are left to the broker, which delivers them again.
+   */
+  private void keepForRetry(List<Letter> batch, Channel ch, Throwable cause) {
+    if (ch != consumeChannel || !ch.isOpen()) {
+      log.warn("cannot keep {} dead letter(s) yet ({}); their channel closed, so the broker delivers them again", batch.size(), cause.getMessage());
+      return;
+    }
+    buffer.addAll(0, batch);
+    log.warn("cannot keep {} dead letter(s) yet ({}); trying again in {} ms, and nothing after them is acked before they are kept",
+        batch.size(), cause.getMessage(), RETRY_MS);
+    if (retryTimer < 0) retryTimer = vertx.setTimer(RETRY_MS, t -> {
+      retryTimer = -1;
+      flush();
+    });
   }
 
   public Future<JsonObject> list(String state, String reason, int limit) {
