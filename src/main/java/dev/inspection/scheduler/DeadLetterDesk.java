@@ -3,7 +3,6 @@ package dev.inspection.scheduler;
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
-import com.rabbitmq.client.DefaultConsumer;
 import com.rabbitmq.client.Envelope;
 import dev.inspection.messaging.Topology;
 import dev.inspection.store.Rows;
@@ -18,7 +17,6 @@ import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.Row;
 import io.vertx.sqlclient.RowSet;
 import io.vertx.sqlclient.Tuple;
-import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -56,7 +54,8 @@ public final class DeadLetterDesk {
   static final int REPLAY_PAGE = 100;
   static final String MARK = "UPDATE dead_letter SET state = $2, handled_at = now(), handled_by = $3 WHERE id = ANY($1::bigint[]) AND state = 'PENDING'";
 
-  private record Letter(long tag, String reason, String detail, String queue, String routingKey, byte[] body, JsonObject headers) {}
+  /** A delivered letter; {@code channel} is the one it came on, the only one its tag can be acked on. */
+  private record Letter(Channel channel, long tag, String reason, String detail, String queue, String routingKey, byte[] body, JsonObject headers) {}
 
   private final Vertx vertx;
   private final Context context;
@@ -65,8 +64,7 @@ public final class DeadLetterDesk {
   private final Jobs jobs;
   private final WorkerExecutor amqp;
   private final List<Letter> buffer = new ArrayList<>();
-  private Channel consumeChannel;
-  private Connection connection;
+  private final DeskConsumer consumer;
   private boolean flushing;
   private long retryTimer = -1;
   /** How soon letters whose insert failed are tried again when no new letter brings a flush sooner. */
@@ -79,54 +77,31 @@ public final class DeadLetterDesk {
     this.topology = topology;
     this.jobs = jobs;
     this.amqp = vertx.createSharedWorkerExecutor("dead-letter-desk-" + name + "-" + System.identityHashCode(this), 1);
+    this.consumer = new DeskConsumer(vertx, context, amqp, topology.deadLetterQueue(), 200, "the dead-letter queue", (ch, env, props, body) -> {
+      Letter l = letter(ch, env, props, body);
+      context.runOnContext(v -> {
+        buffer.add(l);
+        flush();
+      });
+    }, old -> buffer.removeIf(l -> l.channel() == old)); // the broker delivers them again; their tags mean nothing on another channel
   }
 
-  /**
-   * On every (re)connect: consume the dead-letter queue once it exists. The workers declare the topology
-   * (with their queue arguments); the scheduler only looks, so differing settings can never make its
-   * declaration fail. Until the queue exists it looks again every 5 s.
-   */
+  /** On every (re)connect: consume the dead-letter queue once a worker has declared it ({@link DeskConsumer}). */
   public Future<Void> connected(Connection c) {
-    connection = c;
-    consume(c);
+    consumer.connected(c);
     return Future.succeededFuture();
   }
 
-  private void consume(Connection c) {
-    amqp.executeBlocking(() -> {
-      if (c != connection || !c.isOpen()) return null;
-      Channel probe = c.createChannel();
-      try {
-        probe.queueDeclarePassive(topology.deadLetterQueue());
-      } catch (IOException notYet) {
-        vertx.setTimer(5000, t -> consume(c)); // no worker has declared the topology yet
-        return null;
-      } finally {
-        if (probe.isOpen()) probe.close();
-      }
-      Channel ch = c.createChannel();
-      ch.basicQos(200);
-      ch.basicConsume(topology.deadLetterQueue(), false, "dead-letter-desk", new DefaultConsumer(ch) {
-        @Override
-        public void handleDelivery(String tag, Envelope env, AMQP.BasicProperties props, byte[] body) {
-          Letter l = letter(env, props, body);
-          context.runOnContext(v -> {
-            buffer.add(l);
-            flush();
-          });
-        }
-      });
-      consumeChannel = ch;
-      log.info("consuming the dead-letter queue {}", topology.deadLetterQueue());
-      return null;
-    }, true).onFailure(e -> log.warn("cannot consume the dead-letter queue yet ({}); retrying on reconnect", e.toString()));
+  /** Whether the desk consumes the dead-letter queue now (the {@code scheduler_desk_consuming{desk="dead_letters"}} gauge). */
+  public boolean consuming() {
+    return consumer.consuming();
   }
 
   public void connectionLost() {
     context.runOnContext(v -> buffer.clear()); // unacked: the broker keeps them for the next consumer
   }
 
-  private static Letter letter(Envelope env, AMQP.BasicProperties props, byte[] body) {
+  private static Letter letter(Channel ch, Envelope env, AMQP.BasicProperties props, byte[] body) {
     Map<String, Object> h = props.getHeaders() == null ? Map.of() : props.getHeaders();
     JsonObject headers = new JsonObject();
     h.forEach((k, v) -> headers.put(k, String.valueOf(v)));
@@ -140,7 +115,7 @@ public final class DeadLetterDesk {
       if (first.get("routing-keys") instanceof List<?> keys && !keys.isEmpty()) routing = str(keys.get(0));
     }
     if (routing == null) routing = env.getRoutingKey();
-    return new Letter(env.getDeliveryTag(), reason == null ? "unknown" : reason, str(h.get("x-dead-detail")), queue, routing, body, headers);
+    return new Letter(ch, env.getDeliveryTag(), reason == null ? "unknown" : reason, str(h.get("x-dead-detail")), queue, routing, body, headers);
   }
 
   private static String str(Object o) {
@@ -148,7 +123,10 @@ public final class DeadLetterDesk {
   }
 
   private void flush() {
-    if (flushing || buffer.isEmpty()) return;
+    if (flushing) return;
+    Channel ch = consumer.channel();
+    buffer.removeIf(l -> l.channel() != ch); // letters of a channel that is gone: the broker delivers them again
+    if (buffer.isEmpty()) return;
     flushing = true;
     List<Letter> batch = new ArrayList<>(buffer);
     buffer.clear();
@@ -169,7 +147,6 @@ public final class DeadLetterDesk {
       headers[i] = l.headers().encode();
     }
     long last = batch.get(n - 1).tag();
-    Channel ch = consumeChannel;
     Future<RowSet<Row>> stored = pool.preparedQuery(INSERT).execute(Tuple.tuple().addArrayOfString(reason).addArrayOfString(detail)
         .addArrayOfString(queue).addArrayOfString(routing).addArrayOfBuffer(body).addArrayOfString(headers));
     stored.compose(r -> amqp.executeBlocking(() -> {
@@ -195,7 +172,7 @@ public final class DeadLetterDesk {
    * Letters of a channel that has since closed are left to the broker, which delivers them again.
    */
   private void keepForRetry(List<Letter> batch, Channel ch, Throwable cause) {
-    if (ch != consumeChannel || !ch.isOpen()) {
+    if (ch != consumer.channel() || !ch.isOpen()) {
       log.warn("cannot keep {} dead letter(s) yet ({}); their channel closed, so the broker delivers them again", batch.size(), cause.getMessage());
       return;
     }
@@ -256,6 +233,7 @@ public final class DeadLetterDesk {
   /** Publishes one page again with confirms under each letter's original routing key. */
   private Future<Void> publish(List<Object[]> page) {
     return amqp.executeBlocking(() -> {
+      Connection connection = consumer.connection();
       if (connection == null || !connection.isOpen()) throw new IllegalStateException("no RabbitMQ connection: retry the replay when /health/ready is UP");
       Channel ch = connection.createChannel();
       try {

@@ -13,6 +13,7 @@ import dev.inspection.messaging.Topology;
 import dev.inspection.metrics.Metrics;
 import dev.inspection.store.Db;
 import dev.inspection.store.PgOptions;
+import io.micrometer.core.instrument.Gauge;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.json.JsonArray;
@@ -29,7 +30,9 @@ import java.time.LocalDate;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -224,6 +227,9 @@ public final class SchedulerVerticle extends VerticleBase implements Operations.
     Topology topology = Topology.of(config);
     deadLetters = new DeadLetterDesk(vertx, pool, topology, jobs, config.nodeId());
     shed = new ShedDesk(vertx, pool, topology, config.nodeId());
+    Map.of("dead_letters", (BooleanSupplier) deadLetters::consuming, "shed", shed::consuming).forEach((desk, consuming) -> Gauge
+        .builder("scheduler_desk_consuming", () -> consuming.getAsBoolean() ? 1 : 0).tag("desk", desk)
+        .description("1 while this scheduler's desk consumes its queue (0: what reaches the queue waits there, not listed)").register(metrics.registry()));
     slotMaps = new SlotMaps(pool, leadership, new ReshardPlan.Settings(Duration.ofMillis(config.getLong(Keys.RESHARD_EFFECTIVE_AFTER_MS)),
         Duration.ofMillis(config.getLong(Keys.RESHARD_WINDOW_END_MS))), new SlotRetire(vertx, leadership::fenced, topology,
         () -> connector != null && connector.isConnected() ? connector.connection() : null, "leader " + config.nodeId()));

@@ -1,10 +1,7 @@
 package dev.inspection.scheduler;
 
-import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
-import com.rabbitmq.client.DefaultConsumer;
-import com.rabbitmq.client.Envelope;
 import dev.inspection.messaging.Topology;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
@@ -16,7 +13,6 @@ import io.vertx.core.json.JsonObject;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.Row;
 import io.vertx.sqlclient.Tuple;
-import java.io.IOException;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
@@ -46,51 +42,29 @@ public final class ShedDesk {
       SELECT priority, sum(count) FROM shed_count WHERE ($1::varchar IS NULL OR device_id = $1) AND minute >= $2 AND minute < $3
       GROUP BY priority ORDER BY priority""";
 
-  private final Vertx vertx;
   private final Context context;
   private final Pool pool;
-  private final Topology topology;
   private final WorkerExecutor amqp;
-  private Connection connection;
+  private final DeskConsumer consumer;
 
   public ShedDesk(Vertx vertx, Pool pool, Topology topology, String name) {
-    this.vertx = vertx;
     this.context = vertx.getOrCreateContext();
     this.pool = pool;
-    this.topology = topology;
     this.amqp = vertx.createSharedWorkerExecutor("shed-desk-" + name + "-" + System.identityHashCode(this), 1);
+    // each report is acked on its own, on the channel it came on: nothing to drop when a channel stops
+    this.consumer = new DeskConsumer(vertx, context, amqp, topology.shedQueue(), 20, "the probes' shed reports",
+        (ch, env, props, body) -> context.runOnContext(v -> keep(ch, env.getDeliveryTag(), body)), old -> {});
   }
 
-  /** On every (re)connect: consume the shed queue once a probe or worker has declared it (looks again every 5 s until then). */
+  /** On every (re)connect: consume the shed queue once a probe or worker has declared it ({@link DeskConsumer}). */
   public Future<Void> connected(Connection c) {
-    connection = c;
-    consume(c);
+    consumer.connected(c);
     return Future.succeededFuture();
   }
 
-  private void consume(Connection c) {
-    amqp.executeBlocking(() -> {
-      if (c != connection || !c.isOpen()) return null;
-      Channel look = c.createChannel();
-      try {
-        look.queueDeclarePassive(topology.shedQueue());
-      } catch (IOException notYet) {
-        vertx.setTimer(5000, t -> consume(c));
-        return null;
-      } finally {
-        if (look.isOpen()) look.close();
-      }
-      Channel ch = c.createChannel();
-      ch.basicQos(20);
-      ch.basicConsume(topology.shedQueue(), false, "shed-desk", new DefaultConsumer(ch) {
-        @Override
-        public void handleDelivery(String tag, Envelope env, AMQP.BasicProperties props, byte[] body) {
-          context.runOnContext(v -> keep(ch, env.getDeliveryTag(), body));
-        }
-      });
-      log.info("consuming the probes' shed reports {}", topology.shedQueue());
-      return null;
-    }, true).onFailure(e -> log.warn("cannot consume the shed queue yet ({}); retrying on reconnect", e.toString()));
+  /** Whether the desk consumes the shed queue now (the {@code scheduler_desk_consuming{desk="shed"}} gauge). */
+  public boolean consuming() {
+    return consumer.consuming();
   }
 
   private void keep(Channel ch, long tag, byte[] body) {
