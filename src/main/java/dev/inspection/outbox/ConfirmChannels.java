@@ -4,6 +4,7 @@ import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.ConfirmListener;
 import com.rabbitmq.client.Connection;
+import dev.inspection.messaging.ChannelClose;
 import dev.inspection.messaging.Topology;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -47,7 +48,7 @@ final class ConfirmChannels {
         }
       });
       ch.addShutdownListener(cause -> {
-        if (cause.isHardError() || cause.isInitiatedByApplication()) return; // the connection's loss, or our own close
+        if (!ChannelClose.byBrokerAlone(cause)) return; // the connection's loss, or our own close
         log.warn("the broker closed outbox publishing channel {} ({}); closing the connection to reconnect, declare the topology "
             + "again and publish the unconfirmed rows", index, cause.getMessage());
         // not on the client's thread, which runs this listener and must stay free to complete the close

@@ -83,7 +83,7 @@ public final class DeadLetterDesk {
         buffer.add(l);
         flush();
       });
-    }, old -> buffer.removeIf(l -> l.channel() == old)); // the broker delivers them again; their tags mean nothing on another channel
+    }); // letters of a channel that stopped are dropped by the next flush: the broker delivers them again
   }
 
   /** On every (re)connect: consume the dead-letter queue once a worker has declared it ({@link DeskConsumer}). */

@@ -6,11 +6,11 @@ import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.DefaultConsumer;
 import com.rabbitmq.client.Envelope;
 import com.rabbitmq.client.ShutdownSignalException;
+import dev.inspection.messaging.ChannelClose;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
 import io.vertx.core.WorkerExecutor;
 import java.io.IOException;
-import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -37,13 +37,12 @@ final class DeskConsumer {
   private final int prefetch;
   private final String what;
   private final Delivery delivery;
-  private final Consumer<Channel> stopped;
   private volatile Connection connection;
   /** The channel consumed on; set on the AMQP thread before the first delivery, read on the desk's context. */
   private volatile Channel channel;
 
-  /** {@code stopped} runs on the desk's context with the channel whose consumer stopped; its unacked deliveries go back to the queue. */
-  DeskConsumer(Vertx vertx, Context context, WorkerExecutor amqp, String queue, int prefetch, String what, Delivery delivery, Consumer<Channel> stopped) {
+  /** When the consumer stops, {@link #channel} turns null and the stopped channel's unacked deliveries go back to the queue. */
+  DeskConsumer(Vertx vertx, Context context, WorkerExecutor amqp, String queue, int prefetch, String what, Delivery delivery) {
     this.vertx = vertx;
     this.context = context;
     this.amqp = amqp;
@@ -51,7 +50,6 @@ final class DeskConsumer {
     this.prefetch = prefetch;
     this.what = what;
     this.delivery = delivery;
-    this.stopped = stopped;
   }
 
   void connected(Connection c) {
@@ -101,7 +99,7 @@ final class DeskConsumer {
 
         @Override
         public void handleShutdownSignal(String consumerTag, ShutdownSignalException sig) {
-          if (!sig.isHardError() && !sig.isInitiatedByApplication()) consumeAgain(c, ch, "the broker closed the channel of " + queue + ": " + sig.getMessage());
+          if (ChannelClose.byBrokerAlone(sig)) consumeAgain(c, ch, "the broker closed the channel of " + queue + ": " + sig.getMessage());
         }
       });
       log.info("consuming {} {}", what, queue);
@@ -117,7 +115,6 @@ final class DeskConsumer {
       if (old != channel) return;
       channel = null;
       log.warn("{}; what it had not acked goes back to the queue, consuming it again once it exists", why);
-      stopped.accept(old);
       if (old.isOpen()) amqp.executeBlocking(() -> {
         old.abort(); // a cancelled consumer's channel: its unacked deliveries go back to the queue
         return null;

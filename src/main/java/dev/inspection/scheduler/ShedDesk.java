@@ -51,9 +51,9 @@ public final class ShedDesk {
     this.context = vertx.getOrCreateContext();
     this.pool = pool;
     this.amqp = vertx.createSharedWorkerExecutor("shed-desk-" + name + "-" + System.identityHashCode(this), 1);
-    // each report is acked on its own, on the channel it came on: nothing to drop when a channel stops
+    // each report is acked on its own, on the channel it came on
     this.consumer = new DeskConsumer(vertx, context, amqp, topology.shedQueue(), 20, "the probes' shed reports",
-        (ch, env, props, body) -> context.runOnContext(v -> keep(ch, env.getDeliveryTag(), body)), old -> {});
+        (ch, env, props, body) -> context.runOnContext(v -> keep(ch, env.getDeliveryTag(), body)));
   }
 
   /** On every (re)connect: consume the shed queue once a probe or worker has declared it ({@link DeskConsumer}). */

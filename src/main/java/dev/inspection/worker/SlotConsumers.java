@@ -8,6 +8,7 @@ import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.DefaultConsumer;
 import com.rabbitmq.client.Envelope;
 import com.rabbitmq.client.ShutdownSignalException;
+import dev.inspection.messaging.ChannelClose;
 import dev.inspection.messaging.Priority;
 import dev.inspection.messaging.Topology;
 import dev.inspection.metrics.Metrics;
@@ -212,7 +213,7 @@ final class SlotConsumers {
       @Override
       public void handleShutdownSignal(String tag, ShutdownSignalException sig) {
         // our own close, or the whole connection (the worker's reconnect covers that): nothing to do here
-        if (sig.isInitiatedByApplication() || sig.isHardError()) return;
+        if (!ChannelClose.byBrokerAlone(sig)) return;
         context.runOnContext(v -> brokenChannel(p, ch, "the broker closed the " + p.wire + " channel (" + sig.getMessage() + ")"));
       }
 
