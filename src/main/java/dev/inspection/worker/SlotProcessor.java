@@ -72,7 +72,6 @@ public final class SlotProcessor {
   private final long epoch;
   private final SlotServices services;
   private final Metrics metrics;
-  private final SnapshotLoader.Snapshot snapshot;
   private final SlotConsumers consumers;
   private final BatchPicker<Delivery> mailbox;
   private final BatchHandler handler;
@@ -90,20 +89,19 @@ public final class SlotProcessor {
   private Future<Void> closed = Future.succeededFuture();
   private final SlotStats stats;
 
-  public SlotProcessor(Vertx vertx, int slot, long epoch, SnapshotLoader.Snapshot snapshot, SlotSettings settings, SlotServices services) {
+  public SlotProcessor(Vertx vertx, int slot, long epoch, SlotMemory memory, SlotSettings settings, SlotServices services) {
     this.vertx = vertx;
     this.slot = slot;
     this.epoch = epoch;
-    this.snapshot = snapshot;
     this.services = services;
     this.metrics = services.metrics();
     this.consumers = new SlotConsumers(vertx, slot, epoch, services.workerId(), services.topology(),
         settings.prefetch(), services.broker(), services.acks(), services.opens(), metrics, this::accept).onBroken(this::channelBroken);
     this.mailbox = new BatchPicker<Delivery>(settings.batchMax(), settings.lingerMs(), settings.lanes(), services.clock()).firstBatch(1)
         .holding(d -> settings.windows().windowMs(d.body())); // first batch: 1 message (a v3 one may carry hundreds); pushed frames: their window
-    this.handler = new BatchHandler(new ResultGuard(slot, services.slotMap(), settings.maxFutureSkewMs(), SnapshotLoader.mapVersion(snapshot)), services.clock(),
+    this.handler = new BatchHandler(new ResultGuard(slot, services.slotMap(), settings.maxFutureSkewMs(), memory.mapVersion()), services.clock(),
         settings.limits(), services.topology(), services.devices(), services.rules(), settings.histories(),
-        BatchHandler.memoryOf(snapshot));
+        memory.devices());
     this.reopen = new Retry(vertx, settings.reopen(), log);
     this.stats = new SlotStats(metrics);
     metrics.fenced(slot, 0); // at zero from the takeover on, so an alert on their rate sees the series before the first event
@@ -116,11 +114,6 @@ public final class SlotProcessor {
 
   public long epoch() {
     return epoch;
-  }
-
-  /** The derived state loaded when this worker took the slot over (INV-10). */
-  public SnapshotLoader.Snapshot snapshot() {
-    return snapshot;
   }
 
   /** Committed messages, lag and batch time of this slot, for its weight in the heartbeat. */

@@ -44,11 +44,6 @@ public final class SnapshotLoader {
     }
   }
 
-  /** The map version of a loaded slot (1 without a snapshot). */
-  public static long mapVersion(Snapshot s) {
-    return s == null ? 1 : s.mapVersion();
-  }
-
   private final Pool pool;
   private final int page;
   private final Listings listings;

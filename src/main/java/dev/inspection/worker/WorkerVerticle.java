@@ -51,7 +51,7 @@ public final class WorkerVerticle extends VerticleBase {
   private WorkerExecutor acks;
   /** Opens the slots' consumers: nine broker round trips per slot, many slots at once in a takeover. */
   private WorkerExecutor opens;
-  private final Map<Integer, SnapshotLoader.Snapshot> loaded = new HashMap<>();
+  private final Map<Integer, SlotMemory> loaded = new HashMap<>();
   private final Map<Integer, long[]> rateMarks = new HashMap<>();
   private Pool pool;
   private SlotMapFollower slotMap;
@@ -150,7 +150,7 @@ public final class WorkerVerticle extends VerticleBase {
           public Future<Void> load(Map<Integer, Long> slots) {
             return snapshots.load(List.copyOf(slots.keySet())).map(snaps -> {
               snaps.forEach((slot, snap) -> {
-                loaded.put(slot, snap);
+                loaded.put(slot, SlotMemory.of(snap));
                 metrics.moves().loaded(snap.millis());
               });
               log.debug("slots {}: loaded in {} ms", slots.keySet(), snaps.values().stream().mapToLong(SnapshotLoader.Snapshot::millis).max().orElse(0));
@@ -235,10 +235,10 @@ public final class WorkerVerticle extends VerticleBase {
         .put("db_errors", (long) metrics.count("worker_db_errors_total")).put("commit_p99_ms", Math.round(metrics.commitP99Ms()));
   }
 
-  private void startSlot(int slot, long epoch, SnapshotLoader.Snapshot snap) {
+  private void startSlot(int slot, long epoch, SlotMemory memory) {
     SlotProcessor old = processors.remove(slot);
     if (old != null) old.abort();
-    SlotProcessor p = new SlotProcessor(vertx, slot, epoch, snap, settings, services);
+    SlotProcessor p = new SlotProcessor(vertx, slot, epoch, memory == null ? SlotMemory.EMPTY : memory, settings, services);
     processors.put(slot, p);
     publishHeld();
     metrics.leaseChange("gained");

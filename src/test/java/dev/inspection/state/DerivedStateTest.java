@@ -84,6 +84,23 @@ class DerivedStateTest {
   }
 
   @Test
+  void statesWithNothingFiringShareOneEmptyMapAndAFiringOneKeepsItsOwn() {
+    // a worker holds a state per device, nearly all with nothing firing: one shared map, not a TreeMap and wrapper each
+    AlertRules rules = AlertRules.forPriority(2); // 5 failures
+    DerivedState up = DeviceFold.apply(DerivedState.initial(), Checks.series("a", "U").get(0), rules).next();
+    DerivedState read = DerivedState.fromJson(up.toJson());
+    assertSame(DerivedState.initial().firing(), up.firing());
+    assertSame(up.firing(), read.firing());
+    assertEquals(up, read);
+    DerivedState s = DerivedState.initial();
+    for (Check c : Checks.series("b", "UDDDDD")) s = DeviceFold.apply(s, c, rules).next();
+    assertEquals(Map.of(DeviceFold.OFFLINE, 3), s.firing());
+    assertThrows(UnsupportedOperationException.class, () -> up.firing().put("x", 1));
+    DerivedState firing = s;
+    assertThrows(UnsupportedOperationException.class, () -> firing.firing().put("x", 1));
+  }
+
+  @Test
   void debounceIsSoftBelowTheThresholdAndHardOnTheNthFailure() {
     AlertRules rules = AlertRules.forPriority(2); // 5 failures
     List<Check> checks = Checks.series("d", "UDDDDD");
