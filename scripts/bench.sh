@@ -21,6 +21,12 @@
 #                         device has had its first check: the probe spreads the first checks over one
 #                         interval, ProbeSchedule), 60 s window: committed rate, lag from the database,
 #                         heap per device after a full GC (probe and worker share the JVM), history GB/day;
+#                         then goal 5 by role (about 3 minutes more; BENCH_ROLE_HEAPS=0 skips it): a scheduler
+#                         and a worker each in a JVM of their own on the run's schema, the worker's live heap once
+#                         it holds every slot (its devices loaded from their snapshots) and the queues are empty,
+#                         the same on an empty schema <id>0 (the worker's fixed part), and a probe alone with the
+#                         run's fleet: worker bytes/device above its fixed part, probe bytes/device (whole heap);
+#                         class histograms in target/bench/heap-million-{worker,empty,probe}.txt;
 #   5. a summary block with the goal lines of issue 11 (yes / no / NA), printed and saved to target/bench/summary.txt.
 #
 # Everything it creates is removed again, also on Ctrl-C or failure: the 64 PerfTest queues, the scratch
@@ -64,6 +70,9 @@
 #   BENCH_MILLION_DEVICES (1000000), BENCH_MILLION_INTERVAL_MS (60000), BENCH_MILLION_WARMUP_S (interval + 30 s),
 #   BENCH_MILLION_WINDOW_S (60), BENCH_MILLION_HEAP (BENCH_HEAP, else 6g);
 #   a shortened million run: BENCH_MILLION_DEVICES=50000 BENCH_WARMUP_S=10 BENCH_WINDOW_S=10 ./run.sh bench --million
+#   BENCH_ROLE_HEAPS (1; 0 skips the million run's heaps by role), BENCH_ROLE_DRAIN_S (180: at most this long for the lone
+#   worker to empty the run's queues before its heap is read), BENCH_ROLE_PROBE_S (30: the lone probe's heap is read this
+#   long after its start),
 #   BENCH_AGED_DAYS (0): give the node's schema, before each run, the past day partitions a node that has run this many
 #   days keeps (history up to retention.history.days.high/normal, 30/14; alert events and rollups up to 90): a fresh schema
 #   has only yesterday to 3 days ahead, and a statement that cannot prune partitions costs more with every day kept;
@@ -184,6 +193,11 @@ MIL_I="${BENCH_MILLION_INTERVAL_MS:-$MIL_I}"
 MIL_WARMUP="${BENCH_MILLION_WARMUP_S:-${BENCH_WARMUP_S:-$MIL_WARMUP}}"
 MIL_WINDOW="${BENCH_MILLION_WINDOW_S:-${BENCH_WINDOW_S:-$MIL_WINDOW}}"
 MIL_HEAP="${BENCH_MILLION_HEAP:-${BENCH_HEAP:-6g}}"
+# after the million run, goal 5 by role: a worker and a probe each in a JVM of its own (role_heaps); 0 skips it
+ROLE_HEAPS="${BENCH_ROLE_HEAPS:-1}"
+ROLE_DRAIN_S="${BENCH_ROLE_DRAIN_S:-180}" # at most this long for the lone worker to empty the run's queues
+ROLE_PROBE_S="${BENCH_ROLE_PROBE_S:-30}"  # the lone probe's heap is read this long after its start
+ROLE_PIDS=()
 MILLION_GOAL_N=1000000 MILLION_GOAL_I=60000 # issue 11, goal 1
 for x in CAP_N:CAP_DEVICES CAP_I:CAP_INTERVAL_MS HALF_I:HALF_INTERVAL_MS WARMUP:WARMUP_S WINDOW:WINDOW_S IDLE_N:IDLE_DEVICES \
          IDLE_WARMUP:IDLE_WARMUP_S IDLE_WINDOW:IDLE_WINDOW_S MIL_N:MILLION_DEVICES MIL_I:MILLION_INTERVAL_MS \
@@ -192,6 +206,10 @@ for x in CAP_N:CAP_DEVICES CAP_I:CAP_INTERVAL_MS HALF_I:HALF_INTERVAL_MS WARMUP:
   [[ "${!name}" =~ ^[1-9][0-9]*$ ]] || { echo "bench.sh: BENCH_${x#*:} (or BENCH_WARMUP_S / BENCH_WINDOW_S) must be a positive integer, got '${!name}'" >&2; exit 2; }
 done
 [ -z "$IDLE_I" ] || [[ "$IDLE_I" =~ ^[1-9][0-9]*$ ]] || { echo "bench.sh: BENCH_IDLE_INTERVAL_MS must be a positive integer" >&2; exit 2; }
+[[ "$ROLE_HEAPS" =~ ^[01]$ ]] || { echo "bench.sh: BENCH_ROLE_HEAPS must be 0 or 1, got '$ROLE_HEAPS'" >&2; exit 2; }
+for x in ROLE_DRAIN_S ROLE_PROBE_S; do
+  [[ "${!x}" =~ ^[1-9][0-9]*$ ]] || { echo "bench.sh: BENCH_$x must be a positive integer, got '${!x}'" >&2; exit 2; }
+done
 AGED_DAYS="${BENCH_AGED_DAYS:-0}"
 [[ "$AGED_DAYS" =~ ^[0-9]+$ ]] || { echo "bench.sh: BENCH_AGED_DAYS must be a whole number of days (0 = a fresh schema), got '$AGED_DAYS'" >&2; exit 2; }
 STEP=10 # seconds between progress samples inside a window
@@ -382,6 +400,7 @@ BG_PID=""
 PERF_QUEUES_MAYBE=0
 PG_SCHEMA_MAYBE=0
 NODE_TEARDOWN_MAYBE=0
+EMPTY_TEARDOWN_MAYBE=0
 
 delete_perf_queues() {
   command -v rabbitmqctl >/dev/null 2>&1 || { say "WARNING: rabbitmqctl missing: delete queues $ID.perf.1..$PERF_QUEUES by hand"; return 0; }
@@ -474,6 +493,8 @@ cleanup() {
     kill -TERM "$BG_PID" 2>/dev/null; wait "$BG_PID" 2>/dev/null
   fi
   if [ -n "$NODE_PID" ]; then say "stopping the node (pid $NODE_PID) ..."; stop_node; fi
+  if [ "${#ROLE_PIDS[@]}" -gt 0 ]; then say "stopping the role JVMs (${ROLE_PIDS[*]}) ..."; stop_roles; fi
+  if [ "$EMPTY_TEARDOWN_MAYBE" = 1 ]; then say "cleanup: Teardown of ${PREFIX}0 (the lone worker's empty schema)"; teardown_empty; fi
   if [ "$NODE_TEARDOWN_MAYBE" = 1 ]; then say "cleanup: Teardown of the node's queues and schema"; teardown_node; fi
   if [ "$PERF_QUEUES_MAYBE" = 1 ]; then say "cleanup: deleting the PerfTest queues"; delete_perf_queues; fi
   if [ "$PG_SCHEMA_MAYBE" = 1 ]; then say "cleanup: dropping schema $PG_SCRATCH"; drop_pg_scratch; fi
@@ -742,6 +763,116 @@ await_jit() { # tag
   say "[$tag] WARNING: the JIT compiler did not settle within ${JIT_SETTLE_MAX} s ($j of the node's $node milli-cores): its share counts in this window"
 }
 
+# Goal 5 apart by role (the million run, once its node is stopped, with its schema and queues kept): in one JVM the
+# probe's and the worker's heaps cannot be told apart, and the worker's prefetched backlog inflates them. A scheduler
+# and a worker in JVMs of their own on the run's schema: the worker's live heap once it holds every slot, each loaded
+# from the devices' snapshots, and the queues are empty (its prefetch holds nothing); the same on an empty schema of
+# its own (<id>0, removed again) for the worker's fixed part (its slots' consumers, pools, meters), so the difference
+# over the devices is what a device costs; then a probe in a JVM of its own with the run's simulated fleet, its live
+# heap BENCH_ROLE_PROBE_S after start (its schedule holds every device; the whole heap, an upper bound).
+start_role() { # prefix role port log heap flags... -> pid in ROLE_PID
+  local prefix=$1 role=$2 port=$3 log=$4 heap=$5
+  shift 5
+  # shellcheck disable=SC2086 # BENCH_NODE_FLAGS holds several words
+  INSPECT_API_TOKEN=$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n') \
+  INSPECT_CONSOLE_PASSWORD=$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n') \
+  java "-Xmx$heap" -jar "$JAR" --role="$role" --node.id="$prefix-$role" --pg.schema="$prefix" --topology.prefix="$prefix" \
+    --redis.channel.prefix="$prefix" --http.port="$port" --data.dir="$DATA-$role" --slots.total=$RUN_SLOTS \
+    --security.allow.insecure.credentials=true --scheduler.min.workers=1 "$@" ${BENCH_NODE_FLAGS:-} >"$log" 2>&1 &
+  ROLE_PID=$!
+  ROLE_PIDS+=("$ROLE_PID")
+  local waited=0
+  until grep -q 'is up: http' "$log" 2>/dev/null; do
+    kill -0 "$ROLE_PID" 2>/dev/null || { tail -n 20 "$log" >&2; say "WARNING: the $role JVM exited during start-up (log: $log)"; return 1; }
+    [ "$waited" -lt 3000 ] || { say "WARNING: the $role JVM did not come up within 300 s (log: $log)"; return 1; }
+    sleep 0.1; waited=$((waited + 1))
+  done
+}
+
+stop_roles() { # SIGTERM to every role JVM, then waits (SIGKILL after 60 s)
+  local pid waited
+  for pid in "${ROLE_PIDS[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+  for pid in "${ROLE_PIDS[@]}"; do
+    waited=0
+    while kill -0 "$pid" 2>/dev/null && [ "$waited" -lt 600 ]; do sleep 0.1; waited=$((waited + 1)); done
+    kill -KILL "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+  done
+  ROLE_PIDS=()
+  rm -rf "$DATA-scheduler" "$DATA-worker" "$DATA-probe"
+}
+
+teardown_empty() { # the lone worker's empty schema and queues (<id>0)
+  java -cp "$JAR" dev.inspection.node.Teardown --yes --pg.schema="${PREFIX}0" --topology.prefix="${PREFIX}0" --slots.total=$SLOTS \
+    >"$OUT/teardown-empty.log" 2>&1 || say "WARNING: Teardown of ${PREFIX}0 failed (see $OUT/teardown-empty.log)"
+  if command -v redis-cli >/dev/null 2>&1; then timeout 10 redis-cli -h 127.0.0.1 DEL "${PREFIX}0:probes" >/dev/null 2>&1 || true; fi
+  EMPTY_TEARDOWN_MAYBE=0
+}
+
+# a scheduler and a worker on prefix's schema until the worker holds every slot and prefix's slot queues are empty;
+# sets R[million.<key>_heap] (live heap after a full GC, bytes), R[million.<key>_load_s], R[million.<key>_backlog];
+# its class histogram in $OUT/heap-million-<key>.txt. Returns 1 when it could not measure.
+lone_worker() { # prefix key heap
+  local prefix=$1 key=$2 heap=$3 held waited t0 backlog m=$OUT/metrics-million-$2.txt wpid
+  start_role "$prefix" scheduler $((PORT + 1)) "$OUT/node-million-$key-scheduler.log" 1g || { stop_roles; return 1; }
+  start_role "$prefix" worker $((PORT + 2)) "$OUT/node-million-$key.log" "$heap" || { stop_roles; return 1; }
+  wpid=$ROLE_PID
+  t0=$(now) waited=0
+  while :; do
+    curl -s --max-time 20 "http://127.0.0.1:$((PORT + 2))/metrics" -o "$m" || : >"$m"
+    held=$(mget "$m" worker_slots_held)
+    [ "$held" != NA ] && [ "${held%.*}" -ge "$RUN_SLOTS" ] && break
+    kill -0 "$wpid" 2>/dev/null || { say "WARNING: the lone worker died (log: $OUT/node-million-$key.log)"; stop_roles; return 1; }
+    [ "$waited" -lt 300 ] || { say "WARNING: the lone worker holds $held of $RUN_SLOTS slots after 300 s: no heap by role"; stop_roles; return 1; }
+    sleep 1; waited=$((waited + 1))
+  done
+  R[million.${key}_load_s]=$(calc 'a - b' "$(now)" "$t0")
+  # the run's backlog consumed and committed before the heap is read, so the prefetch holds nothing
+  waited=0
+  while backlog=$({ timeout 60 rabbitmqctl -q list_queues name messages 2>/dev/null || true; } |
+                  awk -v p="$prefix.status.s" 'index($1, p) == 1 { s += $2 } END { print s + 0 }'); [ "$backlog" != 0 ] && [ "$waited" -lt "$ROLE_DRAIN_S" ]; do
+    sleep 2; waited=$((waited + 2))
+  done
+  [ "$backlog" = 0 ] || say "[million] WARNING: $backlog messages still queued after ${ROLE_DRAIN_S} s (BENCH_ROLE_DRAIN_S): the lone worker's heap includes its prefetch"
+  R[million.${key}_backlog]=$backlog
+  R[million.${key}_heap]=$(heap_after_gc "$wpid")
+  timeout 120 jcmd "$wpid" GC.class_histogram 2>/dev/null | head -n 43 >"$OUT/heap-million-$key.txt" || true
+  stop_roles
+  { echo "===== million: a lone worker on schema $prefix ====="; cat "$OUT/node-million-$key.log"; } >>"$OUT/node.log"
+}
+
+role_heaps() { # devices interval_ms heap; sets R[million.worker_heap], R[million.worker_devices], R[million.empty_heap], R[million.probe_heap]
+  local n=$1 i=$2 heap=$3 ppid end
+  R[million.worker_heap]=NA R[million.worker_devices]=NA R[million.empty_heap]=NA R[million.probe_heap]=NA
+  say "[million] heaps by role: a scheduler and a worker in JVMs of their own on the run's schema ..."
+  lone_worker "$PREFIX" worker "$heap" || return 0
+  R[million.worker_devices]="$(timeout 300 "${PSQL[@]}" -At -c "SELECT count(*) FROM $PREFIX.device_status_current" 2>/dev/null | grep -E '^[0-9]+$' || echo NA)"
+  say "[million] lone worker: all $RUN_SLOTS slots held $(fmt1 "${R[million.worker_load_s]}") s after start; live heap" \
+      "$(fmt1 "$(calc 'a / 1048576' "${R[million.worker_heap]}")") MiB holding ${R[million.worker_devices]} devices"
+  say "[million] the same on an empty schema (${PREFIX}0) for the worker's fixed part ..."
+  EMPTY_TEARDOWN_MAYBE=1
+  teardown_empty
+  EMPTY_TEARDOWN_MAYBE=1
+  lone_worker "${PREFIX}0" empty "$heap" || true
+  teardown_empty
+  say "[million] lone worker on an empty schema: live heap $(fmt1 "$(calc 'a / 1048576' "${R[million.empty_heap]}")") MiB; per device" \
+      "$(fmt0 "$(calc '(a - b) / c' "${R[million.worker_heap]}" "${R[million.empty_heap]}" "${R[million.worker_devices]}")") bytes above it," \
+      "$(fmt0 "$(calc 'a / b' "${R[million.worker_heap]}" "${R[million.worker_devices]}")") with it"
+  say "[million] a probe in a JVM of its own, $n devices every $i ms, ${ROLE_PROBE_S} s ..."
+  start_role "$PREFIX" probe $((PORT + 3)) "$OUT/node-million-probe.log" "$heap" --probe.sim.devices="$n" --probe.interval.ms="$i" || { stop_roles; return 0; }
+  ppid=$ROLE_PID
+  end=$(calc 'a + b' "$(now)" "$ROLE_PROBE_S")
+  while awk -v e="$end" -v t="$(now)" 'BEGIN { exit !(t < e) }'; do
+    kill -0 "$ppid" 2>/dev/null || { say "WARNING: the lone probe died (log: $OUT/node-million-probe.log)"; stop_roles; return 0; }
+    sleep 1
+  done
+  R[million.probe_heap]=$(heap_after_gc "$ppid")
+  timeout 120 jcmd "$ppid" GC.class_histogram 2>/dev/null | head -n 43 >"$OUT/heap-million-probe.txt" || true
+  stop_roles
+  { echo "===== million: a lone probe ====="; cat "$OUT/node-million-probe.log"; } >>"$OUT/node.log"
+  say "[million] lone probe: live heap $(fmt1 "$(calc 'a / 1048576' "${R[million.probe_heap]}")") MiB for $n devices = $(fmt0 "$(calc 'a / b' "${R[million.probe_heap]}" "$n")") bytes/device"
+}
+
 e2e_run() { # tag devices interval_ms warm-up_s window_s heap
   local tag=$1 n=$2 i=$3 warmup=$4 window=$5 heap=$6 offered
   RUN_SLOTS=$SLOTS
@@ -870,6 +1001,7 @@ e2e_run() { # tag devices interval_ms warm-up_s window_s heap
   R[$tag.devices_seen]=NA
   if [ "$tag" = million ]; then
     R[$tag.devices_seen]="$(timeout 300 "${PSQL[@]}" -At -c "SELECT count(*) FROM $PREFIX.device_status_current" 2>/dev/null | grep -E '^[0-9]+$' || echo NA)"
+    if [ "$ROLE_HEAPS" = 1 ]; then role_heaps "$n" "$i" "$heap"; else R[$tag.worker_heap]=NA R[$tag.probe_heap]=NA; fi
   fi
   R[$tag.skipped]=$(calc 'a - b' "$(msum0 "$m1" probe_checks_skipped_total)" "$(msum0 "$m0" probe_checks_skipped_total)")
   # backpressure (issue 12): checks the probe's effective mode skipped in the window, and the mode at its end
@@ -1005,7 +1137,7 @@ else
   IDLE_LINE="not run"
 fi
 MIL_SHORT="" # a million-device run in another configuration than the goal's
-MIL_HEAP_DEV=NA MIL_HEAP_MARGINAL=NA MIL_SHARE=NA
+MIL_HEAP_DEV=NA MIL_HEAP_MARGINAL=NA MIL_SHARE=NA MIL_WORKER_DEV=NA MIL_WORKER_MARG=NA MIL_PROBE_DEV=NA
 if ran million; then
   [ "$(v million.devices)" = "$MILLION_GOAL_N" ] && [ "$(v million.interval)" = "$MILLION_GOAL_I" ] ||
     MIL_SHORT=" [shortened: $(v million.devices) devices every $(v million.interval) ms, not the goal's $MILLION_GOAL_N every $MILLION_GOAL_I ms]"
@@ -1015,7 +1147,14 @@ if ran million; then
   MIL_HEAP_MARGINAL=$(calc '(a - b) / (c - d)' "$(v million.heap_live)" "$(v idle.heap_live)" "$(v million.devices)" "$(v idle.devices)")
   MIL_LINE="$(fmt0 "$(v million.rate)") results/s committed ($(fmt1 "$(calc 'a * 100' "$MIL_SHARE")") % of offered), lag p50 $(fmt0 "$(v million.db_p50)") ms p99 $(fmt0 "$(v million.db_p99)") ms (database)$(invalid million)$MIL_SHORT"
   MIL_LINE2="heap $(fmt0 "$MIL_HEAP_DEV") bytes/device (probe + worker, one JVM$([ "$MIL_HEAP_MARGINAL" = NA ] || echo "; $(fmt0 "$MIL_HEAP_MARGINAL") above the idle node")),"
+  # each role alone after the run (role_heaps): the whole live heap of its JVM over its devices
+  MIL_WORKER_DEV=$(calc 'a / b' "$(v million.worker_heap)" "$(v million.worker_devices)")
+  # above the lone worker's heap on an empty schema (the same slots, no device): what the devices themselves hold
+  MIL_WORKER_MARG=$(calc '(a - b) / c' "$(v million.worker_heap)" "$(v million.empty_heap)" "$(v million.worker_devices)")
+  MIL_PROBE_DEV=$(calc 'a / b' "$(v million.probe_heap)" "$(v million.devices)")
   MIL_LINE2+=" history $(fmt1 "$(v million.hist_gb_day)") GB/day ($(fmt1 "$(v million.hist_gb_day_offered)") if all offered were committed)"
+  MIL_LINE4="worker $(fmt0 "$MIL_WORKER_MARG") bytes/device above its empty-schema heap ($(fmt0 "$MIL_WORKER_DEV") with it, $(v million.worker_devices) devices),"
+  MIL_LINE4+=" probe $(fmt0 "$MIL_PROBE_DEV") bytes/device (whole heap); each in a JVM of its own after the run"
   MIL_LINE3="$(us_line million)"
 else
   MIL_LINE="not run (--million; about 4 minutes)"
@@ -1031,7 +1170,13 @@ HALF_P99=$(v half.db_p99) HALF_P99_SRC="database"
 [ "$HALF_P99" != NA ] || { HALF_P99=$(v half.p99); HALF_P99_SRC="metrics"; }
 G6=$(calc '(a < 1000) ? 1 : 0' "$HALF_P99")
 # worker derived state: probe and worker share the JVM, so the whole heap per device is an upper bound of it
-if [ "$MIL_HEAP_DEV" = NA ]; then
+if [ "$MIL_WORKER_MARG" != NA ]; then
+  # the lone worker's live heap holding the devices, less its heap on an empty schema, over the devices
+  G5="$(yesno "$(calc '(a <= 600) ? 1 : 0' "$MIL_WORKER_MARG")") (lone worker $(fmt0 "$MIL_WORKER_MARG") bytes/device above its empty-schema heap, $(v million.worker_devices) devices)"
+elif [ "$MIL_WORKER_DEV" != NA ]; then
+  # no empty-schema figure: the whole live heap over the devices, an upper bound
+  G5="$(yesno "$(calc '(a <= 600) ? 1 : 0' "$MIL_WORKER_DEV")") (lone worker $(fmt0 "$MIL_WORKER_DEV") bytes/device, the whole live heap over $(v million.worker_devices) devices: an upper bound)"
+elif [ "$MIL_HEAP_DEV" = NA ]; then
   G5="NA"
 elif awk -v x="$MIL_HEAP_DEV" 'BEGIN { exit !(x <= 600) }'; then
   G5="yes (probe + worker together $(fmt0 "$MIL_HEAP_DEV") bytes/device, an upper bound)"
@@ -1071,6 +1216,9 @@ ran idle && notes+=("idle: -Xmx$HEAP, warm-up ${IDLE_WARMUP} s, window ${IDLE_WI
 ran million && notes+=("million: -Xmx$MIL_HEAP, warm-up ${MIL_WARMUP} s, window ${MIL_WINDOW} s; $(v million.devices_seen) of $(v million.devices) devices had a committed result at the end; $(fmt0 "$(v million.db_rows)") history rows received in the window ($(fmt0 "$(v million.db_rate)")/s, $(fmt0 "$(v million.hist_bytes_row)") bytes/row on disk); live heap after a full GC $(fmt0 "$(calc 'a / 1048576' "$(v million.heap_live)")") MiB (jcmd GC.run took $(fmt1 "$(v million.fullgc_s)") s, after the window; a scheduler step-down right after it in the node log is its pause); probe skipped $(fmt0 "$(v million.skipped)") check rounds (buffer full)")
 if ran million && awk -v s="$(v million.devices_seen)" -v n="$(v million.devices)" 'BEGIN { exit !(s != "NA" && s < n) }'; then
   notes+=("million: only $(v million.devices_seen) of $(v million.devices) devices had a committed result by the end of the window: the probe or the pipeline fell more than the warm-up behind (or the warm-up is shorter than one interval)")
+fi
+if ran million && [ "$(v million.worker_heap)" != NA ]; then
+  notes+=("million, heap by role (BENCH_ROLE_HEAPS=0 skips it): after the run a scheduler and a worker each in a JVM of its own on the run's schema; the worker held all $RUN_SLOTS slots $(fmt1 "$(v million.worker_load_s)") s after its start (each slot's devices loaded from their snapshots) and emptied the run's queues ($(v million.worker_backlog) messages left): live heap $(fmt0 "$(calc 'a / 1048576' "$(v million.worker_heap)")") MiB; the same on an empty schema ${PREFIX}0: $(fmt0 "$(calc 'a / 1048576' "$(v million.empty_heap)")") MiB; a probe alone with the run's $(v million.devices) devices, ${ROLE_PROBE_S} s after its start: $(fmt0 "$(calc 'a / 1048576' "$(v million.probe_heap)")") MiB; class histograms $OUT/heap-million-{worker,empty,probe}.txt, logs $OUT/node-million-*.log")
 fi
 if ran million && [ "$RUN_BASELINES" = 0 ]; then
   notes+=("million: no baselines in this run, so no ratio to the broker or database (--million --with-baselines)")
@@ -1152,6 +1300,7 @@ fi
   if ran million; then
     printf '%-59s%s\n' "million devices ($(v million.devices) every $(v million.interval) ms, offered $(fmt0 "$(v million.offered)")/s):" "$MIL_LINE"
     printf '%-59s%s\n' "  memory, history:" "$MIL_LINE2"
+    [ "$(v million.worker_heap)$(v million.probe_heap)" = NANA ] || printf '%-59s%s\n' "  heap by role:" "$MIL_LINE4"
     printf '%-59s%s\n' "  CPU per committed result at a million devices:" "$MIL_LINE3"
   else
     printf '%-59s%s\n' "million devices:" "$MIL_LINE"
