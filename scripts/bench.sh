@@ -72,7 +72,8 @@
 #   a shortened million run: BENCH_MILLION_DEVICES=50000 BENCH_WARMUP_S=10 BENCH_WINDOW_S=10 ./run.sh bench --million
 #   BENCH_ROLE_HEAPS (1; 0 skips the million run's heaps by role), BENCH_ROLE_DRAIN_S (180: at most this long for the lone
 #   worker to empty the run's queues before its heap is read), BENCH_ROLE_PROBE_S (30: the lone probe's heap is read this
-#   long after its start),
+#   long after its start), BENCH_ROLE_WORKER_HEAP (the million run's heap: the lone worker's -Xmx; the role JVMs end on
+#   out of memory, as the packaged units do, so a smaller one shows whether taking every slot over fits in it),
 #   BENCH_AGED_DAYS (0): give the node's schema, before each run, the past day partitions a node that has run this many
 #   days keeps (history up to retention.history.days.high/normal, 30/14; alert events and rollups up to 90): a fresh schema
 #   has only yesterday to 3 days ahead, and a statement that cannot prune partitions costs more with every day kept;
@@ -197,6 +198,7 @@ MIL_HEAP="${BENCH_MILLION_HEAP:-${BENCH_HEAP:-6g}}"
 ROLE_HEAPS="${BENCH_ROLE_HEAPS:-1}"
 ROLE_DRAIN_S="${BENCH_ROLE_DRAIN_S:-180}" # at most this long for the lone worker to empty the run's queues
 ROLE_PROBE_S="${BENCH_ROLE_PROBE_S:-30}"  # the lone probe's heap is read this long after its start
+ROLE_WORKER_HEAP="${BENCH_ROLE_WORKER_HEAP:-}" # the lone worker's -Xmx (default: the million run's): a small one shows a load's peak fits
 ROLE_PIDS=()
 MILLION_GOAL_N=1000000 MILLION_GOAL_I=60000 # issue 11, goal 1
 for x in CAP_N:CAP_DEVICES CAP_I:CAP_INTERVAL_MS HALF_I:HALF_INTERVAL_MS WARMUP:WARMUP_S WINDOW:WINDOW_S IDLE_N:IDLE_DEVICES \
@@ -776,7 +778,8 @@ start_role() { # prefix role port log heap flags... -> pid in ROLE_PID
   # shellcheck disable=SC2086 # BENCH_NODE_FLAGS holds several words
   INSPECT_API_TOKEN=$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n') \
   INSPECT_CONSOLE_PASSWORD=$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n') \
-  java "-Xmx$heap" -jar "$JAR" --role="$role" --node.id="$prefix-$role" --pg.schema="$prefix" --topology.prefix="$prefix" \
+  # out of memory ends the JVM, as in the packaged units (ExitOnOutOfMemoryError): a heap too small shows as a death
+  java "-Xmx$heap" -XX:+ExitOnOutOfMemoryError -jar "$JAR" --role="$role" --node.id="$prefix-$role" --pg.schema="$prefix" --topology.prefix="$prefix" \
     --redis.channel.prefix="$prefix" --http.port="$port" --data.dir="$DATA-$role" --slots.total=$RUN_SLOTS \
     --security.allow.insecure.credentials=true --scheduler.min.workers=1 "$@" ${BENCH_NODE_FLAGS:-} >"$log" 2>&1 &
   ROLE_PID=$!
@@ -822,7 +825,11 @@ lone_worker() { # prefix key heap
     curl -s --max-time 20 "http://127.0.0.1:$((PORT + 2))/metrics" -o "$m" || : >"$m"
     held=$(mget "$m" worker_slots_held)
     [ "$held" != NA ] && [ "${held%.*}" -ge "$RUN_SLOTS" ] && break
-    kill -0 "$wpid" 2>/dev/null || { say "WARNING: the lone worker died (log: $OUT/node-million-$key.log)"; stop_roles; return 1; }
+    if ! kill -0 "$wpid" 2>/dev/null; then
+      say "WARNING: the lone worker died$(grep -q OutOfMemoryError "$OUT/node-million-$key.log" && echo " OUT OF MEMORY (-Xmx$heap) while it held $held of $RUN_SLOTS slots") (log: $OUT/node-million-$key.log)"
+      R[million.${key}_oom]=$(grep -q OutOfMemoryError "$OUT/node-million-$key.log" && echo 1 || echo 0)
+      stop_roles; return 1
+    fi
     [ "$waited" -lt 300 ] || { say "WARNING: the lone worker holds $held of $RUN_SLOTS slots after 300 s: no heap by role"; stop_roles; return 1; }
     sleep 1; waited=$((waited + 1))
   done
@@ -845,7 +852,7 @@ role_heaps() { # devices interval_ms heap; sets R[million.worker_heap], R[millio
   local n=$1 i=$2 heap=$3 ppid end
   R[million.worker_heap]=NA R[million.worker_devices]=NA R[million.empty_heap]=NA R[million.probe_heap]=NA
   say "[million] heaps by role: a scheduler and a worker in JVMs of their own on the run's schema ..."
-  lone_worker "$PREFIX" worker "$heap" || return 0
+  lone_worker "$PREFIX" worker "${ROLE_WORKER_HEAP:-$heap}" || return 0
   R[million.worker_devices]="$(timeout 300 "${PSQL[@]}" -At -c "SELECT count(*) FROM $PREFIX.device_status_current" 2>/dev/null | grep -E '^[0-9]+$' || echo NA)"
   say "[million] lone worker: all $RUN_SLOTS slots held $(fmt1 "${R[million.worker_load_s]}") s after start; live heap" \
       "$(fmt1 "$(calc 'a / 1048576' "${R[million.worker_heap]}")") MiB holding ${R[million.worker_devices]} devices"
@@ -853,7 +860,7 @@ role_heaps() { # devices interval_ms heap; sets R[million.worker_heap], R[millio
   EMPTY_TEARDOWN_MAYBE=1
   teardown_empty
   EMPTY_TEARDOWN_MAYBE=1
-  lone_worker "${PREFIX}0" empty "$heap" || true
+  lone_worker "${PREFIX}0" empty "${ROLE_WORKER_HEAP:-$heap}" || true
   teardown_empty
   say "[million] lone worker on an empty schema: live heap $(fmt1 "$(calc 'a / 1048576' "${R[million.empty_heap]}")") MiB; per device" \
       "$(fmt0 "$(calc '(a - b) / c' "${R[million.worker_heap]}" "${R[million.empty_heap]}" "${R[million.worker_devices]}")") bytes above it," \
@@ -1170,7 +1177,9 @@ HALF_P99=$(v half.db_p99) HALF_P99_SRC="database"
 [ "$HALF_P99" != NA ] || { HALF_P99=$(v half.p99); HALF_P99_SRC="metrics"; }
 G6=$(calc '(a < 1000) ? 1 : 0' "$HALF_P99")
 # worker derived state: probe and worker share the JVM, so the whole heap per device is an upper bound of it
-if [ "$MIL_WORKER_MARG" != NA ]; then
+if [ "${R[million.worker_oom]:-0}" = 1 ]; then
+  G5="no (the lone worker ran out of memory taking every slot over, -Xmx${ROLE_WORKER_HEAP:-$MIL_HEAP})"
+elif [ "$MIL_WORKER_MARG" != NA ]; then
   # the lone worker's live heap holding the devices, less its heap on an empty schema, over the devices
   G5="$(yesno "$(calc '(a <= 600) ? 1 : 0' "$MIL_WORKER_MARG")") (lone worker $(fmt0 "$MIL_WORKER_MARG") bytes/device above its empty-schema heap, $(v million.worker_devices) devices)"
 elif [ "$MIL_WORKER_DEV" != NA ]; then
@@ -1219,6 +1228,9 @@ if ran million && awk -v s="$(v million.devices_seen)" -v n="$(v million.devices
 fi
 if ran million && [ "$(v million.worker_heap)" != NA ]; then
   notes+=("million, heap by role (BENCH_ROLE_HEAPS=0 skips it): after the run a scheduler and a worker each in a JVM of its own on the run's schema; the worker held all $RUN_SLOTS slots $(fmt1 "$(v million.worker_load_s)") s after its start (each slot's devices loaded from their snapshots) and emptied the run's queues ($(v million.worker_backlog) messages left): live heap $(fmt0 "$(calc 'a / 1048576' "$(v million.worker_heap)")") MiB; the same on an empty schema ${PREFIX}0: $(fmt0 "$(calc 'a / 1048576' "$(v million.empty_heap)")") MiB; a probe alone with the run's $(v million.devices) devices, ${ROLE_PROBE_S} s after its start: $(fmt0 "$(calc 'a / 1048576' "$(v million.probe_heap)")") MiB; class histograms $OUT/heap-million-{worker,empty,probe}.txt, logs $OUT/node-million-*.log")
+fi
+if ran million && [ "${R[million.worker_oom]:-0}" = 1 ]; then
+  notes+=("million, heap by role: the lone worker ran OUT OF MEMORY (-Xmx${ROLE_WORKER_HEAP:-$MIL_HEAP}) while it took the run's slots over (log $OUT/node-million-worker.log)")
 fi
 if ran million && [ "$RUN_BASELINES" = 0 ]; then
   notes+=("million: no baselines in this run, so no ratio to the broker or database (--million --with-baselines)")

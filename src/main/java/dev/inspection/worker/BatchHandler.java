@@ -93,17 +93,12 @@ public final class BatchHandler {
     this.memory = new HashMap<>(memory);
   }
 
-  /** The derived states a new owner starts from (INV-10); a snapshot it cannot read starts that device's counters again. */
+  /** The derived states a new owner starts from (INV-10): every device of the snapshot with a readable one. */
   public static Map<String, DerivedState> memoryOf(SnapshotLoader.Snapshot snapshot) {
     Map<String, DerivedState> out = new HashMap<>();
     if (snapshot == null) return out;
     for (Map.Entry<String, DeviceMemory> e : snapshot.devices().entrySet()) {
-      if (e.getValue().derived() == null) continue;
-      try {
-        out.put(e.getKey(), DerivedState.fromJson(e.getValue().derived()));
-      } catch (RuntimeException bad) {
-        log.atWarn().addKeyValue(SLOT, snapshot.slot()).log("slot {}: device {} has an unreadable derived snapshot ({}); its counters start again", snapshot.slot(), e.getKey(), bad.getMessage());
-      }
+      if (e.getValue().derived() != null) out.put(e.getKey(), e.getValue().derived());
     }
     return out;
   }
