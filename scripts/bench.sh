@@ -775,10 +775,10 @@ await_jit() { # tag
 start_role() { # prefix role port log heap flags... -> pid in ROLE_PID
   local prefix=$1 role=$2 port=$3 log=$4 heap=$5
   shift 5
+  # out of memory ends the JVM, as in the packaged units (ExitOnOutOfMemoryError): a heap too small shows as a death
   # shellcheck disable=SC2086 # BENCH_NODE_FLAGS holds several words
   INSPECT_API_TOKEN=$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n') \
   INSPECT_CONSOLE_PASSWORD=$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n') \
-  # out of memory ends the JVM, as in the packaged units (ExitOnOutOfMemoryError): a heap too small shows as a death
   java "-Xmx$heap" -XX:+ExitOnOutOfMemoryError -jar "$JAR" --role="$role" --node.id="$prefix-$role" --pg.schema="$prefix" --topology.prefix="$prefix" \
     --redis.channel.prefix="$prefix" --http.port="$port" --data.dir="$DATA-$role" --slots.total=$RUN_SLOTS \
     --security.allow.insecure.credentials=true --scheduler.min.workers=1 "$@" ${BENCH_NODE_FLAGS:-} >"$log" 2>&1 &
