@@ -1,7 +1,5 @@
 package dev.inspection.worker;
 
-import static dev.inspection.config.LogSetup.SLOT;
-
 import dev.inspection.messaging.Envelope;
 import dev.inspection.messaging.InvalidMessage;
 import dev.inspection.messaging.ResultBatch;
@@ -23,8 +21,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.IntFunction;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Turns one slot's batch of deliveries into what to write and what to set aside (D8: one bad result is
@@ -39,7 +35,6 @@ import org.slf4j.LoggerFactory;
  * state (D7), which follows the database: it changes only through {@link #committed}.
  */
 public final class BatchHandler {
-  private static final Logger log = LoggerFactory.getLogger(BatchHandler.class);
 
   /** What the handler reads of a delivery. */
   public interface Received {

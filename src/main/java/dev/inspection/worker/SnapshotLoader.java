@@ -22,7 +22,7 @@ import org.slf4j.LoggerFactory;
  * in memory (D7): what is loaded here is exactly what the previous owner committed.
  *
  * <p>Each row's derived snapshot is read into its {@link DerivedState} as its page arrives, and the page's JSON is
- * dropped: a load of a million devices kept every parsed snapshot (about 2,300 bytes a device, 2.3 GB) until the
+ * dropped: a load of a million devices kept every parsed snapshot (about 1,900 bytes a device, 1.9 GB) until the
  * last page was in, and the slot processors kept them after that.
  */
 public final class SnapshotLoader {

@@ -27,7 +27,7 @@ class SnapshotLoaderTest {
   @Test
   void theStatesReadKeepNothingOfTheirJson() {
     // the loader drops each page's JSON once read: a state must not hold on to any of it (a million devices' parsed
-    // snapshots are about 2.3 GB)
+    // snapshots are about 1.9 GB)
     List<WeakReference<JsonObject>> json = new ArrayList<>();
     List<DerivedState> states = new ArrayList<>();
     for (int i = 0; i < 100; i++) {
