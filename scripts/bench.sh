@@ -390,9 +390,9 @@ gc_pause_ms() { # gc log -> total ms of pauses so far
   awk '/Pause/ && match($0, /([0-9.]+)ms$/, m) { s += m[1] } END { printf "%.0f\n", s }' "$1"
 }
 
-rabbit_bench_backlog() { # messages ready+unacked in the node's bench queues
+rabbit_bench_backlog() { # [prefix]: messages ready+unacked in the slot queues of prefix (default: the node's), NA when none is listed
   { timeout 60 rabbitmqctl -q list_queues name messages 2>/dev/null || true; } |
-    awk -v p="$PREFIX.status.s" 'index($1, p) == 1 { s += $2; n++ } END { if (n) print s; else print "NA" }'
+    awk -v p="${1:-$PREFIX}.status.s" 'index($1, p) == 1 { s += $2; n++ } END { if (n) print s; else print "NA" }'
 }
 
 # ------------------------------------------------------------------------------------------ state + cleanup
@@ -836,8 +836,7 @@ lone_worker() { # prefix key heap
   R[million.${key}_load_s]=$(calc 'a - b' "$(now)" "$t0")
   # the run's backlog consumed and committed before the heap is read, so the prefetch holds nothing
   waited=0
-  while backlog=$({ timeout 60 rabbitmqctl -q list_queues name messages 2>/dev/null || true; } |
-                  awk -v p="$prefix.status.s" 'index($1, p) == 1 { s += $2 } END { print s + 0 }'); [ "$backlog" != 0 ] && [ "$waited" -lt "$ROLE_DRAIN_S" ]; do
+  while backlog=$(rabbit_bench_backlog "$prefix"); [ "$backlog" != 0 ] && [ "$waited" -lt "$ROLE_DRAIN_S" ]; do
     sleep 2; waited=$((waited + 2))
   done
   [ "$backlog" = 0 ] || say "[million] WARNING: $backlog messages still queued after ${ROLE_DRAIN_S} s (BENCH_ROLE_DRAIN_S): the lone worker's heap includes its prefetch"

@@ -113,15 +113,19 @@ public record DerivedState(
     if (ring.size() > MAX_RING) throw new IllegalArgumentException("ring holds " + ring.size() + " results, at most " + MAX_RING);
     Objects.requireNonNull(offlinePhase, "offlinePhase");
     Objects.requireNonNull(firing, "firing");
-    TreeMap<String, Integer> f = new TreeMap<>();
-    firing.forEach((k, v) -> {
-      Objects.requireNonNull(k, "alert key");
-      if (v == null || v < 0 || v > 4) throw new IllegalArgumentException("severity of " + k + " must be 0..4, got " + v);
-      f.put(k, v);
-    });
-    // nearly every device has nothing firing: one shared empty map instead of a TreeMap and its wrapper each (80 bytes
-    // a device at rest in a worker's memory, and two objects less for every result folded)
-    firing = f.isEmpty() ? Collections.emptySortedMap() : Collections.unmodifiableSortedMap(f);
+    if (firing.isEmpty()) {
+      // nearly every device has nothing firing: one shared empty map, no TreeMap and wrapper built for it (80 bytes a
+      // device at rest in a worker's memory, and two objects less for every result folded)
+      firing = Collections.emptySortedMap();
+    } else {
+      TreeMap<String, Integer> f = new TreeMap<>();
+      firing.forEach((k, v) -> {
+        Objects.requireNonNull(k, "alert key");
+        if (v == null || v < 0 || v > 4) throw new IllegalArgumentException("severity of " + k + " must be 0..4, got " + v);
+        f.put(k, v);
+      });
+      firing = Collections.unmodifiableSortedMap(f);
+    }
     // The machine's invariants, checked here so that a corrupt snapshot is refused when it is loaded
     // rather than producing a wrong alert later.
     if (offlinePhase == OfflinePhase.UP) {
