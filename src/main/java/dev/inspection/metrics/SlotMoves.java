@@ -20,7 +20,8 @@ public final class SlotMoves {
   SlotMoves(MeterRegistry registry) {
     Duration window = Duration.ofMinutes(5);
     released = new Latency(registry, "worker_slot_release", "time for the old owner to stop, commit and ack a moving slot", window, b -> b);
-    loaded = new Latency(registry, "worker_snapshot_load", "time to load a slot's derived state before consuming it (INV-10)", window, b -> b);
+    loaded = new Latency(registry, "worker_snapshot_load", "time to read a slot's devices' derived state from their snapshots before it consumes (INV-10): its own pages, not"
+        + " the wait for the slots a takeover loads before it", window, b -> b);
     opened = new Latency(registry, "worker_slot_open", "time from taking a slot up (derived state loaded, ACTIVE here) until its consumers are open"
         + " on the broker", window, b -> b);
     firstDelivery = new Latency(registry, "worker_slot_first_delivery", "time from taking a slot up (derived state loaded, ACTIVE here) until the"
@@ -34,7 +35,7 @@ public final class SlotMoves {
     released.record(millis, TimeUnit.MILLISECONDS);
   }
 
-  /** A slot's derived state loaded before consuming it (INV-10). */
+  /** A slot's derived state loaded before consuming it (INV-10), its own pages in {@code millis}. */
   public void loaded(long millis) {
     loaded.record(millis, TimeUnit.MILLISECONDS);
   }

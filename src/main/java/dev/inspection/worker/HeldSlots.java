@@ -13,12 +13,15 @@ import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,8 +35,12 @@ final class HeldSlots {
 
   /** What the worker does when its holdings change. */
   interface Listener {
-    /** INV-10: load the derived state of the slots' devices (slot → epoch); completes when they may consume. */
-    Future<Void> load(Map<Integer, Long> slots);
+    /**
+     * INV-10: load the derived state of the slots' devices (slot → epoch), handing {@code loaded} the slots whose devices
+     * are all in as they are (in slot order, a group at a time); completes when every slot has been handed. On a failure
+     * the slots not handed yet are not loaded.
+     */
+    Future<Void> load(Map<Integer, Long> slots, Consumer<Collection<Integer>> loaded);
 
     void consume(int slot, long epoch);
 
@@ -44,8 +51,8 @@ final class HeldSlots {
     void lost(int slot, long epoch);
   }
 
-  /** Slots loaded and activated together, at most. */
-  static final int LOAD_CHUNK = 32;
+  /** Slots a walk activated are announced together, at most this often. */
+  static final long ANNOUNCE_GAP_MS = 200;
 
   private final Vertx vertx;
   private final Clock clock;
@@ -55,6 +62,8 @@ final class HeldSlots {
   private final Map<Integer, Holding> held = new HashMap<>();
   private final Map<Integer, Long> touched = new HashMap<>();
   private long seq;
+  private long lastAnnounced = Long.MIN_VALUE / 2;
+  private long announceTimer = -1;
 
   HeldSlots(Vertx vertx, Clock clock, LeaseStore store, Listener listener, Runnable announce) {
     this.vertx = vertx;
@@ -149,16 +158,9 @@ final class HeldSlots {
         pending.add(release(slot, held.get(slot)));
       }
     }
-    // the slots of one read load together, a chunk per query: a failover hands a survivor a hundred slots at once
-    Map<Integer, Holding> chunk = new TreeMap<>();
-    for (Map.Entry<Integer, Holding> e : loads.entrySet()) {
-      chunk.put(e.getKey(), e.getValue());
-      if (chunk.size() == LOAD_CHUNK) {
-        load(chunk);
-        chunk = new TreeMap<>();
-      }
-    }
-    if (!chunk.isEmpty()) load(chunk);
+    // the slots of one read load in one walk (one query per page for all of them; a failover hands a survivor a hundred
+    // slots at once), each slot consuming once its own pages are in
+    if (!loads.isEmpty()) load(loads);
     return pending;
   }
 
@@ -167,27 +169,47 @@ final class HeldSlots {
   }
 
   /**
-   * INV-10 for a chunk of slots taken in one read: their derived state in one load, ACTIVE in one statement, then
-   * each one still held at the same holding consumes. A slot the lease moved away from meanwhile, or a chunk whose
-   * load or activation failed, is dropped: the next read decides again.
+   * INV-10 for the slots taken in one read: their derived state in one walk; each group of slots whose devices
+   * are in goes ACTIVE in one statement, then each one still held at the same holding consumes. A slot the lease moved
+   * away from meanwhile, a group whose activation failed, or the slots a failed load had not reached are dropped: the
+   * next read decides again.
    */
-  private void load(Map<Integer, Holding> chunk) {
+  private void load(Map<Integer, Holding> walk) {
     long start = System.nanoTime();
     Map<Integer, Long> epochs = new TreeMap<>();
-    chunk.forEach((slot, h) -> epochs.put(slot, h.epoch()));
-    listener.load(epochs).compose(v -> {
-      Map<Integer, Long> still = new TreeMap<>();
-      chunk.forEach((slot, h) -> {
-        if (held.get(slot) == h) still.put(slot, h.epoch());
-      });
-      return still.isEmpty() ? Future.succeededFuture(Set.<Integer>of())
-          : store.activate(still, "loaded in " + (System.nanoTime() - start) / 1_000_000 + " ms (" + chunk.size() + " slot(s) together)");
+    walk.forEach((slot, h) -> epochs.put(slot, h.epoch()));
+    Set<Integer> waiting = new TreeSet<>(walk.keySet());
+    listener.load(epochs, loaded -> {
+      waiting.removeAll(loaded);
+      activate(loaded, walk, start);
     }).onComplete(ar -> {
+      if (waiting.isEmpty()) return;
+      // a failed page, or (never expected) a slot the load did not hand over: not loaded, so not consumed
+      log.warn("{} slot(s): cannot load their derived state ({}); will retry", waiting.size(),
+          ar.failed() ? ar.cause().getMessage() : "the load ended without them");
+      for (int slot : waiting) {
+        Holding h = walk.get(slot);
+        if (held.get(slot) == h) drop(slot, h);
+      }
+    });
+  }
+
+  /** The loaded slots still held at the same holding go ACTIVE in one statement and consume. */
+  private void activate(Collection<Integer> loaded, Map<Integer, Holding> walk, long start) {
+    Map<Integer, Holding> group = new TreeMap<>();
+    for (int slot : loaded) {
+      Holding h = walk.get(slot);
+      if (h != null && held.get(slot) == h) group.put(slot, h); // else lost meanwhile (a slot dropped and taken again is another holding)
+    }
+    if (group.isEmpty()) return;
+    Map<Integer, Long> epochs = new TreeMap<>();
+    group.forEach((slot, h) -> epochs.put(slot, h.epoch()));
+    store.activate(epochs, "loaded in " + (System.nanoTime() - start) / 1_000_000 + " ms (a walk of " + walk.size() + " slots)").onComplete(ar -> {
       boolean any = false;
-      for (Map.Entry<Integer, Holding> e : chunk.entrySet()) {
+      for (Map.Entry<Integer, Holding> e : group.entrySet()) {
         int slot = e.getKey();
         Holding h = e.getValue();
-        if (held.get(slot) != h) continue; // lost meanwhile (the same instance: a slot dropped and taken again is another holding)
+        if (held.get(slot) != h) continue;
         if (ar.succeeded() && ar.result().contains(slot)) {
           held.put(slot, h.consuming());
           touch(slot);
@@ -197,9 +219,28 @@ final class HeldSlots {
           drop(slot, h); // the lease moved while loading, or the database failed
         }
       }
-      if (ar.failed()) log.warn("{} slot(s): cannot load their derived state ({}); will retry", chunk.size(), ar.cause().getMessage());
-      if (any) announce.run();
+      if (ar.failed()) log.warn("{} slot(s): cannot mark them ACTIVE ({}); will retry", group.size(), ar.cause().getMessage());
+      if (any) announceLoaded();
     });
+  }
+
+  /**
+   * A walk activates its slots a group at a time (256 in a survivor's takeover): the scheduler and the other workers hear
+   * of them at most every {@link #ANNOUNCE_GAP_MS}, each announcement covering every slot activated before it.
+   */
+  private void announceLoaded() {
+    if (announceTimer >= 0) return;
+    long wait = lastAnnounced + ANNOUNCE_GAP_MS - clock.millis();
+    if (wait <= 0) {
+      lastAnnounced = clock.millis();
+      announce.run();
+    } else {
+      announceTimer = vertx.setTimer(wait, t -> {
+        announceTimer = -1;
+        lastAnnounced = clock.millis();
+        announce.run();
+      });
+    }
   }
 
   /** Graceful: the slot stops, commits and acks what it holds, then is marked DRAINING_OLD. */

@@ -23,9 +23,11 @@ import io.vertx.core.json.JsonObject;
 import io.vertx.sqlclient.Pool;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -51,7 +53,8 @@ public final class WorkerVerticle extends VerticleBase {
   private WorkerExecutor acks;
   /** Opens the slots' consumers: nine broker round trips per slot, many slots at once in a takeover. */
   private WorkerExecutor opens;
-  private final Map<Integer, SlotMemory> loaded = new HashMap<>();
+  /** Slots loaded and not yet consuming: their devices' state, at the epoch it was loaded for. */
+  private final Map<Integer, Loaded> loaded = new HashMap<>();
   private final Map<Integer, long[]> rateMarks = new HashMap<>();
   private Pool pool;
   private SlotMapFollower slotMap;
@@ -147,20 +150,22 @@ public final class WorkerVerticle extends VerticleBase {
             config.getLong(Keys.WORKER_LEASE_POLL_MS), config.getLong(Keys.WORKER_FAULT_FREEZE_HEARTBEAT_AFTER_MS), RetryPolicy.from(config)),
         new HeldSlots.Listener() {
           @Override
-          public Future<Void> load(Map<Integer, Long> slots) {
-            return snapshots.load(List.copyOf(slots.keySet())).map(snaps -> {
-              snaps.forEach((slot, snap) -> {
-                loaded.put(slot, SlotMemory.of(snap));
+          public Future<Void> load(Map<Integer, Long> slots, Consumer<Collection<Integer>> done) {
+            return snapshots.load(List.copyOf(slots.keySet()), snaps -> {
+              for (SnapshotLoader.Snapshot snap : snaps) {
+                // two walks may both hold a slot (dropped, then taken again while the first still loads): the later epoch's state stays
+                loaded.merge(snap.slot(), new Loaded(slots.get(snap.slot()), SlotMemory.of(snap)), (was, now) -> now.epoch() >= was.epoch() ? now : was);
                 metrics.moves().loaded(snap.millis());
-              });
-              log.debug("slots {}: loaded in {} ms", slots.keySet(), snaps.values().stream().mapToLong(SnapshotLoader.Snapshot::millis).max().orElse(0));
-              return null;
+                log.debug("slot {}: {} devices loaded in {} ms", snap.slot(), snap.devices().size(), snap.millis());
+              }
+              done.accept(snaps.stream().map(SnapshotLoader.Snapshot::slot).toList());
             });
           }
 
           @Override
           public void consume(int slot, long epoch) {
-            startSlot(slot, epoch, loaded.remove(slot));
+            Loaded l = loaded.remove(slot);
+            startSlot(slot, epoch, l == null || l.epoch() != epoch ? null : l.memory());
           }
 
           @Override
@@ -234,6 +239,8 @@ public final class WorkerVerticle extends VerticleBase {
         .put("degraded", degraded.json().put("backfill_queue", backFiller.depth())).put("slots", perSlot)
         .put("db_errors", (long) metrics.count("worker_db_errors_total")).put("commit_p99_ms", Math.round(metrics.commitP99Ms()));
   }
+
+  private record Loaded(long epoch, SlotMemory memory) {}
 
   private void startSlot(int slot, long epoch, SlotMemory memory) {
     SlotProcessor old = processors.remove(slot);

@@ -1,0 +1,180 @@
+package dev.inspection.worker;
+
+import static dev.inspection.it.TestEnv.awaitResult;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.inspection.control.SlotState;
+import dev.inspection.control.WorkerState;
+import dev.inspection.it.TestEnv;
+import dev.inspection.store.Db;
+import dev.inspection.store.Migrations;
+import dev.inspection.store.PgOptions;
+import dev.inspection.worker.LeaseReconciler.Lease;
+import io.vertx.core.Context;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import io.vertx.sqlclient.Pool;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A takeover's slots consume one by one as their own devices are in, not all at once when the last page of the last slot
+ * is (a survivor taking 256 slots of a million devices waited 30–37 s before any consumed): {@link SnapshotLoader} hands
+ * each slot over with its page, and {@link HeldSlots} activates and consumes what it is handed while the rest still load;
+ * a load that fails part-way drops only the slots it had not handed over.
+ */
+class TakeoverWalkIT {
+
+  @Test
+  void theLoaderHandsEachSlotOverOnThePageThatFinishesItWithAllItsDevices() throws Exception {
+    try (TestEnv env = new TestEnv(6); Schema db = Schema.open(env)) {
+      // slot 1: three devices, slot 2: one, slot 3: none, slot 4: four, slot 5: none; pages of two rows
+      device(env, 1, "a", "b", "c");
+      device(env, 2, "d");
+      device(env, 4, "e", "f", "g", "h");
+      env.execute("UPDATE $S.slot_lease SET slot_map_version = 7 WHERE slot_id = 4");
+      List<List<Integer>> groups = new CopyOnWriteArrayList<>();
+      Map<Integer, Integer> sizeWhenHanded = new TreeMap<>();
+      List<SnapshotLoader.Snapshot> handed = new CopyOnWriteArrayList<>();
+      awaitResult(new SnapshotLoader(db.pool(), 2).load(List.of(5, 4, 3, 2, 1), snaps -> {
+        groups.add(snaps.stream().map(SnapshotLoader.Snapshot::slot).toList());
+        snaps.forEach(s -> sizeWhenHanded.put(s.slot(), s.devices().size()));
+        handed.addAll(snaps);
+      }));
+      // page 2 (c, d) finishes slot 1; page 3 (e, f) finishes 2 and the empty 3; the short last page finishes 4 and 5
+      assertEquals(List.of(List.of(1), List.of(2, 3), List.of(4, 5)), groups, "slots handed over in order, each with the page that finished it");
+      assertEquals(Map.of(1, 3, 2, 1, 3, 0, 4, 4, 5, 0), sizeWhenHanded, "every device of a slot is in when it is handed over");
+      for (SnapshotLoader.Snapshot s : handed) {
+        assertEquals(sizeWhenHanded.get(s.slot()), s.devices().size(), "slot " + s.slot() + ": nothing added after its hand-over");
+        assertEquals(s.slot() == 4 ? 7 : 1, s.mapVersion(), "slot " + s.slot() + "'s map version");
+      }
+      assertEquals(List.of("e", "f", "g", "h"), handed.get(3).devices().keySet().stream().sorted().toList());
+    }
+  }
+
+  @Test
+  void eachSlotConsumesAsItIsLoadedAndAFailedLoadDropsOnlyTheSlotsNotYetHanded() throws Exception {
+    try (TestEnv env = new TestEnv(4); Schema db = Schema.open(env)) {
+      env.execute("UPDATE $S.slot_lease SET owner_worker_id = 'w', lease_epoch = 3, state = 'LOADING_NEW'");
+      FakeWorker worker = new FakeWorker();
+      Context ctx = db.vertx().getOrCreateContext();
+      HeldSlots held = new HeldSlots(db.vertx(), Clock.systemUTC(), new LeaseStore(db.pool(), "w"), worker, worker.announced::incrementAndGet);
+      List<Lease> leases = new ArrayList<>();
+      for (int s = 0; s < 4; s++) leases.add(new Lease(s, 3, SlotState.LOADING_NEW));
+      ctx.runOnContext(v -> held.reconcile(leases, held.newRead(), WorkerState.ACTIVE, false));
+      // the slots of one read: one walk
+      await().atMost(Duration.ofSeconds(20)).until(() -> worker.walks.size() == 1);
+      Walk first = worker.walks.get(0);
+      assertEquals(List.of(0, 1, 2, 3), List.copyOf(first.slots.keySet()));
+
+      // the walk hands slot 0 over: it goes ACTIVE and consumes while the others still load
+      ctx.runOnContext(v -> first.loaded.accept(List.of(0)));
+      await().atMost(Duration.ofSeconds(20)).until(() -> worker.consumed.contains(0));
+      assertEquals("ACTIVE", state(env, 0));
+      assertEquals("LOADING_NEW", state(env, 1), "slot 1 is still loading");
+      assertEquals(List.of(0), List.copyOf(worker.consumed));
+
+      // then 1 and 2 together (one page finished both): ACTIVE in one statement, both consume
+      ctx.runOnContext(v -> first.loaded.accept(List.of(1, 2)));
+      await().atMost(Duration.ofSeconds(20)).until(() -> worker.consumed.size() == 3);
+      assertEquals(List.of(0, 1, 2), List.copyOf(worker.consumed));
+
+      // the walk fails before slot 3: slot 3 alone is dropped unloaded, the three handed over consume on
+      ctx.runOnContext(v -> first.done.fail("page failed: connection reset"));
+      await().atMost(Duration.ofSeconds(20)).until(() -> worker.lost.contains(3));
+      assertEquals(List.of(3), List.copyOf(worker.lost), "only the slot the failed walk had not handed over");
+      assertEquals("LOADING_NEW", state(env, 3));
+      assertEquals(Map.of(0, 3L, 1, 3L, 2, 3L), new TreeMap<>(held.epochs()), "held: the three consuming slots");
+
+      // the next read takes slot 3 again, in a walk of its own, which hands it over and ends
+      ctx.runOnContext(v -> held.reconcile(leases, held.newRead(), WorkerState.ACTIVE, false));
+      await().atMost(Duration.ofSeconds(20)).until(() -> worker.walks.size() == 2);
+      Walk again = worker.walks.get(1);
+      assertEquals(List.of(3), List.copyOf(again.slots.keySet()), "only the dropped slot is loaded again");
+      ctx.runOnContext(v -> {
+        again.loaded.accept(List.of(3));
+        again.done.complete();
+      });
+      await().atMost(Duration.ofSeconds(20)).until(() -> worker.consumed.size() == 4);
+      assertEquals(List.of(0, 1, 2, 3), List.copyOf(worker.consumed));
+      assertEquals("ACTIVE", state(env, 3));
+      // a history row per slot, one statement (one transaction time) per group handed over: 0; 1 and 2; 3
+      String activations = "FROM $S.slot_lease_history WHERE new_state = 'ACTIVE' AND reason LIKE 'loaded in % ms (a walk of _ slots)'";
+      assertEquals(4, env.queryLong("SELECT count(*) " + activations));
+      assertEquals(3, env.queryLong("SELECT count(DISTINCT at) " + activations), "slots 1 and 2 went ACTIVE in one statement");
+      await().atMost(Duration.ofSeconds(20)).until(() -> worker.announced.get() >= 1);
+    }
+  }
+
+  private static String state(TestEnv env, int slot) throws Exception {
+    return (String) env.query("SELECT state FROM $S.slot_lease WHERE slot_id = " + slot).get(0)[0];
+  }
+
+  private static void device(TestEnv env, int slot, String... ids) throws Exception {
+    for (String id : ids) {
+      env.execute("INSERT INTO $S.device_status_current (device_id, slot_id, current_slot, seq, cycle_id, collected_at, writer_epoch, message_id,"
+          + " status_payload, derived_snapshot) VALUES ('" + id + "', " + slot + ", " + slot + ", 1, 1, now(), 1, 'm-" + id + "', '{}', NULL)");
+    }
+  }
+
+  /** A walk the test hands over and ends by hand. */
+  record Walk(Map<Integer, Long> slots, Consumer<Collection<Integer>> loaded, Promise<Void> done) {}
+
+  /** The worker side of {@link HeldSlots}: records what it is told; its loads are the test's. */
+  static final class FakeWorker implements HeldSlots.Listener {
+    final List<Walk> walks = new CopyOnWriteArrayList<>();
+    final List<Integer> consumed = new CopyOnWriteArrayList<>();
+    final List<Integer> lost = new CopyOnWriteArrayList<>();
+    final java.util.concurrent.atomic.AtomicInteger announced = new java.util.concurrent.atomic.AtomicInteger();
+
+    @Override
+    public Future<Void> load(Map<Integer, Long> slots, Consumer<Collection<Integer>> loaded) {
+      Walk w = new Walk(new TreeMap<>(slots), loaded, Promise.promise());
+      walks.add(w);
+      return w.done.future();
+    }
+
+    @Override
+    public void consume(int slot, long epoch) {
+      consumed.add(slot);
+    }
+
+    @Override
+    public Future<Void> release(int slot, long epoch) {
+      return Future.succeededFuture();
+    }
+
+    @Override
+    public void lost(int slot, long epoch) {
+      lost.add(slot);
+    }
+  }
+
+  /** The test's schema, migrated; one Vert.x and a pool of two on it. */
+  record Schema(Vertx vertx, Pool pool) implements AutoCloseable {
+    static Schema open(TestEnv env) throws Exception {
+      Vertx vertx = Vertx.vertx();
+      PgOptions pg = PgOptions.from(env.config(Map.of()));
+      Pool pool = Db.pool(vertx, pg, 2);
+      awaitResult(Migrations.apply(vertx, pool, pg, env.slots, true));
+      return new Schema(vertx, pool);
+    }
+
+    @Override
+    public void close() throws Exception {
+      awaitResult(pool.close());
+      awaitResult(vertx.close());
+    }
+  }
+}
