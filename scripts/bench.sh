@@ -26,7 +26,10 @@
 #                         it holds every slot (its devices loaded from their snapshots) and the queues are empty,
 #                         the same on an empty schema <id>0 (the worker's fixed part), and a probe alone with the
 #                         run's fleet: worker bytes/device above its fixed part, probe bytes/device (whole heap);
-#                         class histograms in target/bench/heap-million-{worker,empty,probe}.txt;
+#                         class histograms in target/bench/heap-million-{worker,empty,probe}.txt; the lone
+#                         worker's takeover: when its first slot, half of them and the last consumed (from
+#                         slot_lease_history) and a slot's own load p50/p99 (worker_snapshot_load_seconds),
+#                         goal 5's second half;
 #   5. a summary block with the goal lines of issue 11 (yes / no / NA), printed and saved to target/bench/summary.txt.
 #
 # Everything it creates is removed again, also on Ctrl-C or failure: the 64 PerfTest queues, the scratch
@@ -49,6 +52,11 @@
 #                      full device-state write against the plain upsert + history, in one run, latency and the CPU
 #                      per result of PostgreSQL's sessions and of its JVM; builds with mvn;
 #                      its flags through BENCH_COMMIT_ARGS, e.g. "--batches=300 --batch=200 --devices=20000")
+#   --takeover         only the takeover benchmark (dev.inspection.bench.TakeoverBench, from the test sources): a
+#                      survivor's load of every slot alone, a million devices with derived snapshots over 256 slots in
+#                      a scratch schema, walked two at once, one at a time, and in groups of 32 handed over together
+#                      (the worker before its walks), alternating rounds: when the first slot, half and the last were
+#                      handed over, and the JVM's CPU; its flags through BENCH_TAKEOVER_ARGS, e.g. "--devices=200000"
 #   --ingest           only the push-ingest benchmark (dev.inspection.bench.IngestBench, from the test sources): one
 #                      probe, frames/s acknowledged durable and ack p50/p99 through POST /ingest/v1/hotel_room against
 #                      the same frames handed straight to its group commit (the baseline), in one run; its flags through
@@ -100,6 +108,7 @@ usage() { awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$SEL
 QUICK=0
 SKIP_BASELINES=0
 COMMIT_ONLY=0
+TAKEOVER_ONLY=0
 INGEST_ONLY=0
 ONLY_IDLE=0
 ONLY_MILLION=0
@@ -110,6 +119,7 @@ for arg in "$@"; do
   case "$arg" in
     --quick) QUICK=1 ;;
     --commit) COMMIT_ONLY=1 ;;
+    --takeover) TAKEOVER_ONLY=1 ;;
     --ingest) INGEST_ONLY=1 ;;
     --skip-baselines) SKIP_BASELINES=1 ;;
     --idle) ONLY_IDLE=1 ;;
@@ -127,6 +137,13 @@ if [ "$COMMIT_ONLY" = 1 ]; then
   mvn -q -B test-compile dependency:build-classpath -Dmdep.outputFile=target/bench-classpath.txt
   # shellcheck disable=SC2086 # BENCH_COMMIT_ARGS holds several flags
   exec java -cp "target/classes:target/test-classes:$(cat target/bench-classpath.txt)" dev.inspection.bench.CommitBench ${BENCH_COMMIT_ARGS:-}
+fi
+
+if [ "$TAKEOVER_ONLY" = 1 ]; then
+  # TakeoverBench is test code too: a scratch schema bench_takeover_<time>, dropped at the end
+  mvn -q -B test-compile dependency:build-classpath -Dmdep.outputFile=target/bench-classpath.txt
+  # shellcheck disable=SC2086 # BENCH_TAKEOVER_ARGS holds several flags
+  exec java -cp "target/classes:target/test-classes:$(cat target/bench-classpath.txt)" dev.inspection.bench.TakeoverBench ${BENCH_TAKEOVER_ARGS:-}
 fi
 
 if [ "$INGEST_ONLY" = 1 ]; then
@@ -834,6 +851,7 @@ lone_worker() { # prefix key heap
     sleep 1; waited=$((waited + 1))
   done
   R[million.${key}_load_s]=$(calc 'a - b' "$(now)" "$t0")
+  takeover "$prefix" "$key" "$m"
   # the run's backlog consumed and committed before the heap is read, so the prefetch holds nothing
   waited=0
   while backlog=$(rabbit_bench_backlog "$prefix"); [ "$backlog" != 0 ] && [ "$waited" -lt "$ROLE_DRAIN_S" ]; do
@@ -847,6 +865,20 @@ lone_worker() { # prefix key heap
   { echo "===== million: a lone worker on schema $prefix ====="; cat "$OUT/node-million-$key.log"; } >>"$OUT/node.log"
 }
 
+takeover() { # prefix key metrics-file; sets R[million.KEY_takeover_{slots,first,half,last}], R[million.KEY_slot_load_{p50,p99}]
+  # when each slot began to consume (ACTIVE in slot_lease_history), counted from the lone worker's first lease; and a
+  # slot's own load (worker_snapshot_load_seconds: its devices read from their snapshots), goal 5's second half
+  local prefix=$1 key=$2 m=$3 row
+  row="$(timeout 60 "${PSQL[@]}" -At -F ' ' -c "
+    WITH mine AS (SELECT at, new_state FROM $prefix.slot_lease_history WHERE new_owner = '$prefix-worker'),
+    a AS (SELECT extract(epoch FROM at - (SELECT min(at) FROM mine)) AS s FROM mine WHERE new_state = 'ACTIVE')
+    SELECT count(*), round(min(s)::numeric, 3), round(percentile_cont(0.5) WITHIN GROUP (ORDER BY s)::numeric, 3),
+           round(max(s)::numeric, 3) FROM a" 2>/dev/null | grep -E '^[0-9]+ ' || echo "NA NA NA NA")"
+  read -r R[million.${key}_takeover_slots] R[million.${key}_takeover_first] R[million.${key}_takeover_half] R[million.${key}_takeover_last] <<<"$row"
+  R[million.${key}_slot_load_p50]=$(calc 'a * 1000' "$(mget "$m" 'worker_snapshot_load_seconds{quantile="0.5"}')")
+  R[million.${key}_slot_load_p99]=$(calc 'a * 1000' "$(mget "$m" 'worker_snapshot_load_seconds{quantile="0.99"}')")
+}
+
 role_heaps() { # devices interval_ms heap; sets R[million.worker_heap], R[million.worker_devices], R[million.empty_heap], R[million.probe_heap]
   local n=$1 i=$2 heap=$3 ppid end
   R[million.worker_heap]=NA R[million.worker_devices]=NA R[million.empty_heap]=NA R[million.probe_heap]=NA
@@ -855,6 +887,10 @@ role_heaps() { # devices interval_ms heap; sets R[million.worker_heap], R[millio
   R[million.worker_devices]="$(timeout 300 "${PSQL[@]}" -At -c "SELECT count(*) FROM $PREFIX.device_status_current" 2>/dev/null | grep -E '^[0-9]+$' || echo NA)"
   say "[million] lone worker: all $RUN_SLOTS slots held $(fmt1 "${R[million.worker_load_s]}") s after start; live heap" \
       "$(fmt1 "$(calc 'a / 1048576' "${R[million.worker_heap]}")") MiB holding ${R[million.worker_devices]} devices"
+  say "[million] lone worker's takeover: of ${R[million.worker_takeover_slots]} slots the first consumed $(fmt1 "${R[million.worker_takeover_first]}") s" \
+      "after its first lease, half by $(fmt1 "${R[million.worker_takeover_half]}") s, the last by $(fmt1 "${R[million.worker_takeover_last]}") s;" \
+      "a slot's own load p50 $(fmt0 "${R[million.worker_slot_load_p50]}") ms, p99 $(fmt0 "${R[million.worker_slot_load_p99]}") ms" \
+      "($(fmt0 "$(calc 'a / b' "${R[million.worker_devices]}" "$RUN_SLOTS")") devices a slot)"
   say "[million] the same on an empty schema (${PREFIX}0) for the worker's fixed part ..."
   EMPTY_TEARDOWN_MAYBE=1
   teardown_empty
@@ -1201,6 +1237,12 @@ if ran capacity; then NO_CAP="not measurable in the capacity run"; else NO_CAP="
 if ran idle; then NO_IDLE="the idle run measured nothing"; else NO_IDLE="no idle run: --idle"; fi
 if ran half; then NO_HALF="the half-rate run measured nothing"; else NO_HALF="no half-rate run"; fi
 [ "$MIL_HEAP_DEV" != NA ] || G5="NA ($NO_MIL)"
+# a slot's own load in the lone worker's takeover of every slot (its slots hold devices / slots devices each)
+G5B="NA (not measured here: ./run.sh bench --million measures it in its heap-by-role phase; --commit's snapshot line)"
+if [ "$(v million.worker_slot_load_p99)" != NA ]; then
+  G5B="$(yesno "$(calc '(a <= 200) ? 1 : 0' "$(v million.worker_slot_load_p99)")") (p99 $(fmt0 "$(v million.worker_slot_load_p99)") ms,"
+  G5B+=" $(fmt0 "$(calc 'a / b' "$(v million.worker_devices)" "$RUN_SLOTS")") devices a slot, a lone worker taking all $RUN_SLOTS slots over)"
+fi
 GOALS=(
   "1. a million devices: >= 90 % of the offered $(fmt0 "$(calc 'a * 1000 / b' "$MILLION_GOAL_N" "$MILLION_GOAL_I")")/s committed: $(gl "$G1A" "$(fmt1 "$(calc 'a * 100' "$MIL_SHARE")") % of $(fmt0 "$(v million.offered)")/s" "$NO_MIL");
      p99 probe->commit lag < 2 s (database): $(gl "$G1B" "$(fmt0 "$(v million.db_p99)") ms, PostgreSQL shared_buffers $PG_BUFFERS" "$NO_MIL")$MIL_SHORT"
@@ -1208,7 +1250,7 @@ GOALS=(
   "3. end-to-end / broker alone >= 1.0: $(gl "$G3" "$(fmt3 "$RATIO_BROKER")" "$NO_RATIO")"
   "4. idle, $IDLE_N devices, node + broker + database <= 0.1 cores: $(gl "$G4" "$(fmt2 "$(v idle.cores3)") cores at $IDLE_SLOTS slots" "$NO_IDLE")"
   "5. memory at a million devices: worker derived state <= 600 bytes/device: $G5;
-     a 4,000-device slot loads in <= 200 ms: NA (not measured here: the snapshot line of ./run.sh bench --commit)"
+     a 4,000-device slot loads in <= 200 ms: $G5B"
   "6. half-rate p99 lag < 1 s: $(gl "$G6" "$(fmt0 "$HALF_P99") ms, $HALF_P99_SRC" "$NO_HALF"); PostgreSQL synchronous_commit: $PG_SYNC"
 )
 
@@ -1226,7 +1268,7 @@ if ran million && awk -v s="$(v million.devices_seen)" -v n="$(v million.devices
   notes+=("million: only $(v million.devices_seen) of $(v million.devices) devices had a committed result by the end of the window: the probe or the pipeline fell more than the warm-up behind (or the warm-up is shorter than one interval)")
 fi
 if ran million && [ "$(v million.worker_heap)" != NA ]; then
-  notes+=("million, heap by role (BENCH_ROLE_HEAPS=0 skips it): after the run a scheduler and a worker each in a JVM of its own on the run's schema; the worker held all $RUN_SLOTS slots $(fmt1 "$(v million.worker_load_s)") s after its start (each slot's devices loaded from their snapshots) and emptied the run's queues ($(v million.worker_backlog) messages left): live heap $(fmt0 "$(calc 'a / 1048576' "$(v million.worker_heap)")") MiB; the same on an empty schema ${PREFIX}0: $(fmt0 "$(calc 'a / 1048576' "$(v million.empty_heap)")") MiB; a probe alone with the run's $(v million.devices) devices, ${ROLE_PROBE_S} s after its start: $(fmt0 "$(calc 'a / 1048576' "$(v million.probe_heap)")") MiB; class histograms $OUT/heap-million-{worker,empty,probe}.txt, logs $OUT/node-million-*.log")
+  notes+=("million, heap by role (BENCH_ROLE_HEAPS=0 skips it): after the run a scheduler and a worker each in a JVM of its own on the run's schema; the worker held all $RUN_SLOTS slots $(fmt1 "$(v million.worker_load_s)") s after its start (each slot's devices loaded from their snapshots) and emptied the run's queues ($(v million.worker_backlog) messages left): live heap $(fmt0 "$(calc 'a / 1048576' "$(v million.worker_heap)")") MiB; its takeover: the first of $(v million.worker_takeover_slots) slots consumed $(fmt1 "$(v million.worker_takeover_first)") s after its first lease, half by $(fmt1 "$(v million.worker_takeover_half)") s, the last by $(fmt1 "$(v million.worker_takeover_last)") s (slot_lease_history), a slot's own load p50 $(fmt0 "$(v million.worker_slot_load_p50)") ms, p99 $(fmt0 "$(v million.worker_slot_load_p99)") ms (worker_snapshot_load_seconds); the same on an empty schema ${PREFIX}0: $(fmt0 "$(calc 'a / 1048576' "$(v million.empty_heap)")") MiB; a probe alone with the run's $(v million.devices) devices, ${ROLE_PROBE_S} s after its start: $(fmt0 "$(calc 'a / 1048576' "$(v million.probe_heap)")") MiB; class histograms $OUT/heap-million-{worker,empty,probe}.txt, logs $OUT/node-million-*.log")
 fi
 if ran million && [ "${R[million.worker_oom]:-0}" = 1 ]; then
   notes+=("million, heap by role: the lone worker ran OUT OF MEMORY (-Xmx${ROLE_WORKER_HEAP:-$MIL_HEAP}) while it took the run's slots over (log $OUT/node-million-worker.log)")
