@@ -35,6 +35,7 @@ public final class Metrics {
   private final SlotGauges slots;
   private final Timer[] lagByPriority = new Timer[3];
   private SlotMoves moves;
+  private volatile long lastNackAtMs = -1;
 
   private Metrics(MeterRegistry registry, PrometheusMeterRegistry prometheus) {
     this.registry = registry;
@@ -53,8 +54,7 @@ public final class Metrics {
     lag = new Latency(registry, "worker_probe_to_commit_lag", "collected_at to commit", Duration.ofMinutes(1), b -> b);
     String[] wire = {"high", "normal", "low"};
     for (int i = 0; i < 3; i++) {
-      lagByPriority[i] = Latency.histogramBuilder("worker_priority_lag", "collected_at to commit, by the result's priority (buckets: aggregate across workers)")
-          .tag("priority", wire[i]).register(registry);
+      lagByPriority[i] = Latency.histogramBuilder("worker_priority_lag", "collected_at to commit, by the result's priority (buckets: aggregate across workers)").tag("priority", wire[i]).register(registry);
     }
   }
 
@@ -123,8 +123,7 @@ public final class Metrics {
 
   /** Results shed from the outbox at its watermarks, by device priority (1 critical, 2 normal, 3 low). */
   public void outboxShed(int priority, int n) {
-    counter("probe_outbox_shed_total", "results shed from the outbox at its watermarks (recorded per device-minute), by device priority",
-        "priority", Integer.toString(priority)).increment(n);
+    counter("probe_outbox_shed_total", "results shed from the outbox at its watermarks (recorded per device-minute), by device priority", "priority", Integer.toString(priority)).increment(n);
   }
 
   /** Results of an outbox append that failed (disk full, I/O error): never durable, never published. */
@@ -137,8 +136,7 @@ public final class Metrics {
     gauge("worker_slots_held", "slots this worker consumes", slotsHeld);
     counter("worker_db_errors_total", DB_ERRORS); // at zero from the start: the commit-errors alert needs the series
     gauge("worker_mailbox_messages", "deliveries waiting in this worker's slot mailboxes", mailboxMessages);
-    gauge("worker_lease_cache_age_ms", "age of the newest lease read from PostgreSQL (INV-15; batches also check the lease in their transaction)",
-        leaseCacheAgeMs);
+    gauge("worker_lease_cache_age_ms", "age of the newest lease read from PostgreSQL (INV-15; batches also check the lease in their transaction)", leaseCacheAgeMs);
   }
 
   /**
@@ -171,6 +169,12 @@ public final class Metrics {
 
   public void publishNacked(int n) {
     nacked.increment(n);
+    lastNackAtMs = System.currentTimeMillis();
+  }
+
+  /** When the broker last refused a publish (epoch ms; -1: never): the probe's own mode reads it (probe.mode.nack.window.ms). */
+  public long lastNackAtMs() {
+    return lastNackAtMs;
   }
 
   public void publishReturned(int n) {
@@ -245,8 +249,7 @@ public final class Metrics {
 
   /** 1 while this worker is in the DB-degraded write mode (seed 000 §7.5); the reason is in the log, /health/ready and the heartbeat. */
   public void degradedGauge(Supplier<Number> degraded) {
-    gauge("worker_degraded", "1 while this worker writes in the DB-degraded mode (current, derived state, alerts, critical history; the rest spilled)",
-        degraded);
+    gauge("worker_degraded", "1 while this worker writes in the DB-degraded mode (current, derived state, alerts, critical history; the rest spilled)", degraded);
   }
 
   public void degradedChange(String to) {
@@ -255,14 +258,12 @@ public final class Metrics {
 
   /** Results whose history and rollup rows were held back in the degraded mode and published to the back-fill queue (confirmed). */
   public void spilled(int results) {
-    counter("worker_spilled_total", "results whose history/rollup rows went to the back-fill queue in the degraded mode (confirmed by the broker)")
-        .increment(results);
+    counter("worker_spilled_total", "results whose history/rollup rows went to the back-fill queue in the degraded mode (confirmed by the broker)").increment(results);
   }
 
   /** Held-back results written straight into history because their spill could not be published. */
   public void spillWrittenThrough(int results) {
-    counter("worker_spill_written_through_total", "degraded-mode results written into history at once because the spill publish failed")
-        .increment(results);
+    counter("worker_spill_written_through_total", "degraded-mode results written into history at once because the spill publish failed").increment(results);
   }
 
   /** Spilled results written into history and rollups after recovery. */
@@ -272,8 +273,7 @@ public final class Metrics {
   }
 
   public void backfillDepthGauge(Supplier<Number> messages) {
-    gauge("worker_backfill_queue_depth", "spilled batches waiting in the back-fill queue, as last seen by this worker's back-fill (-1: not read yet)",
-        messages);
+    gauge("worker_backfill_queue_depth", "spilled batches waiting in the back-fill queue, as last seen by this worker's back-fill (-1: not read yet)", messages);
   }
 
   public void leaseChange(String kind) {

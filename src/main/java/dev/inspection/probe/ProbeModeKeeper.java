@@ -46,8 +46,6 @@ public final class ProbeModeKeeper {
   private String fleetReason = "";
   /** -1 while the probe knows of no scheduler (none configured, none heard): no "unreachable" signal then. */
   private long lastHeardAtMs = -1;
-  private long lastNackAtMs = -1;
-  private double nacksSeen;
 
   public ProbeModeKeeper(Vertx vertx, Config config, Metrics metrics, Clock clock, String probeId, LongSupplier outboxDepth, LongSupplier oldestAgeMs,
       LongSupplier brokerDownSinceMs, WebClient web) {
@@ -142,11 +140,11 @@ public final class ProbeModeKeeper {
 
   /** Once a second: the probe's own mode from what it sees. */
   private void look() {
-    double nacks = metrics.count("outbox_nacks_total");
     long now = clock.millis();
-    if (nacks > nacksSeen) lastNackAtMs = now;
-    nacksSeen = nacks;
-    ProbeMode.Change c = own.step(new ProbeMode.Seen(now, outboxDepth.getAsLong(), oldestAgeMs.getAsLong(), lastNackAtMs, lastHeardAtMs, brokerDownSinceMs.getAsLong()));
+    // the refused publish's own time: a look that stamped it with its own time held the mode while any publish was refused
+    // between two looks, whatever probe.mode.nack.window.ms said
+    ProbeMode.Change c = own.step(new ProbeMode.Seen(now, outboxDepth.getAsLong(), oldestAgeMs.getAsLong(), metrics.lastNackAtMs(), lastHeardAtMs,
+        brokerDownSinceMs.getAsLong()));
     if (c != null) {
       log.info("probe {}: own mode {} -> {} ({})", probeId, c.from(), c.to(), c.reason());
       metrics.modeChanged("probe_mode_changes_total", c.to().name(), c.cause(), "source", "local");

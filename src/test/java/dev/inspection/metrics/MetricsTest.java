@@ -1,5 +1,6 @@
 package dev.inspection.metrics;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -24,6 +25,18 @@ class MetricsTest {
     assertTrue(hasLine(scrape, "outbox_nacks_total", "2.0", "node=\"w-7\"", "role=\"worker\""), scrape);
     assertTrue(hasLine(scrape, "jvm_threads_live_threads", null, "node=\"w-7\"", "role=\"worker\""), "JVM binders on the node's registry");
     m.close();
+  }
+
+  @Test
+  void aRefusedPublishIsStampedWithItsOwnTime() {
+    // the probe's own mode counts a refused publish within probe.mode.nack.window.ms of when it happened, not of the look
+    // that first saw the counter grow (which held the mode while any publish was refused between two looks)
+    Metrics m = Metrics.prometheus("p-1", "probe");
+    assertEquals(-1, m.lastNackAtMs(), "never refused");
+    long before = System.currentTimeMillis();
+    m.publishNacked(3);
+    long after = System.currentTimeMillis();
+    assertTrue(m.lastNackAtMs() >= before && m.lastNackAtMs() <= after, "stamped when refused: " + m.lastNackAtMs());
   }
 
   @Test
