@@ -71,14 +71,7 @@ public final class CommitBench {
   private CommitBench() {}
 
   public static void main(String[] args) throws Exception {
-    Map<String, String> opt = new HashMap<>(Map.of("batches", "300", "batch", "200", "devices", "20000", "slot-devices", "4000", "generic-max", "0"));
-    for (String a : args) {
-      if (!a.startsWith("--") || !a.contains("=") || !opt.containsKey(a.substring(2, a.indexOf('=')))) {
-        System.err.println("commit-bench: unknown argument '" + a + "'; known: --batches=N --batch=N --devices=N --slot-devices=N --generic-max=N");
-        System.exit(2);
-      }
-      opt.put(a.substring(2, a.indexOf('=')), a.substring(a.indexOf('=') + 1));
-    }
+    Map<String, String> opt = BenchArgs.parse("commit-bench", args, Map.of("batches", "300", "batch", "200", "devices", "20000", "slot-devices", "4000", "generic-max", "0"));
     int batches = Integer.parseInt(opt.get("batches"));
     int batchSize = Integer.parseInt(opt.get("batch"));
     int devices = Integer.parseInt(opt.get("devices"));

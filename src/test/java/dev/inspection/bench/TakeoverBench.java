@@ -48,14 +48,7 @@ public final class TakeoverBench {
   private TakeoverBench() {}
 
   public static void main(String[] args) throws Exception {
-    Map<String, String> opt = new HashMap<>(Map.of("devices", "1000000", "slots", "256", "page", "1000", "rounds", "3", "ways", "walks=2,walks=1,groups=32"));
-    for (String a : args) {
-      if (!a.startsWith("--") || !a.contains("=") || !opt.containsKey(a.substring(2, a.indexOf('=')))) {
-        System.err.println("takeover-bench: unknown argument '" + a + "'; known: --devices=N --slots=N --page=N --rounds=N --ways=walks=2,groups=32,...");
-        System.exit(2);
-      }
-      opt.put(a.substring(2, a.indexOf('=')), a.substring(a.indexOf('=') + 1));
-    }
+    Map<String, String> opt = BenchArgs.parse("takeover-bench", args, Map.of("devices", "1000000", "slots", "256", "page", "1000", "rounds", "3", "ways", "walks=2,walks=1,groups=32"));
     int devices = Integer.parseInt(opt.get("devices"));
     int slots = Integer.parseInt(opt.get("slots"));
     int page = Integer.parseInt(opt.get("page"));
