@@ -81,8 +81,8 @@ public record DerivedState(
     }
 
     JsonObject toJson() {
-      return new JsonObject().put("window_start", windowStart.toString()).put("events_count", eventsCount)
-          .put("last_event_at", lastEventAt.toString());
+      return new JsonObject().put("window_start", IsoInstant.format(windowStart)).put("events_count", eventsCount)
+          .put("last_event_at", IsoInstant.format(lastEventAt));
     }
 
     static RateWindow fromJson(JsonObject j) {
@@ -98,7 +98,7 @@ public record DerivedState(
     }
 
     JsonObject toJson() {
-      return new JsonObject().put("since", since.toString()).put("trigger_threshold", triggerThreshold);
+      return new JsonObject().put("since", IsoInstant.format(since)).put("trigger_threshold", triggerThreshold);
     }
 
     static Debounce fromJson(JsonObject j) {
@@ -183,10 +183,10 @@ public record DerivedState(
         .put("state_type", offlinePhase.stateType())
         .put("flapping", flapping)
         .put("firing", f);
-    if (lastHeartbeatAt != null) j.put("last_heartbeat_at", lastHeartbeatAt.toString());
+    if (lastHeartbeatAt != null) j.put("last_heartbeat_at", IsoInstant.format(lastHeartbeatAt));
     if (rateWindow != null) j.put("rate_window", rateWindow.toJson());
     if (debouncePending != null) j.put("debounce_pending", debouncePending.toJson());
-    if (downSince != null) j.put("down_since", downSince.toString());
+    if (downSince != null) j.put("down_since", IsoInstant.format(downSince));
     if (position != null) j.put("position", position.toJson());
     if (history != null) j.put("history", history.toJson());
     return j;
@@ -255,6 +255,6 @@ public record DerivedState(
 
   private static Instant optionalInstant(JsonObject j, String key) {
     String s = j.getString(key);
-    return s == null ? null : Instant.parse(s);
+    return s == null ? null : IsoInstant.parse(s); // a third of a takeover's load with the JDK's formatter
   }
 }
