@@ -174,14 +174,7 @@ public final class CommitBench {
           Arrays.stream(loads).max().orElse(0) / 1e6);
       DerivedMemory.print(100_000);
     } finally {
-      try {
-        if (System.getenv("BENCH_KEEP_SCHEMA") != null) System.out.println("schema " + schema + " kept (BENCH_KEEP_SCHEMA)");
-        else await(pool.query("DROP SCHEMA IF EXISTS " + schema + " CASCADE").execute());
-      } catch (Exception e) {
-        System.err.println("commit-bench: could not drop schema " + schema + ": " + e.getMessage());
-      }
-      pool.close();
-      vertx.close();
+      ScratchSchema.close("commit-bench", schema, pool, vertx);
     }
   }
 

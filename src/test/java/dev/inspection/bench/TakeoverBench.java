@@ -100,14 +100,7 @@ public final class TakeoverBench {
             med(rs, 0), med(rs, 1), med(rs, 2), med(rs, 4), med(rs, 5), med(rs, 3), devices / med(rs, 2));
       }
     } finally {
-      try {
-        if (System.getenv("BENCH_KEEP_SCHEMA") != null) System.out.println("schema " + schema + " kept (BENCH_KEEP_SCHEMA)");
-        else await(pool.query("DROP SCHEMA IF EXISTS " + schema + " CASCADE").execute());
-      } catch (Exception e) {
-        System.err.println("takeover-bench: could not drop schema " + schema + ": " + e.getMessage());
-      }
-      pool.close();
-      vertx.close();
+      ScratchSchema.close("takeover-bench", schema, pool, vertx);
     }
   }
 
