@@ -49,7 +49,7 @@ final class DerivedMemory {
   }
 
   /** Each device's state after 30 results, as the slot's memory holds it. */
-  private static Map<String, DerivedState> planned(int devices) {
+  static Map<String, DerivedState> planned(int devices) {
     Random rnd = new Random(11);
     Map<String, DerivedState> memory = new HashMap<>();
     long clock = System.currentTimeMillis() - 3_600_000;

@@ -1,33 +1,23 @@
 package dev.inspection.bench;
 
 import dev.inspection.config.Config;
-import dev.inspection.messaging.Envelope;
-import dev.inspection.messaging.Priority;
-import dev.inspection.state.AlertRules;
-import dev.inspection.state.DerivedState;
-import dev.inspection.state.HistoryPolicies;
-import dev.inspection.state.PayloadProfiles;
 import dev.inspection.store.Db;
 import dev.inspection.store.Migrations;
 import dev.inspection.store.PgOptions;
 import dev.inspection.worker.DeviceDirectory;
 import dev.inspection.worker.SnapshotLoader;
-import dev.inspection.worker.StatePlanner;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
-import io.vertx.core.json.JsonObject;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.Tuple;
 import java.lang.management.ManagementFactory;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Random;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -61,7 +51,8 @@ public final class TakeoverBench {
     try {
       await(Migrations.apply(vertx, pool, PgOptions.from(config), slots, true));
       long t0 = System.nanoTime();
-      String[] snapshots = snapshots(16);
+      // a device's state after 30 results (10 % DOWN), as DerivedMemory plans it: 16 variants
+      String[] snapshots = DerivedMemory.planned(16).values().stream().map(st -> st.toJson().encode()).toArray(String[]::new);
       for (int from = 0; from < devices; from += 100_000) {
         await(pool.preparedQuery("""
             INSERT INTO device_status_current (device_id, slot_id, current_slot, seq, cycle_id, collected_at, writer_epoch, message_id, status_payload,
@@ -140,26 +131,6 @@ public final class TakeoverBench {
     });
     await(done.future());
     return handed;
-  }
-
-  /** Derived snapshots as a device's after 30 results (10 % DOWN), {@code n} variants. */
-  private static String[] snapshots(int n) {
-    Random rnd = new Random(11);
-    String[] out = new String[n];
-    long clock = System.currentTimeMillis() - 3_600_000;
-    for (int d = 0; d < n; d++) {
-      String id = "sim-" + d;
-      List<Envelope> batch = new ArrayList<>(30);
-      for (int s = 1; s <= 30; s++) {
-        long at = clock + s * 60_000L;
-        batch.add(new Envelope(Envelope.messageId("bench", at, id, s), id, 0, 1, 1, 1, "bench", at, s, Instant.ofEpochMilli(at), Priority.NORMAL,
-            new JsonObject().put("status", rnd.nextDouble() < 0.1 ? "DOWN" : "UP").put("latency_ms", rnd.nextInt(500))));
-      }
-      Map<String, DerivedState> memory = StatePlanner.plan(batch, new HashMap<>(), Map.of(id, new DeviceDirectory.Info(2, PayloadProfiles.DEFAULT, true)),
-          AlertRules::forPriority, HistoryPolicies.EVERY).next();
-      out[d] = memory.get(id).toJson().encode();
-    }
-    return out;
   }
 
   private static long jvmCpuNanos() {
