@@ -1,17 +1,34 @@
 package dev.inspection.state;
 
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.io.JsonStringEncoder;
+import java.io.IOException;
+import java.time.DateTimeException;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
- * Writes a {@link DerivedState} as the text of {@link DerivedState#toJson()} encoded, character for character,
- * but straight into one buffer: the worker writes a snapshot for every device of every batch (INV-9), and
- * building the JSON tree and walking it again cost about a tenth of the node's CPU at capacity (JFR, issue 11).
- * What it writes is read back by {@link DerivedState#fromJson}; the test holds the two forms equal.
+ * A {@link DerivedState}'s snapshot text, written and read without a JSON tree.
+ *
+ * <p>{@link #encode} writes the text of {@link DerivedState#toJson()} encoded, character for character, but straight
+ * into one buffer: the worker writes a snapshot for every device of every batch (INV-9), and building the JSON tree and
+ * walking it again cost about a tenth of the node's CPU at capacity (JFR, issue 11); the test holds the two forms equal.
+ *
+ * <p>{@link #decode} reads it back token by token: a new owner reads a snapshot for every device of every slot it takes
+ * (INV-10), and the JSON tree the database client built for each and the walk through it were half of a takeover's
+ * load (JFR, issue 11). It is the only reader ({@link DerivedState#fromJson} hands it the tree's text): the members in
+ * any order and with any spacing (a snapshot stored as {@code jsonb} before V013 comes back reordered and spaced), an
+ * unknown member skipped, a JSON {@code null} read as the member's absence, the last of a repeated member kept.
  */
 public final class DerivedJson {
+  private static final JsonFactory FACTORY = new JsonFactory();
+
   private DerivedJson() {}
 
   public static String encode(DerivedState s) {
@@ -72,5 +89,199 @@ public final class DerivedJson {
 
   private static StringBuilder quoted(StringBuilder b, Instant t) {
     return IsoInstant.append(b.append('"'), t).append('"');
+  }
+
+  /**
+   * The state {@code text} holds; {@code null} for a text that is JSON {@code null}. A snapshot that is not a JSON
+   * object, is malformed, or breaks the state's invariants is refused with an {@link IllegalArgumentException} that
+   * says which member is wrong.
+   */
+  public static DerivedState decode(String text) {
+    try (JsonParser p = FACTORY.createParser(text)) {
+      JsonToken top = p.nextToken();
+      if (top == JsonToken.VALUE_NULL) return null;
+      if (top != JsonToken.START_OBJECT) throw new IllegalArgumentException("derived_snapshot is not a JSON object but " + top);
+      return new Reader(p).state();
+    } catch (JsonProcessingException e) { // one line for the log, not Jackson's two
+      throw new IllegalArgumentException("malformed derived_snapshot: " + e.getOriginalMessage() + " at character " + e.getLocation().getCharOffset(), e);
+    } catch (IOException | DateTimeException e) {
+      throw new IllegalArgumentException("malformed derived_snapshot: " + e.getMessage(), e);
+    }
+  }
+
+  /** One snapshot's members as they come; {@link #state} checks what is required and builds the state. */
+  private static final class Reader {
+    private final JsonParser p;
+    private Number v;
+    private Number consecFailures;
+    private List<CheckStatus> ring;
+    private TreeMap<String, Integer> firing;
+    private Boolean flapping;
+    private String offline;
+    private Instant heartbeat;
+    private Instant downSince;
+    private DerivedState.RateWindow rateWindow;
+    private DerivedState.Debounce debounce;
+    private DerivedState.Position position;
+    private HistoryMark history;
+
+    Reader(JsonParser p) {
+      this.p = p;
+    }
+
+    DerivedState state() throws IOException {
+      while (p.nextToken() == JsonToken.FIELD_NAME) {
+        String name = p.currentName();
+        JsonToken t = p.nextToken();
+        switch (name) {
+          case "v" -> v = number(t);
+          case "consec_failure_count" -> consecFailures = number(t);
+          case "last_n_states_ring" -> ring = t == JsonToken.VALUE_NULL ? null : ring(t);
+          case "firing" -> firing = t == JsonToken.VALUE_NULL ? null : firing(t);
+          case "flapping" -> flapping = t == JsonToken.VALUE_NULL ? null : bool(name, t);
+          case "offline_state" -> offline = t == JsonToken.VALUE_NULL ? null : text(name, t);
+          case "last_heartbeat_at" -> heartbeat = instant(name, t);
+          case "down_since" -> downSince = instant(name, t);
+          case "rate_window" -> rateWindow = t == JsonToken.VALUE_NULL ? null : rateWindow(t);
+          case "debounce_pending" -> debounce = t == JsonToken.VALUE_NULL ? null : debounce(t);
+          case "position" -> position = t == JsonToken.VALUE_NULL ? null : position(t);
+          case "history" -> history = t == JsonToken.VALUE_NULL ? null : history(t);
+          default -> p.skipChildren(); // state_type is derived; anything else is not this layout's
+        }
+      }
+      if (v == null || v.intValue() != DerivedState.SNAPSHOT_VERSION) {
+        throw new IllegalArgumentException("unknown snapshot version " + v + " (this build reads " + DerivedState.SNAPSHOT_VERSION + ")");
+      }
+      if (ring == null) throw new IllegalArgumentException("missing last_n_states_ring");
+      if (firing == null) throw new IllegalArgumentException("missing firing");
+      if (flapping == null) throw new IllegalArgumentException("missing flapping");
+      if (consecFailures == null) throw new IllegalArgumentException("missing or non-numeric consec_failure_count");
+      HistoryMark mark = history;
+      if (mark != null && mark.position().equals(position)) mark = new HistoryMark(position, mark.digest(), mark.keptAt()); // one object
+      return new DerivedState(consecFailures.intValue(), ring, heartbeat, rateWindow, OfflinePhase.parse(offline), debounce, downSince,
+          flapping, position, firing, mark);
+    }
+
+    /** The number at {@code t}; null for JSON null, and for anything else that is not a number (a required one is then missing). */
+    private Number number(JsonToken t) throws IOException {
+      if (t == JsonToken.VALUE_NUMBER_INT || t == JsonToken.VALUE_NUMBER_FLOAT) return p.getNumberValue();
+      p.skipChildren();
+      return null;
+    }
+
+    private long requiredNumber(String name, JsonToken t) throws IOException {
+      Number n = number(t);
+      if (n == null) throw new IllegalArgumentException("missing or non-numeric " + name);
+      return n.longValue();
+    }
+
+    private String text(String name, JsonToken t) throws IOException {
+      if (t != JsonToken.VALUE_STRING) throw new IllegalArgumentException(name + " is not a string but " + t);
+      return p.getText();
+    }
+
+    private boolean bool(String name, JsonToken t) {
+      if (t == JsonToken.VALUE_TRUE) return true;
+      if (t == JsonToken.VALUE_FALSE) return false;
+      throw new IllegalArgumentException(name + " is not true or false but " + t);
+    }
+
+    private Instant instant(String name, JsonToken t) throws IOException {
+      return t == JsonToken.VALUE_NULL ? null : IsoInstant.parse(text(name, t));
+    }
+
+    private void expect(String name, JsonToken t, JsonToken wanted) {
+      if (t != wanted) throw new IllegalArgumentException(name + " is not " + (wanted == JsonToken.START_ARRAY ? "an array" : "an object") + " but " + t);
+    }
+
+    private List<CheckStatus> ring(JsonToken t) throws IOException {
+      expect("last_n_states_ring", t, JsonToken.START_ARRAY);
+      List<CheckStatus> r = new ArrayList<>(24);
+      for (JsonToken e = p.nextToken(); e != JsonToken.END_ARRAY; e = p.nextToken()) r.add(CheckStatus.parse(text("a ring entry", e)));
+      return r;
+    }
+
+    private TreeMap<String, Integer> firing(JsonToken t) throws IOException {
+      expect("firing", t, JsonToken.START_OBJECT);
+      TreeMap<String, Integer> f = new TreeMap<>();
+      while (p.nextToken() == JsonToken.FIELD_NAME) {
+        String key = p.currentName();
+        Number sev = number(p.nextToken());
+        if (sev == null) throw new IllegalArgumentException("severity of " + key + " is not a number");
+        f.put(key, sev.intValue());
+      }
+      return f;
+    }
+
+    private DerivedState.RateWindow rateWindow(JsonToken t) throws IOException {
+      expect("rate_window", t, JsonToken.START_OBJECT);
+      Instant start = null;
+      Instant last = null;
+      Number count = null;
+      while (p.nextToken() == JsonToken.FIELD_NAME) {
+        String name = p.currentName();
+        JsonToken u = p.nextToken();
+        switch (name) {
+          case "window_start" -> start = instant(name, u);
+          case "last_event_at" -> last = instant(name, u);
+          case "events_count" -> count = number(u);
+          default -> p.skipChildren();
+        }
+      }
+      if (start == null) throw new IllegalArgumentException("missing window_start");
+      if (count == null) throw new IllegalArgumentException("missing or non-numeric events_count");
+      if (last == null) throw new IllegalArgumentException("missing last_event_at");
+      return new DerivedState.RateWindow(start, count.longValue(), last);
+    }
+
+    private DerivedState.Debounce debounce(JsonToken t) throws IOException {
+      expect("debounce_pending", t, JsonToken.START_OBJECT);
+      Instant since = null;
+      Number threshold = null;
+      while (p.nextToken() == JsonToken.FIELD_NAME) {
+        String name = p.currentName();
+        JsonToken u = p.nextToken();
+        switch (name) {
+          case "since" -> since = instant(name, u);
+          case "trigger_threshold" -> threshold = number(u);
+          default -> p.skipChildren();
+        }
+      }
+      if (since == null) throw new IllegalArgumentException("missing since");
+      if (threshold == null) throw new IllegalArgumentException("missing or non-numeric trigger_threshold");
+      return new DerivedState.Debounce(since, threshold.intValue());
+    }
+
+    private DerivedState.Position position(JsonToken t) throws IOException {
+      expect("position", t, JsonToken.START_OBJECT);
+      Number cycle = null;
+      Number seq = null;
+      while (p.nextToken() == JsonToken.FIELD_NAME) {
+        String name = p.currentName();
+        JsonToken u = p.nextToken();
+        switch (name) {
+          case "cycle_id" -> cycle = number(u);
+          case "seq" -> seq = number(u);
+          default -> p.skipChildren();
+        }
+      }
+      if (cycle == null) throw new IllegalArgumentException("missing or non-numeric cycle_id");
+      if (seq == null) throw new IllegalArgumentException("missing or non-numeric seq");
+      return new DerivedState.Position(cycle.longValue(), seq.longValue());
+    }
+
+    /** {@code [cycle_id, seq, digest, kept_at epoch ms]} ({@link HistoryMark}'s compact form). */
+    private HistoryMark history(JsonToken t) throws IOException {
+      expect("history", t, JsonToken.START_ARRAY);
+      long[] items = new long[4];
+      int n = 0;
+      for (JsonToken e = p.nextToken(); e != JsonToken.END_ARRAY; e = p.nextToken()) {
+        if (n == 4) throw new IllegalArgumentException("history mark must be [cycle_id, seq, digest, kept_at_ms], got more than 4 items");
+        items[n] = requiredNumber("history mark item " + n, e);
+        n++;
+      }
+      if (n != 4) throw new IllegalArgumentException("history mark must be [cycle_id, seq, digest, kept_at_ms], got " + n + " items");
+      return new HistoryMark(new DerivedState.Position(items[0], items[1]), items[2], Instant.ofEpochMilli(items[3]));
+    }
   }
 }

@@ -3,11 +3,8 @@ package dev.inspection.state;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.time.Instant;
-import java.time.format.DateTimeParseException;
-import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.SortedMap;
 import java.util.TreeMap;
@@ -15,7 +12,7 @@ import java.util.TreeMap;
 /**
  * Everything a worker derives for one device from the results folded so far (seed 000 §3.2). It is what
  * {@code device_status_current.derived_snapshot} holds: the worker writes {@link #toJson()} in every batch
- * transaction (INV-9) and a new owner reads it back with {@link #fromJson(JsonObject)} before consuming
+ * transaction (INV-9) and a new owner reads it back with {@link DerivedJson#decode} before consuming
  * (INV-10), so no derived value lives only in memory (INV-8, DESIGN D7). The round trip is exact: the value
  * read back equals the value written, which is what lets a new owner continue where the old one stopped.
  *
@@ -63,10 +60,6 @@ public record DerivedState(
     JsonObject toJson() {
       return new JsonObject().put("cycle_id", cycleId).put("seq", seq);
     }
-
-    static Position fromJson(JsonObject j) {
-      return new Position(requireLong(j, "cycle_id"), requireLong(j, "seq"));
-    }
   }
 
   /**
@@ -84,10 +77,6 @@ public record DerivedState(
       return new JsonObject().put("window_start", IsoInstant.format(windowStart)).put("events_count", eventsCount)
           .put("last_event_at", IsoInstant.format(lastEventAt));
     }
-
-    static RateWindow fromJson(JsonObject j) {
-      return new RateWindow(requireInstant(j, "window_start"), requireLong(j, "events_count"), requireInstant(j, "last_event_at"));
-    }
   }
 
   /** A failure not confirmed yet: failing since {@code since}, confirmed at {@code triggerThreshold} failures. */
@@ -99,10 +88,6 @@ public record DerivedState(
 
     JsonObject toJson() {
       return new JsonObject().put("since", IsoInstant.format(since)).put("trigger_threshold", triggerThreshold);
-    }
-
-    static Debounce fromJson(JsonObject j) {
-      return new Debounce(requireInstant(j, "since"), (int) requireLong(j, "trigger_threshold"));
     }
   }
 
@@ -193,68 +178,12 @@ public record DerivedState(
   }
 
   /**
-   * Reads a snapshot written by {@link #toJson()}. {@code null} (a device whose row has no snapshot yet)
-   * gives {@link #initial()}. A snapshot that is malformed or breaks the state's invariants is refused with
-   * an {@link IllegalArgumentException} that says which field is wrong; "state_type" is derived and ignored.
+   * Reads a snapshot written by {@link #toJson()} ({@link DerivedJson#decode} reads its text). {@code null} (a device
+   * whose row has no snapshot yet) gives {@link #initial()}. A snapshot that is malformed or breaks the state's
+   * invariants is refused with an {@link IllegalArgumentException} that says which field is wrong; "state_type" is
+   * derived and ignored.
    */
   public static DerivedState fromJson(JsonObject j) {
-    if (j == null) return initial();
-    try {
-      Object v = j.getValue("v");
-      if (!(v instanceof Number n) || n.intValue() != SNAPSHOT_VERSION) {
-        throw new IllegalArgumentException("unknown snapshot version " + v + " (this build reads " + SNAPSHOT_VERSION + ")");
-      }
-      JsonArray r = j.getJsonArray("last_n_states_ring");
-      if (r == null) throw new IllegalArgumentException("missing last_n_states_ring");
-      List<CheckStatus> ring = new ArrayList<>(r.size());
-      for (int i = 0; i < r.size(); i++) ring.add(CheckStatus.parse(r.getString(i)));
-      JsonObject f = j.getJsonObject("firing");
-      if (f == null) throw new IllegalArgumentException("missing firing");
-      TreeMap<String, Integer> firing = new TreeMap<>();
-      for (Map.Entry<String, Object> e : f) {
-        if (!(e.getValue() instanceof Number sev)) throw new IllegalArgumentException("severity of " + e.getKey() + " is not a number");
-        firing.put(e.getKey(), sev.intValue());
-      }
-      Boolean flapping = j.getBoolean("flapping");
-      if (flapping == null) throw new IllegalArgumentException("missing flapping");
-      JsonObject rw = j.getJsonObject("rate_window");
-      JsonObject db = j.getJsonObject("debounce_pending");
-      JsonObject pos = j.getJsonObject("position");
-      JsonArray hist = j.getJsonArray("history");
-      Position position = pos == null ? null : Position.fromJson(pos);
-      HistoryMark mark = hist == null ? null : HistoryMark.fromJson(hist);
-      if (mark != null && mark.position().equals(position)) mark = new HistoryMark(position, mark.digest(), mark.keptAt()); // one object
-      return new DerivedState(
-          (int) requireLong(j, "consec_failure_count"),
-          ring,
-          optionalInstant(j, "last_heartbeat_at"),
-          rw == null ? null : RateWindow.fromJson(rw),
-          OfflinePhase.parse(j.getString("offline_state")),
-          db == null ? null : Debounce.fromJson(db),
-          optionalInstant(j, "down_since"),
-          flapping,
-          position,
-          firing,
-          mark);
-    } catch (ClassCastException | DateTimeParseException | NullPointerException e) {
-      throw new IllegalArgumentException("malformed derived_snapshot: " + e.getMessage(), e);
-    }
-  }
-
-  private static long requireLong(JsonObject j, String key) {
-    Object v = j.getValue(key);
-    if (!(v instanceof Number n)) throw new IllegalArgumentException("missing or non-numeric " + key);
-    return n.longValue();
-  }
-
-  private static Instant requireInstant(JsonObject j, String key) {
-    Instant t = optionalInstant(j, key);
-    if (t == null) throw new IllegalArgumentException("missing " + key);
-    return t;
-  }
-
-  private static Instant optionalInstant(JsonObject j, String key) {
-    String s = j.getString(key);
-    return s == null ? null : IsoInstant.parse(s); // a third of a takeover's load with the JDK's formatter
+    return j == null ? initial() : DerivedJson.decode(j.encode());
   }
 }

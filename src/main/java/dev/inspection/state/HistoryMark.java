@@ -37,14 +37,4 @@ public record HistoryMark(DerivedState.Position position, long digest, Instant k
   JsonArray toJson() {
     return new JsonArray().add(position.cycleId()).add(position.seq()).add(digest).add(keptAt.toEpochMilli());
   }
-
-  static HistoryMark fromJson(JsonArray a) {
-    if (a.size() != 4) throw new IllegalArgumentException("history mark must be [cycle_id, seq, digest, kept_at_ms], got " + a.encode());
-    return new HistoryMark(new DerivedState.Position(num(a, 0), num(a, 1)), num(a, 2), Instant.ofEpochMilli(num(a, 3)));
-  }
-
-  private static long num(JsonArray a, int i) {
-    if (!(a.getValue(i) instanceof Number n)) throw new IllegalArgumentException("history mark item " + i + " is not a number: " + a.encode());
-    return n.longValue();
-  }
 }

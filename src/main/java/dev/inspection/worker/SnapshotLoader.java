@@ -2,9 +2,9 @@ package dev.inspection.worker;
 
 import static dev.inspection.config.LogSetup.SLOT;
 
+import dev.inspection.state.DerivedJson;
 import dev.inspection.state.DerivedState;
 import io.vertx.core.Future;
-import io.vertx.core.json.JsonObject;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.Row;
 import io.vertx.sqlclient.Tuple;
@@ -25,14 +25,16 @@ import org.slf4j.LoggerFactory;
  * soon as its own pages are in. No derived value lives only in memory (D7): what is loaded here is exactly what the
  * previous owner committed.
  *
- * <p>Each row's derived snapshot is read into its {@link DerivedState} as its page arrives, and the page's JSON is
+ * <p>Each row's derived snapshot is read into its {@link DerivedState} as its page arrives, and the page's text is
  * dropped: a load of a million devices kept every parsed snapshot (about 1,900 bytes a device, 1.9 GB) until the
- * last page was in, and the slot processors kept them after that.
+ * last page was in, and the slot processors kept them after that. The snapshot comes as text ({@code ::text}; the
+ * column is {@code json}, so it is the text the worker wrote) and is read token by token ({@link DerivedJson#decode}):
+ * the client's JSON tree of every snapshot and the walk through it were half of a takeover's load.
  */
 public final class SnapshotLoader {
   private static final Logger log = LoggerFactory.getLogger(SnapshotLoader.class);
   static final String PAGE = """
-      SELECT c.current_slot, c.device_id, c.seq, c.cycle_id, c.derived_snapshot, r.priority, r.payload_profile
+      SELECT c.current_slot, c.device_id, c.seq, c.cycle_id, c.derived_snapshot::text, r.priority, r.payload_profile
       FROM device_status_current c LEFT JOIN device_resource r ON r.device_id = c.device_id
       WHERE c.current_slot = ANY($1::smallint[]) AND (c.current_slot, c.device_id) > ($2::smallint, $3::varchar)
       ORDER BY c.current_slot, c.device_id LIMIT $4""";
@@ -115,7 +117,7 @@ public final class SnapshotLoader {
         lastSlot = r.getShort(0);
         last = r.getString(1);
         walk.finishBefore(lastSlot, sent, done);
-        walk.devices.put(last, new DeviceMemory(r.getLong(2), r.getLong(3), stateOf(lastSlot, last, r.getValue(4))));
+        walk.devices.put(last, new DeviceMemory(r.getLong(2), r.getLong(3), stateOf(lastSlot, last, r.getString(4))));
         listings.listed(last, r.getShort(5), r.getString(6));
       }
       boolean end = rows.size() < page;
@@ -165,10 +167,10 @@ public final class SnapshotLoader {
    * A device's derived state from its stored snapshot; null when it has none, or when the snapshot cannot be read, which
    * is logged: that device's counters start again (its alerts and history mark are rebuilt by its next results).
    */
-  static DerivedState stateOf(int slot, String deviceId, Object snapshot) {
-    if (!(snapshot instanceof JsonObject json)) return null;
+  static DerivedState stateOf(int slot, String deviceId, String snapshot) {
+    if (snapshot == null) return null;
     try {
-      return DerivedState.fromJson(json);
+      return DerivedJson.decode(snapshot);
     } catch (RuntimeException bad) {
       log.atWarn().addKeyValue(SLOT, slot).log("slot {}: device {} has an unreadable derived snapshot ({}); its counters start again", slot, deviceId, bad.getMessage());
       return null;

@@ -3,11 +3,17 @@ package dev.inspection.worker;
 import static dev.inspection.it.TestEnv.awaitResult;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.inspection.control.SlotState;
 import dev.inspection.control.WorkerState;
 import dev.inspection.it.TestEnv;
+import dev.inspection.state.AlertRules;
+import dev.inspection.state.Check;
+import dev.inspection.state.DerivedJson;
+import dev.inspection.state.DerivedState;
+import dev.inspection.state.DeviceFold;
 import dev.inspection.store.Db;
 import dev.inspection.store.Migrations;
 import dev.inspection.store.PgOptions;
@@ -16,9 +22,11 @@ import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonObject;
 import io.vertx.sqlclient.Pool;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -60,6 +68,32 @@ class TakeoverWalkIT {
         assertEquals(s.slot() == 4 ? 7 : 1, s.mapVersion(), "slot " + s.slot() + "'s map version");
       }
       assertEquals(List.of("e", "f", "g", "h"), handed.get(3).devices().keySet().stream().sorted().toList());
+    }
+  }
+
+  @Test
+  void eachSnapshotIsReadFromTheTextPostgreSqlHoldsWhateverItsShape() throws Exception {
+    try (TestEnv env = new TestEnv(6); Schema db = Schema.open(env)) {
+      DerivedState state = DerivedState.initial();
+      Instant t0 = Instant.parse("2026-12-06T01:00:00.123Z");
+      for (int i = 0; i < 5; i++) {
+        Check c = new Check("x", 1, i + 1, t0.plusSeconds(60L * i), i < 3, new JsonObject().put("latency_ms", 10 + i));
+        state = DeviceFold.apply(state, c, AlertRules.forPriority(1)).next();
+      }
+      String text = DerivedJson.encode(state);
+      device(env, 1, "written", "jsonb", "corrupt", "none");
+      env.execute("UPDATE $S.device_status_current SET derived_snapshot = $$" + text + "$$ WHERE device_id = 'written'");
+      // a snapshot stored as jsonb before V013: PostgreSQL reorders its members and spaces them
+      env.execute("UPDATE $S.device_status_current SET derived_snapshot = $$" + text + "$$::jsonb::json WHERE device_id = 'jsonb'");
+      env.execute("UPDATE $S.device_status_current SET derived_snapshot = '{\"v\": 1, \"firing\": 3}' WHERE device_id = 'corrupt'");
+      String reordered = (String) env.query("SELECT derived_snapshot::text FROM $S.device_status_current WHERE device_id = 'jsonb'").get(0)[0];
+      assertTrue(!reordered.equals(text) && reordered.contains("\": "), "jsonb's text differs from what was written: " + reordered);
+      Map<String, SnapshotLoader.DeviceMemory> devices = awaitResult(new SnapshotLoader(db.pool(), 2).load(1)).devices();
+      assertEquals(state, devices.get("written").derived());
+      assertEquals(state, devices.get("jsonb").derived());
+      assertNull(devices.get("corrupt").derived(), "an unreadable snapshot: the device starts again");
+      assertNull(devices.get("none").derived(), "no snapshot yet");
+      assertEquals(4, devices.size());
     }
   }
 
