@@ -107,23 +107,36 @@ public final class SnapshotLoader {
     });
   }
 
+  /**
+   * Asks for the page after ({@code afterSlot}, {@code afterDevice}) and, when it is in, asks for the one after it before
+   * reading its rows: PostgreSQL finds the next page while this one's snapshots are read (a page is about as much work
+   * on each side), so a walk takes the longer of the two per page instead of their sum. A page's rows are read only
+   * after the page before it (one context), and once reading a page has failed no later page is read.
+   */
   private Future<Void> next(short afterSlot, String afterDevice, Walk walk) {
     long sent = System.nanoTime();
-    return pool.preparedQuery(PAGE).execute(Tuple.of(walk.remaining(), afterSlot, afterDevice, page)).compose(rows -> {
-      short lastSlot = afterSlot;
-      String last = afterDevice;
-      List<Snapshot> done = new ArrayList<>();
-      for (Row r : rows) {
-        lastSlot = r.getShort(0);
-        last = r.getString(1);
-        walk.finishBefore(lastSlot, sent, done);
-        walk.devices.put(last, new DeviceMemory(r.getLong(2), r.getLong(3), stateOf(lastSlot, last, r.getString(4))));
-        listings.listed(last, r.getShort(5), r.getString(6));
-      }
+    return pool.preparedQuery(PAGE).execute(Tuple.of(walk.from(afterSlot), afterSlot, afterDevice, page)).compose(rows -> {
+      if (walk.stopped) return Future.failedFuture("the walk stopped at an earlier page");
+      Row lastRow = null;
+      for (Row r : rows) lastRow = r;
       boolean end = rows.size() < page;
-      if (end) walk.finishBefore(Integer.MAX_VALUE, sent, done);
-      if (!done.isEmpty()) walk.loaded.accept(done);
-      return end ? Future.succeededFuture() : next(lastSlot, last, walk);
+      Future<Void> rest = end ? Future.succeededFuture() : next(lastRow.getShort(0), lastRow.getString(1), walk);
+      try {
+        List<Snapshot> done = new ArrayList<>();
+        for (Row r : rows) {
+          short slot = r.getShort(0);
+          String device = r.getString(1);
+          walk.finishBefore(slot, sent, done);
+          walk.devices.put(device, new DeviceMemory(r.getLong(2), r.getLong(3), stateOf(slot, device, r.getString(4))));
+          listings.listed(device, r.getShort(5), r.getString(6));
+        }
+        if (end) walk.finishBefore(Integer.MAX_VALUE, sent, done);
+        if (!done.isEmpty()) walk.loaded.accept(done);
+      } catch (RuntimeException e) {
+        walk.stopped = true; // the page asked for meanwhile is not read
+        return Future.failedFuture(e);
+      }
+      return rest;
     });
   }
 
@@ -135,6 +148,7 @@ public final class SnapshotLoader {
     Map<String, DeviceMemory> devices = new HashMap<>();
     int at;
     long since;
+    boolean stopped;
 
     Walk(int[] order, Consumer<List<Snapshot>> loaded, long start) {
       this.order = order;
@@ -143,13 +157,15 @@ public final class SnapshotLoader {
     }
 
     /**
-     * The slots from the one being read on: a page asks for these alone. With every slot of the walk in {@code ANY},
-     * PostgreSQL 15 read the index entries of every slot already passed on each page (the row comparison does not skip
-     * them): a page at the 121st of 128 slots of a million devices took 748 ms and 149,000 buffers, against 13 ms and
-     * 3,000 this way, so a walk's pages cost more the further it got.
+     * The slots from {@code slot} on (the one the next page starts in): a page asks for these alone. With every slot of the
+     * walk in {@code ANY}, PostgreSQL 15 read the index entries of every slot already passed on each page (the row
+     * comparison does not skip them): a page at the 121st of 128 slots of a million devices took 748 ms and 149,000
+     * buffers, against 13 ms and 3,000 this way, so a walk's pages cost more the further it got.
      */
-    Short[] remaining() {
-      return Arrays.stream(order, at, order.length).mapToObj(s -> (short) s).toArray(Short[]::new);
+    Short[] from(int slot) {
+      int i = at;
+      while (i < order.length && order[i] < slot) i++;
+      return Arrays.stream(order, i, order.length).mapToObj(s -> (short) s).toArray(Short[]::new);
     }
 
     /** Every slot before {@code slot} is complete: into {@code done}; the next one's load counts from the page {@code sent}. */

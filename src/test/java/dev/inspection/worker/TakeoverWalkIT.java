@@ -4,6 +4,7 @@ import static dev.inspection.it.TestEnv.awaitResult;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.inspection.control.SlotState;
@@ -32,6 +33,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
@@ -68,6 +70,34 @@ class TakeoverWalkIT {
         assertEquals(s.slot() == 4 ? 7 : 1, s.mapVersion(), "slot " + s.slot() + "'s map version");
       }
       assertEquals(List.of("e", "f", "g", "h"), handed.get(3).devices().keySet().stream().sorted().toList());
+    }
+  }
+
+  @Test
+  void aPageAskedForBeforeTheWalkFailedIsNotRead() throws Exception {
+    try (TestEnv env = new TestEnv(6); Schema db = Schema.open(env)) {
+      device(env, 1, "a", "b", "c");
+      device(env, 2, "d");
+      device(env, 4, "e", "f", "g", "h");
+      // one connection, one context: the page asked for while page 2 is read answers before the query sent after the walk
+      Pool one = Db.pool(db.vertx(), PgOptions.from(env.config(Map.of())), 1);
+      Context ctx = db.vertx().getOrCreateContext();
+      List<String> listed = new CopyOnWriteArrayList<>();
+      List<Integer> handed = new CopyOnWriteArrayList<>();
+      SnapshotLoader loader = new SnapshotLoader(one, 2, (device, priority, profile) -> listed.add(device));
+      Promise<Void> walk = Promise.promise();
+      ctx.runOnContext(v -> loader.load(List.of(1, 2, 3, 4, 5), snaps -> {
+        snaps.forEach(s -> handed.add(s.slot()));
+        throw new IllegalStateException("the worker refused slot " + snaps.get(0).slot());
+      }).onComplete(walk));
+      Throwable failed = assertThrows(ExecutionException.class, () -> awaitResult(walk.future())).getCause();
+      assertTrue(failed.getMessage().contains("refused slot 1"), failed.getMessage());
+      Promise<Void> after = Promise.promise();
+      ctx.runOnContext(v -> one.query("SELECT 1").execute().<Void>mapEmpty().onComplete(after));
+      awaitResult(after.future());
+      assertEquals(List.of(1), handed, "page 2 finished slot 1 and the walk failed there");
+      assertEquals(List.of("a", "b", "c", "d"), listed, "page 3 (e, f) was asked for while page 2 was read, and not read");
+      awaitResult(one.close());
     }
   }
 
