@@ -28,6 +28,8 @@ import java.util.TreeMap;
  */
 public final class DerivedJson {
   private static final JsonFactory FACTORY = new JsonFactory();
+  /** A member that is an object or an array where a scalar was expected. */
+  private static final Object NOT_SCALAR = new Object();
 
   private DerivedJson() {}
 
@@ -169,12 +171,6 @@ public final class DerivedJson {
       return null;
     }
 
-    private long requiredNumber(String name, JsonToken t) throws IOException {
-      Number n = number(t);
-      if (n == null) throw new IllegalArgumentException("missing or non-numeric " + name);
-      return n.longValue();
-    }
-
     private String text(String name, JsonToken t) throws IOException {
       if (t != JsonToken.VALUE_STRING) throw new IllegalArgumentException(name + " is not a string but " + t);
       return p.getText();
@@ -214,60 +210,57 @@ public final class DerivedJson {
     }
 
     private DerivedState.RateWindow rateWindow(JsonToken t) throws IOException {
-      expect("rate_window", t, JsonToken.START_OBJECT);
-      Instant start = null;
-      Instant last = null;
-      Number count = null;
-      while (p.nextToken() == JsonToken.FIELD_NAME) {
-        String name = p.currentName();
-        JsonToken u = p.nextToken();
-        switch (name) {
-          case "window_start" -> start = instant(name, u);
-          case "last_event_at" -> last = instant(name, u);
-          case "events_count" -> count = number(u);
-          default -> p.skipChildren();
-        }
-      }
-      if (start == null) throw new IllegalArgumentException("missing window_start");
-      if (count == null) throw new IllegalArgumentException("missing or non-numeric events_count");
-      if (last == null) throw new IllegalArgumentException("missing last_event_at");
-      return new DerivedState.RateWindow(start, count.longValue(), last);
+      Object[] m = members("rate_window", t, "window_start", "events_count", "last_event_at");
+      return new DerivedState.RateWindow(requiredInstant(m[0], "window_start"), requiredNumber(m[1], "events_count").longValue(),
+          requiredInstant(m[2], "last_event_at"));
     }
 
     private DerivedState.Debounce debounce(JsonToken t) throws IOException {
-      expect("debounce_pending", t, JsonToken.START_OBJECT);
-      Instant since = null;
-      Number threshold = null;
-      while (p.nextToken() == JsonToken.FIELD_NAME) {
-        String name = p.currentName();
-        JsonToken u = p.nextToken();
-        switch (name) {
-          case "since" -> since = instant(name, u);
-          case "trigger_threshold" -> threshold = number(u);
-          default -> p.skipChildren();
-        }
-      }
-      if (since == null) throw new IllegalArgumentException("missing since");
-      if (threshold == null) throw new IllegalArgumentException("missing or non-numeric trigger_threshold");
-      return new DerivedState.Debounce(since, threshold.intValue());
+      Object[] m = members("debounce_pending", t, "since", "trigger_threshold");
+      return new DerivedState.Debounce(requiredInstant(m[0], "since"), requiredNumber(m[1], "trigger_threshold").intValue());
     }
 
     private DerivedState.Position position(JsonToken t) throws IOException {
-      expect("position", t, JsonToken.START_OBJECT);
-      Number cycle = null;
-      Number seq = null;
+      Object[] m = members("position", t, "cycle_id", "seq");
+      return new DerivedState.Position(requiredNumber(m[0], "cycle_id").longValue(), requiredNumber(m[1], "seq").longValue());
+    }
+
+    /**
+     * The members {@code names} of the object at {@code t}, in that order: a number, a string or a boolean as read, null
+     * when absent or JSON null, {@link #NOT_SCALAR} for an object or an array (skipped); other members skipped.
+     */
+    private Object[] members(String object, JsonToken t, String... names) throws IOException {
+      expect(object, t, JsonToken.START_OBJECT);
+      Object[] values = new Object[names.length];
       while (p.nextToken() == JsonToken.FIELD_NAME) {
         String name = p.currentName();
         JsonToken u = p.nextToken();
-        switch (name) {
-          case "cycle_id" -> cycle = number(u);
-          case "seq" -> seq = number(u);
-          default -> p.skipChildren();
-        }
+        int i = 0;
+        while (i < names.length && !names[i].equals(name)) i++;
+        Object v = switch (u) {
+          case VALUE_NUMBER_INT, VALUE_NUMBER_FLOAT -> p.getNumberValue();
+          case VALUE_STRING -> p.getText();
+          case VALUE_TRUE, VALUE_FALSE -> u == JsonToken.VALUE_TRUE;
+          case VALUE_NULL -> null;
+          default -> {
+            p.skipChildren();
+            yield NOT_SCALAR;
+          }
+        };
+        if (i < names.length) values[i] = v;
       }
-      if (cycle == null) throw new IllegalArgumentException("missing or non-numeric cycle_id");
-      if (seq == null) throw new IllegalArgumentException("missing or non-numeric seq");
-      return new DerivedState.Position(cycle.longValue(), seq.longValue());
+      return values;
+    }
+
+    private static Number requiredNumber(Object v, String name) {
+      if (!(v instanceof Number n)) throw new IllegalArgumentException("missing or non-numeric " + name);
+      return n;
+    }
+
+    private static Instant requiredInstant(Object v, String name) {
+      if (v == null) throw new IllegalArgumentException("missing " + name);
+      if (!(v instanceof String text)) throw new IllegalArgumentException(name + " is not a string");
+      return IsoInstant.parse(text);
     }
 
     /** {@code [cycle_id, seq, digest, kept_at epoch ms]} ({@link HistoryMark}'s compact form). */
@@ -277,7 +270,7 @@ public final class DerivedJson {
       int n = 0;
       for (JsonToken e = p.nextToken(); e != JsonToken.END_ARRAY; e = p.nextToken()) {
         if (n == 4) throw new IllegalArgumentException("history mark must be [cycle_id, seq, digest, kept_at_ms], got more than 4 items");
-        items[n] = requiredNumber("history mark item " + n, e);
+        items[n] = requiredNumber(number(e), "history mark item " + n).longValue();
         n++;
       }
       if (n != 4) throw new IllegalArgumentException("history mark must be [cycle_id, seq, digest, kept_at_ms], got " + n + " items");
