@@ -54,9 +54,10 @@
 #                      its flags through BENCH_COMMIT_ARGS, e.g. "--batches=300 --batch=200 --devices=20000")
 #   --takeover         only the takeover benchmark (dev.inspection.bench.TakeoverBench, from the test sources): a
 #                      survivor's load of every slot alone, a million devices with derived snapshots over 256 slots in
-#                      a scratch schema, walked two at once, one at a time, and in groups of 32 handed over together
-#                      (the worker before its walks), alternating rounds: when the first slot, half and the last were
-#                      handed over, and the JVM's CPU; its flags through BENCH_TAKEOVER_ARGS, e.g. "--devices=200000"
+#                      a scratch schema, walked one at a time, two at once, and in groups of 32 handed over together
+#                      (the worker before its walks), alternating rounds, each with an empty device directory: when the
+#                      first slot, half and the last were handed over, a slot's own load (p50, p99, max, the slowest
+#                      three), the JVM's CPU; its flags through BENCH_TAKEOVER_ARGS, e.g. "--devices=200000 --ways=walks=1"
 #   --ingest           only the push-ingest benchmark (dev.inspection.bench.IngestBench, from the test sources): one
 #                      probe, frames/s acknowledged durable and ack p50/p99 through POST /ingest/v1/hotel_room against
 #                      the same frames handed straight to its group commit (the baseline), in one run; its flags through
@@ -70,7 +71,8 @@
 #   the million run's default is 6g), BENCH_PERFTEST_VERSIONS (versions tried in order),
 #   BENCH_NODE_FLAGS (extra --key=value flags for the node, e.g. "--outbox.replay.interval.ms=600000"),
 #   BENCH_JVM_OPTS (extra JVM options; {run} in them becomes the run's name, capacity, half, idle or million, so each
-#   run keeps its own flight recording: "-XX:StartFlightRecording=filename=target/bench/node-{run}.jfr,settings=profile"),
+#   run keeps its own flight recording: "-XX:StartFlightRecording=filename=target/bench/node-{run}.jfr,settings=profile";
+#   the million run's JVMs by role too, {run} then million-worker, million-worker-scheduler, million-empty, million-probe, ...),
 #   BENCH_IDLE_DEVICES (100), BENCH_IDLE_INTERVAL_MS (the node's default), BENCH_IDLE_WARMUP_S (10), BENCH_IDLE_WINDOW_S (30),
 #   BENCH_IDLE_REST_S (20: after the idle run, RabbitMQ's CPU with the node stopped, with its queues and then without
 #   them, so the note splits the broker's idle figure into what the queues cost at rest and what the node's traffic
@@ -829,13 +831,15 @@ await_normal() { # tag
 # over the devices is what a device costs; then a probe in a JVM of its own with the run's simulated fleet, its live
 # heap BENCH_ROLE_PROBE_S after start (its schedule holds every device; the whole heap, an upper bound).
 start_role() { # prefix role port log heap flags... -> pid in ROLE_PID
-  local prefix=$1 role=$2 port=$3 log=$4 heap=$5
+  local prefix=$1 role=$2 port=$3 log=$4 heap=$5 jvm_opts=${BENCH_JVM_OPTS:-}
   shift 5
+  # {run} in BENCH_JVM_OPTS: the log's name without node-, e.g. million-worker (the lone worker), million-probe
+  jvm_opts=${jvm_opts//\{run\}/$(basename "$log" .log | sed 's/^node-//')}
   # out of memory ends the JVM, as in the packaged units (ExitOnOutOfMemoryError): a heap too small shows as a death
-  # shellcheck disable=SC2086 # BENCH_NODE_FLAGS holds several words
+  # shellcheck disable=SC2086 # BENCH_NODE_FLAGS and jvm_opts (BENCH_JVM_OPTS) hold several words
   INSPECT_API_TOKEN=$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n') \
   INSPECT_CONSOLE_PASSWORD=$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n') \
-  java "-Xmx$heap" -XX:+ExitOnOutOfMemoryError -jar "$JAR" --role="$role" --node.id="$prefix-$role" --pg.schema="$prefix" --topology.prefix="$prefix" \
+  java "-Xmx$heap" -XX:+ExitOnOutOfMemoryError $jvm_opts -jar "$JAR" --role="$role" --node.id="$prefix-$role" --pg.schema="$prefix" --topology.prefix="$prefix" \
     --redis.channel.prefix="$prefix" --http.port="$port" --data.dir="$DATA-$role" --slots.total=$RUN_SLOTS \
     --security.allow.insecure.credentials=true --scheduler.min.workers=1 "$@" ${BENCH_NODE_FLAGS:-} >"$log" 2>&1 &
   ROLE_PID=$!

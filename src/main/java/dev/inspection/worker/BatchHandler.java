@@ -90,8 +90,8 @@ public final class BatchHandler {
 
   /** The derived states a new owner starts from (INV-10): every device of the snapshot with a readable one. */
   public static Map<String, DerivedState> memoryOf(SnapshotLoader.Snapshot snapshot) {
-    Map<String, DerivedState> out = new HashMap<>();
-    if (snapshot == null) return out;
+    if (snapshot == null) return new HashMap<>();
+    Map<String, DerivedState> out = new HashMap<>(HashSizes.capacityFor(snapshot.devices().size()));
     for (Map.Entry<String, DeviceMemory> e : snapshot.devices().entrySet()) {
       if (e.getValue().derived() != null) out.put(e.getKey(), e.getValue().derived());
     }

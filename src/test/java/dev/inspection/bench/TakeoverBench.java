@@ -30,6 +30,7 @@ import java.util.concurrent.TimeUnit;
  *   <li>{@code groups=32}: groups of 32 slots all at once, each group's slots handed over with the group's last page
  *       (the worker before the walks).
  * </ul>
+ * Each round starts with an empty device directory, as a worker that has just started.
  * Prints, per way, when the first slot, half of them and the last were handed over, a slot's own load ({@code
  * Snapshot.millis}: in a group, the group's), and this JVM's CPU over the load.
  * {@code ./run.sh bench --takeover} runs it (flags through {@code BENCH_TAKEOVER_ARGS}).
@@ -38,7 +39,7 @@ public final class TakeoverBench {
   private TakeoverBench() {}
 
   public static void main(String[] args) throws Exception {
-    Map<String, String> opt = BenchArgs.parse("takeover-bench", args, Map.of("devices", "1000000", "slots", "256", "page", "1000", "rounds", "3", "ways", "walks=2,walks=1,groups=32"));
+    Map<String, String> opt = BenchArgs.parse("takeover-bench", args, Map.of("devices", "1000000", "slots", "256", "page", "1000", "rounds", "3", "ways", "walks=1,walks=2,groups=32"));
     int devices = Integer.parseInt(opt.get("devices"));
     int slots = Integer.parseInt(opt.get("slots"));
     int page = Integer.parseInt(opt.get("page"));
@@ -65,34 +66,47 @@ public final class TakeoverBench {
       System.out.printf("takeover bench: schema %s, %d devices over %d slots (%d a slot), snapshots of %d bytes, written in %.1f s; pages of %d%n",
           schema, devices, slots, devices / slots, snapshots[0].length(), (System.nanoTime() - t0) / 1e9, page);
       Context ctx = vertx.getOrCreateContext();
-      DeviceDirectory directory = new DeviceDirectory(pool, 600_000, 2_000_000);
-      SnapshotLoader loader = new SnapshotLoader(pool, page, directory::listed);
       List<Integer> all = new ArrayList<>();
       for (int s = 0; s < slots; s++) all.add(s);
       Map<String, List<double[]>> results = new HashMap<>();
       for (int r = 0; r < rounds; r++) {
         for (String way : ways) {
+          // each round a worker that has just started: its device directory empty, as the worker's (1,000,000 entries at most)
+          DeviceDirectory directory = new DeviceDirectory(pool, 600_000, 1_000_000);
+          SnapshotLoader loader = new SnapshotLoader(pool, page, directory::listed);
           long cpu0 = jvmCpuNanos();
           long[] own = new long[all.size()];
           double[] handed = run(ctx, loader, all, way, own);
           double cpu = (jvmCpuNanos() - cpu0) / 1e9;
           Arrays.sort(handed);
+          String slowest = slowest(own, 3);
           Arrays.sort(own);
-          double[] row = {handed[0], handed[handed.length / 2], handed[handed.length - 1], cpu, own[own.length / 2], own[(int) Math.ceil(own.length * 0.99) - 1]};
+          double[] row = {handed[0], handed[handed.length / 2], handed[handed.length - 1], cpu, own[own.length / 2], own[(int) Math.ceil(own.length * 0.99) - 1],
+              own[own.length - 1]};
           results.computeIfAbsent(way, k -> new ArrayList<>()).add(row);
-          System.out.printf("  round %d %-10s first slot %6.2f s, half %6.2f s, last %6.2f s; a slot's own load p50 %.0f ms, p99 %.0f ms; this JVM %.1f s of CPU%n",
-              r + 1, way, row[0], row[1], row[2], row[4], row[5], cpu);
+          System.out.printf("  round %d %-10s first slot %6.2f s, half %6.2f s, last %6.2f s; a slot's own load p50 %.0f ms, p99 %.0f ms, max %.0f ms; this JVM %.1f s of CPU; slowest %s%n",
+              r + 1, way, row[0], row[1], row[2], row[4], row[5], row[6], cpu, slowest);
         }
       }
       System.out.println("median of the rounds (seconds after the load's start):");
       for (String way : ways) {
         List<double[]> rs = results.get(way);
-        System.out.printf("  %-10s first slot %6.2f, half %6.2f, last %6.2f; a slot's own load p50 %.0f ms, p99 %.0f ms; JVM CPU %.1f s; %.0f devices/s%n", way,
-            med(rs, 0), med(rs, 1), med(rs, 2), med(rs, 4), med(rs, 5), med(rs, 3), devices / med(rs, 2));
+        System.out.printf("  %-10s first slot %6.2f, half %6.2f, last %6.2f; a slot's own load p50 %.0f ms, p99 %.0f ms, max %.0f ms; JVM CPU %.1f s; %.0f devices/s%n", way,
+            med(rs, 0), med(rs, 1), med(rs, 2), med(rs, 4), med(rs, 5), med(rs, 6), med(rs, 3), devices / med(rs, 2));
       }
     } finally {
       ScratchSchema.close("takeover-bench", schema, pool, vertx);
     }
+  }
+
+  /** The {@code k} longest own loads as "#i N ms" (i: the i-th slot handed over, from 1). */
+  private static String slowest(long[] own, int k) {
+    Integer[] idx = new Integer[own.length];
+    for (int i = 0; i < idx.length; i++) idx[i] = i;
+    Arrays.sort(idx, (a, b) -> Long.compare(own[b], own[a]));
+    StringBuilder b = new StringBuilder();
+    for (int i = 0; i < Math.min(k, idx.length); i++) b.append(i == 0 ? "" : ", ").append('#').append(idx[i] + 1).append(' ').append(own[idx[i]]).append(" ms");
+    return b.toString();
   }
 
   /** Seconds from the start to each slot's hand-over, for one way of walking; {@code own}: each slot's own load in ms. */
