@@ -33,10 +33,23 @@ import org.slf4j.LoggerFactory;
  */
 public final class SnapshotLoader {
   private static final Logger log = LoggerFactory.getLogger(SnapshotLoader.class);
+  /**
+   * A page: the rest of the slot being read ($1, after device $2), then the walk's slots after it ($3), in (slot, device)
+   * order, at most $4 rows. Written as one condition ({@code current_slot = ANY($3) AND (current_slot, device_id) > ($1,
+   * $2)}), PostgreSQL 15 estimated the two as independent although both bound the slot: near a walk's end (or in a walk
+   * of high slots) it expected fewer rows than the page (921 for the 29,295 of the last 8 slots of a million devices),
+   * planned a read of all of them and a sort instead of the index's order up to the limit, and each of those pages read
+   * and sorted the rest of the walk (99 ms against 4 ms). Each half here is an index range with its own limit, and the
+   * two merge in order: a page reads at most two pages' rows, wherever it is in the walk.
+   */
   static final String PAGE = """
-      SELECT c.current_slot, c.device_id, c.seq, c.cycle_id, c.derived_snapshot::text, r.priority, r.payload_profile
-      FROM device_status_current c LEFT JOIN device_resource r ON r.device_id = c.device_id
-      WHERE c.current_slot = ANY($1::smallint[]) AND (c.current_slot, c.device_id) > ($2::smallint, $3::varchar)
+      SELECT c.current_slot, c.device_id, c.seq, c.cycle_id, c.snapshot, r.priority, r.payload_profile FROM (
+        (SELECT current_slot, device_id, seq, cycle_id, derived_snapshot::text AS snapshot FROM device_status_current
+         WHERE current_slot = $1::smallint AND device_id > $2::varchar ORDER BY current_slot, device_id LIMIT $4)
+        UNION ALL
+        (SELECT current_slot, device_id, seq, cycle_id, derived_snapshot::text FROM device_status_current
+         WHERE current_slot = ANY($3::smallint[]) ORDER BY current_slot, device_id LIMIT $4)
+      ) c LEFT JOIN device_resource r ON r.device_id = c.device_id
       ORDER BY c.current_slot, c.device_id LIMIT $4""";
 
   /** Where a load puts what the inventory says of each device it read ({@link DeviceDirectory#listed}); priority null: not listed. */
@@ -115,7 +128,7 @@ public final class SnapshotLoader {
    */
   private Future<Void> next(short afterSlot, String afterDevice, Walk walk) {
     long sent = System.nanoTime();
-    return pool.preparedQuery(PAGE).execute(Tuple.of(walk.from(afterSlot), afterSlot, afterDevice, page)).compose(rows -> {
+    return pool.preparedQuery(PAGE).execute(Tuple.of(afterSlot, afterDevice, walk.after(afterSlot), page)).compose(rows -> {
       if (walk.stopped) return Future.failedFuture("the walk stopped at an earlier page");
       Row lastRow = null;
       for (Row r : rows) lastRow = r;
@@ -157,14 +170,14 @@ public final class SnapshotLoader {
     }
 
     /**
-     * The slots from {@code slot} on (the one the next page starts in): a page asks for these alone. With every slot of the
-     * walk in {@code ANY}, PostgreSQL 15 read the index entries of every slot already passed on each page (the row
-     * comparison does not skip them): a page at the 121st of 128 slots of a million devices took 748 ms and 149,000
-     * buffers, against 13 ms and 3,000 this way, so a walk's pages cost more the further it got.
+     * The walk's slots after {@code slot} (the one the next page continues): a page asks for these alone. With every slot
+     * of the walk in {@code ANY}, PostgreSQL 15 read the index entries of every slot already passed on each page: a page
+     * at the 121st of 128 slots of a million devices took 748 ms and 149,000 buffers, against 13 ms and 3,000 this way,
+     * so a walk's pages cost more the further it got.
      */
-    Short[] from(int slot) {
+    Short[] after(int slot) {
       int i = at;
-      while (i < order.length && order[i] < slot) i++;
+      while (i < order.length && order[i] <= slot) i++;
       return Arrays.stream(order, i, order.length).mapToObj(s -> (short) s).toArray(Short[]::new);
     }
 
@@ -173,7 +186,7 @@ public final class SnapshotLoader {
       while (at < order.length && order[at] < slot) {
         int s = order[at++];
         done.add(new Snapshot(s, devices, (System.nanoTime() - since) / 1_000_000, versions.getOrDefault(s, 1L)));
-        devices = new HashMap<>();
+        devices = new HashMap<>(HashSizes.capacityFor(devices.size())); // a slot holds about as many devices as the one before
         since = sent;
       }
     }
