@@ -11,7 +11,6 @@ import dev.inspection.state.HistoryPolicies;
 import dev.inspection.state.PayloadProfile;
 import dev.inspection.state.PayloadProfiles;
 import dev.inspection.worker.DeadLetterPublisher.DeadLetter;
-import dev.inspection.worker.SnapshotLoader.DeviceMemory;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonObject;
 import java.time.Clock;
@@ -85,17 +84,8 @@ public final class BatchHandler {
     this.topology = topology;
     this.lookup = lookup;
     this.rules = rules;
-    this.memory = new HashMap<>(memory);
-  }
-
-  /** The derived states a new owner starts from (INV-10): every device of the snapshot with a readable one. */
-  public static Map<String, DerivedState> memoryOf(SnapshotLoader.Snapshot snapshot) {
-    if (snapshot == null) return new HashMap<>();
-    Map<String, DerivedState> out = new HashMap<>(HashSizes.capacityFor(snapshot.devices().size()));
-    for (Map.Entry<String, DeviceMemory> e : snapshot.devices().entrySet()) {
-      if (e.getValue().derived() != null) out.put(e.getKey(), e.getValue().derived());
-    }
-    return out;
+    this.memory = new HashMap<>(HashSizes.capacityFor(memory.size()));
+    this.memory.putAll(memory);
   }
 
   /** Parses, looks up, normalises and plans; the lookup is the only step that can fail (a database error). */

@@ -14,6 +14,6 @@ record SlotMemory(Map<String, DerivedState> devices, long mapVersion) {
   static final SlotMemory EMPTY = new SlotMemory(Map.of(), 1);
 
   static SlotMemory of(SnapshotLoader.Snapshot snapshot) {
-    return snapshot == null ? EMPTY : new SlotMemory(BatchHandler.memoryOf(snapshot), snapshot.mapVersion());
+    return snapshot == null ? EMPTY : new SlotMemory(snapshot.states(), snapshot.mapVersion());
   }
 }

@@ -43,11 +43,11 @@ public final class SnapshotLoader {
    * two merge in order: a page reads at most two pages' rows, wherever it is in the walk.
    */
   static final String PAGE = """
-      SELECT c.current_slot, c.device_id, c.seq, c.cycle_id, c.snapshot, r.priority, r.payload_profile FROM (
-        (SELECT current_slot, device_id, seq, cycle_id, derived_snapshot::text AS snapshot FROM device_status_current
+      SELECT c.current_slot, c.device_id, c.snapshot, r.priority, r.payload_profile FROM (
+        (SELECT current_slot, device_id, derived_snapshot::text AS snapshot FROM device_status_current
          WHERE current_slot = $1::smallint AND device_id > $2::varchar ORDER BY current_slot, device_id LIMIT $4)
         UNION ALL
-        (SELECT current_slot, device_id, seq, cycle_id, derived_snapshot::text FROM device_status_current
+        (SELECT current_slot, device_id, derived_snapshot::text FROM device_status_current
          WHERE current_slot = ANY($3::smallint[]) ORDER BY current_slot, device_id LIMIT $4)
       ) c LEFT JOIN device_resource r ON r.device_id = c.device_id
       ORDER BY c.current_slot, c.device_id LIMIT $4""";
@@ -60,21 +60,17 @@ public final class SnapshotLoader {
     void listed(String deviceId, Short priority, String profile);
   }
 
-  /** One device's committed position and derived state (null: none yet, or an unreadable snapshot). */
-  public record DeviceMemory(long seq, long cycleId, DerivedState derived) {}
-
   /** The map version each slot's devices were switched to ({@code slot_lease.slot_map_version}, set by a reshard's switch). */
   static final String MAP_VERSIONS = "SELECT slot_id, slot_map_version FROM slot_lease WHERE slot_id = ANY($1::smallint[])";
 
   /**
-   * A slot's loaded state; {@code millis}: its own load time; {@code mapVersion}: the slot map version its devices were
-   * switched to, read before them.
+   * A slot's loaded state: {@code states}, the derived state of each of its devices that has a readable one (a device
+   * without is not in it: its counters start again); {@code devices}, how many devices the slot holds; {@code millis},
+   * its own load time; {@code mapVersion}, the slot map version its devices were switched to, read before them. The
+   * slot's processor takes {@code states} over as they are (before, each state was wrapped with the device's position,
+   * which nothing read, and copied into a second map at the hand-over).
    */
-  public record Snapshot(int slot, Map<String, DeviceMemory> devices, long millis, long mapVersion) {
-    public Snapshot(int slot, Map<String, DeviceMemory> devices, long millis) {
-      this(slot, devices, millis, 1);
-    }
-  }
+  public record Snapshot(int slot, Map<String, DerivedState> states, int devices, long millis, long mapVersion) {}
 
   private final Pool pool;
   private final int page;
@@ -140,8 +136,10 @@ public final class SnapshotLoader {
           short slot = r.getShort(0);
           String device = r.getString(1);
           walk.finishBefore(slot, sent, done);
-          walk.devices.put(device, new DeviceMemory(r.getLong(2), r.getLong(3), stateOf(slot, device, r.getString(4))));
-          listings.listed(device, r.getShort(5), r.getString(6));
+          DerivedState state = stateOf(slot, device, r.getString(2));
+          if (state != null) walk.states.put(device, state);
+          walk.devices++;
+          listings.listed(device, r.getShort(3), r.getString(4));
         }
         if (end) walk.finishBefore(Integer.MAX_VALUE, sent, done);
         if (!done.isEmpty()) walk.loaded.accept(done);
@@ -158,7 +156,8 @@ public final class SnapshotLoader {
     final int[] order;
     final Consumer<List<Snapshot>> loaded;
     final Map<Integer, Long> versions = new HashMap<>();
-    Map<String, DeviceMemory> devices = new HashMap<>();
+    Map<String, DerivedState> states = new HashMap<>();
+    int devices;
     int at;
     long since;
     boolean stopped;
@@ -185,8 +184,9 @@ public final class SnapshotLoader {
     void finishBefore(int slot, long sent, List<Snapshot> done) {
       while (at < order.length && order[at] < slot) {
         int s = order[at++];
-        done.add(new Snapshot(s, devices, (System.nanoTime() - since) / 1_000_000, versions.getOrDefault(s, 1L)));
-        devices = new HashMap<>(HashSizes.capacityFor(devices.size())); // a slot holds about as many devices as the one before
+        done.add(new Snapshot(s, states, devices, (System.nanoTime() - since) / 1_000_000, versions.getOrDefault(s, 1L)));
+        states = new HashMap<>(HashSizes.capacityFor(devices)); // a slot holds about as many devices as the one before
+        devices = 0;
         since = sent;
       }
     }

@@ -156,7 +156,7 @@ public final class WorkerVerticle extends VerticleBase {
                 // two walks may both hold a slot (dropped, then taken again while the first still loads): the later epoch's state stays
                 loaded.merge(snap.slot(), new Loaded(slots.get(snap.slot()), SlotMemory.of(snap)), (was, now) -> now.epoch() >= was.epoch() ? now : was);
                 metrics.moves().loaded(snap.millis());
-                log.debug("slot {}: {} devices loaded in {} ms", snap.slot(), snap.devices().size(), snap.millis());
+                log.debug("slot {}: {} devices loaded in {} ms", snap.slot(), snap.devices(), snap.millis());
               }
               done.accept(snaps.stream().map(SnapshotLoader.Snapshot::slot).toList());
             });

@@ -168,7 +168,7 @@ public final class CommitBench {
         long start = System.nanoTime();
         SnapshotLoader.Snapshot s = await(loader.load(255));
         loads[i] = System.nanoTime() - start;
-        loaded = s.devices().size();
+        loaded = s.devices();
       }
       System.out.printf("snapshot load of a %d-device slot (pages of 1000): median %.1f ms, max %.1f ms (5 loads)%n", loaded, median(loads) / 1e6,
           Arrays.stream(loads).max().orElse(0) / 1e6);

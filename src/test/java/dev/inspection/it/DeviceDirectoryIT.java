@@ -47,7 +47,7 @@ class DeviceDirectoryIT {
 
         DeviceDirectory directory = new DeviceDirectory(directoryPool, 600_000, 1_000);
         SnapshotLoader.Snapshot snap = awaitResult(new SnapshotLoader(pool, 2, directory::listed).load(2)); // pages of 2: the listings of every page
-        assertEquals(3, snap.devices().size());
+        assertEquals(3, snap.devices());
         awaitResult(directoryPool.close());
 
         Map<String, DeviceDirectory.Info> infos = awaitResult(directory.lookup(List.of("room-1", "plain-1", "sim-1"),

@@ -20,7 +20,6 @@ import dev.inspection.state.PayloadProfiles;
 import dev.inspection.store.Db;
 import dev.inspection.store.Migrations;
 import dev.inspection.store.PgOptions;
-import dev.inspection.worker.BatchHandler;
 import dev.inspection.worker.BatchStore;
 import dev.inspection.worker.DeviceDirectory;
 import dev.inspection.worker.SnapshotLoader;
@@ -221,7 +220,7 @@ class ReshardSwitchIT {
         int newSlot = SlotHash.slotOf(d, TO);
         int n = AlertRules.forPriority(2).offlineAfterFailures();
         // the new slot's owner loaded it before the switch: the device is not there yet
-        Map<String, DerivedState> newOwnersMemory = BatchHandler.memoryOf(awaitResult(loader.load(newSlot)));
+        Map<String, DerivedState> newOwnersMemory = awaitResult(loader.load(newSlot)).states();
         assertTrue(newOwnersMemory.isEmpty());
 
         // n - 1 failures written by the old slot's owner, each planned on the state the previous one left
@@ -257,7 +256,7 @@ class ReshardSwitchIT {
         assertInstanceOf(BatchStore.Fenced.class, awaitResult(store.commit(List.of(new BatchStore.Part(newSlot, 1, blind)))).get(newSlot));
 
         // the owner follows the new epoch: it loads the slot again, now with the moved device's counters
-        Map<String, DerivedState> reloaded = BatchHandler.memoryOf(awaitResult(loader.load(newSlot)));
+        Map<String, DerivedState> reloaded = awaitResult(loader.load(newSlot)).states();
         assertTrue(reloaded.containsKey(d), "the moved device's derived state is loaded by its new slot's owner");
         StatePlanner.Plan p = failure(newSlot, d, nth, reloaded);
         assertEquals(1, p.events().size(), "the nth failure fires: " + p.events());

@@ -3,7 +3,6 @@ package dev.inspection.worker;
 import static dev.inspection.it.TestEnv.awaitResult;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -59,17 +58,18 @@ class TakeoverWalkIT {
       List<SnapshotLoader.Snapshot> handed = new CopyOnWriteArrayList<>();
       awaitResult(new SnapshotLoader(db.pool(), 2).load(List.of(5, 4, 3, 2, 1), snaps -> {
         groups.add(snaps.stream().map(SnapshotLoader.Snapshot::slot).toList());
-        snaps.forEach(s -> sizeWhenHanded.put(s.slot(), s.devices().size()));
+        snaps.forEach(s -> sizeWhenHanded.put(s.slot(), s.states().size()));
         handed.addAll(snaps);
       }));
       // page 2 (c, d) finishes slot 1; page 3 (e, f) finishes 2 and the empty 3; the short last page finishes 4 and 5
       assertEquals(List.of(List.of(1), List.of(2, 3), List.of(4, 5)), groups, "slots handed over in order, each with the page that finished it");
       assertEquals(Map.of(1, 3, 2, 1, 3, 0, 4, 4, 5, 0), sizeWhenHanded, "every device of a slot is in when it is handed over");
       for (SnapshotLoader.Snapshot s : handed) {
-        assertEquals(sizeWhenHanded.get(s.slot()), s.devices().size(), "slot " + s.slot() + ": nothing added after its hand-over");
+        assertEquals(sizeWhenHanded.get(s.slot()), s.states().size(), "slot " + s.slot() + ": nothing added after its hand-over");
+        assertEquals(sizeWhenHanded.get(s.slot()), s.devices(), "slot " + s.slot() + ": every device read has its state");
         assertEquals(s.slot() == 4 ? 7 : 1, s.mapVersion(), "slot " + s.slot() + "'s map version");
       }
-      assertEquals(List.of("e", "f", "g", "h"), handed.get(3).devices().keySet().stream().sorted().toList());
+      assertEquals(List.of("e", "f", "g", "h"), handed.get(3).states().keySet().stream().sorted().toList());
     }
   }
 
@@ -150,14 +150,16 @@ class TakeoverWalkIT {
       // a snapshot stored as jsonb before V013: PostgreSQL reorders its members and spaces them
       env.execute("UPDATE $S.device_status_current SET derived_snapshot = $$" + text + "$$::jsonb::json WHERE device_id = 'jsonb'");
       env.execute("UPDATE $S.device_status_current SET derived_snapshot = '{\"v\": 1, \"firing\": 3}' WHERE device_id = 'corrupt'");
+      env.execute("UPDATE $S.device_status_current SET derived_snapshot = NULL WHERE device_id = 'none'");
       String reordered = (String) env.query("SELECT derived_snapshot::text FROM $S.device_status_current WHERE device_id = 'jsonb'").get(0)[0];
       assertTrue(!reordered.equals(text) && reordered.contains("\": "), "jsonb's text differs from what was written: " + reordered);
-      Map<String, SnapshotLoader.DeviceMemory> devices = awaitResult(new SnapshotLoader(db.pool(), 2).load(1)).devices();
-      assertEquals(state, devices.get("written").derived());
-      assertEquals(state, devices.get("jsonb").derived());
-      assertNull(devices.get("corrupt").derived(), "an unreadable snapshot: the device starts again");
-      assertNull(devices.get("none").derived(), "no snapshot yet");
-      assertEquals(4, devices.size());
+      SnapshotLoader.Snapshot slot = awaitResult(new SnapshotLoader(db.pool(), 2).load(1));
+      assertEquals(state, slot.states().get("written"));
+      assertEquals(state, slot.states().get("jsonb"));
+      assertTrue(!slot.states().containsKey("corrupt"), "an unreadable snapshot: the device starts again");
+      assertTrue(!slot.states().containsKey("none"), "no snapshot yet");
+      assertEquals(2, slot.states().size());
+      assertEquals(4, slot.devices(), "four devices read");
     }
   }
 
@@ -222,7 +224,8 @@ class TakeoverWalkIT {
   private static void device(TestEnv env, int slot, String... ids) throws Exception {
     for (String id : ids) {
       env.execute("INSERT INTO $S.device_status_current (device_id, slot_id, current_slot, seq, cycle_id, collected_at, writer_epoch, message_id,"
-          + " status_payload, derived_snapshot) VALUES ('" + id + "', " + slot + ", " + slot + ", 1, 1, now(), 1, 'm-" + id + "', '{}', NULL)");
+          + " status_payload, derived_snapshot) VALUES ('" + id + "', " + slot + ", " + slot + ", 1, 1, now(), 1, 'm-" + id + "', '{}', $$"
+          + DerivedJson.encode(DerivedState.initial()) + "$$)");
     }
   }
 
