@@ -49,9 +49,7 @@ class TakeoverWalkIT {
   void theLoaderHandsEachSlotOverOnThePageThatFinishesItWithAllItsDevices() throws Exception {
     try (TestEnv env = new TestEnv(6); Schema db = Schema.open(env)) {
       // slot 1: three devices, slot 2: one, slot 3: none, slot 4: four, slot 5: none; pages of two rows
-      device(env, 1, "a", "b", "c");
-      device(env, 2, "d");
-      device(env, 4, "e", "f", "g", "h");
+      threeSlots(env);
       env.execute("UPDATE $S.slot_lease SET slot_map_version = 7 WHERE slot_id = 4");
       List<List<Integer>> groups = new CopyOnWriteArrayList<>();
       Map<Integer, Integer> sizeWhenHanded = new TreeMap<>();
@@ -110,9 +108,7 @@ class TakeoverWalkIT {
   @Test
   void aPageAskedForBeforeTheWalkFailedIsNotRead() throws Exception {
     try (TestEnv env = new TestEnv(6); Schema db = Schema.open(env)) {
-      device(env, 1, "a", "b", "c");
-      device(env, 2, "d");
-      device(env, 4, "e", "f", "g", "h");
+      threeSlots(env);
       // one connection, one context: the page asked for while page 2 is read answers before the query sent after the walk
       Pool one = Db.pool(db.vertx(), PgOptions.from(env.config(Map.of())), 1);
       Context ctx = db.vertx().getOrCreateContext();
@@ -219,6 +215,13 @@ class TakeoverWalkIT {
 
   private static String state(TestEnv env, int slot) throws Exception {
     return (String) env.query("SELECT state FROM $S.slot_lease WHERE slot_id = " + slot).get(0)[0];
+  }
+
+  /** Slot 1: devices a, b, c; slot 2: d; slot 4: e, f, g, h (slots 3 and 5 empty). */
+  private static void threeSlots(TestEnv env) throws Exception {
+    device(env, 1, "a", "b", "c");
+    device(env, 2, "d");
+    device(env, 4, "e", "f", "g", "h");
   }
 
   private static void device(TestEnv env, int slot, String... ids) throws Exception {
