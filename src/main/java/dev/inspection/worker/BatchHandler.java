@@ -84,8 +84,7 @@ public final class BatchHandler {
     this.topology = topology;
     this.lookup = lookup;
     this.rules = rules;
-    this.memory = new HashMap<>(HashSizes.capacityFor(memory.size()));
-    this.memory.putAll(memory);
+    this.memory = new HashMap<>(memory); // the copy constructor sizes the table for the entries: no rehash
   }
 
   /** Parses, looks up, normalises and plans; the lookup is the only step that can fail (a database error). */

@@ -55,7 +55,8 @@ public final class DeviceDirectory {
     this.maxEntries = maxEntries;
     // sized for maxEntries from the start (the table is allocated at the first entry: 8 MB for a million): a takeover of
     // a million devices grew it from 1,024 by doubling, and each of the last doublings rehashed up to 786,432 entries
-    // on the worker's event loop, inside one page of the load (50-120 ms: the slowest slots' own load, issue 11)
+    // on the worker's event loop, inside one page of the load (45-115 ms in a flight recording of the million run's lone
+    // worker, issue 11)
     this.cache = new LinkedHashMap<>(HashSizes.capacityFor(maxEntries), 0.75f, true) {
       @Override
       protected boolean removeEldestEntry(Map.Entry<String, Cached> e) {

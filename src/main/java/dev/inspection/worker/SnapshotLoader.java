@@ -40,7 +40,8 @@ public final class SnapshotLoader {
    * of high slots) it expected fewer rows than the page (921 for the 29,295 of the last 8 slots of a million devices),
    * planned a read of all of them and a sort instead of the index's order up to the limit, and each of those pages read
    * and sorted the rest of the walk (99 ms against 4 ms). Each half here is an index range with its own limit, and the
-   * two merge in order: a page reads at most two pages' rows, wherever it is in the walk.
+   * two merge in order: a page reads at most a page from the slots after, and from the slot being read a page or, when
+   * PostgreSQL expects its rest to be smaller, that rest (one slot's devices at most), wherever it is in the walk.
    */
   static final String PAGE = """
       SELECT c.current_slot, c.device_id, c.snapshot, r.priority, r.payload_profile FROM (
