@@ -45,31 +45,36 @@ public final class IsoInstant {
 
   /** As {@link Instant#parse}: the same instants from the same texts, and the same exception for any other text. */
   public static Instant parse(CharSequence s) {
-    int n = s.length();
+    return parse(s, 0, s.length());
+  }
+
+  /** {@link #parse(CharSequence)} of the characters {@code from} (inclusive) to {@code to} of {@code s}, without copying them. */
+  public static Instant parse(CharSequence s, int from, int to) {
+    int n = to - from;
     // yyyy-MM-ddTHH:mm:ssZ (20) up to nine fraction digits (30)
-    if (n < 20 || n > 30 || s.charAt(4) != '-' || s.charAt(7) != '-' || s.charAt(10) != 'T' || s.charAt(13) != ':' || s.charAt(16) != ':'
-        || s.charAt(n - 1) != 'Z') {
-      return Instant.parse(s);
+    if (n < 20 || n > 30 || s.charAt(from + 4) != '-' || s.charAt(from + 7) != '-' || s.charAt(from + 10) != 'T' || s.charAt(from + 13) != ':'
+        || s.charAt(from + 16) != ':' || s.charAt(to - 1) != 'Z') {
+      return Instant.parse(s.subSequence(from, to));
     }
-    int year = digits(s, 0, 4);
-    int month = digits(s, 5, 2);
-    int day = digits(s, 8, 2);
-    int hour = digits(s, 11, 2);
-    int minute = digits(s, 14, 2);
-    int second = digits(s, 17, 2);
+    int year = digits(s, from, 4);
+    int month = digits(s, from + 5, 2);
+    int day = digits(s, from + 8, 2);
+    int hour = digits(s, from + 11, 2);
+    int minute = digits(s, from + 14, 2);
+    int second = digits(s, from + 17, 2);
     int nano = 0;
     if (n > 20) {
-      if (s.charAt(19) != '.' || n == 21) return Instant.parse(s);
-      int f = digits(s, 20, n - 21);
-      if (f < 0) return Instant.parse(s);
+      if (s.charAt(from + 19) != '.' || n == 21) return Instant.parse(s.subSequence(from, to));
+      int f = digits(s, from + 20, n - 21);
+      if (f < 0) return Instant.parse(s.subSequence(from, to));
       nano = f;
       for (int i = n - 21; i < 9; i++) nano *= 10;
-    } else if (s.charAt(19) != 'Z') {
-      return Instant.parse(s);
+    } else if (s.charAt(from + 19) != 'Z') {
+      return Instant.parse(s.subSequence(from, to));
     }
     if (year < 0 || month < 1 || month > 12 || day < 1 || day > 28 && day > LocalDate.of(year, month, 1).lengthOfMonth() || hour < 0
         || hour > 23 || minute < 0 || minute > 59 || second < 0 || second > 59) {
-      return Instant.parse(s); // not a plain instant (or not a date at all): the JDK decides and words the refusal
+      return Instant.parse(s.subSequence(from, to)); // not a plain instant (or not a date at all): the JDK decides and words the refusal
     }
     long epochDay = LocalDate.of(year, month, day).toEpochDay();
     return Instant.ofEpochSecond(epochDay * 86_400L + hour * 3600L + minute * 60L + second, nano);

@@ -12,8 +12,11 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 
@@ -23,6 +26,9 @@ class DerivedJsonTest {
     String direct = DerivedJson.encode(s);
     assertEquals(s.toJson().encode(), direct);
     assertEquals(s, DerivedJson.decode(direct));
+    // the encoder's own layout is read by the canonical reader, but for an escaped alert key (left to the general reader)
+    assertEquals(direct.indexOf('\\') < 0 ? s : null, CanonicalSnapshot.read(direct), direct);
+    assertEquals(s, DerivedJson.readAnyLayout(direct));
   }
 
   @Test
@@ -49,6 +55,48 @@ class DerivedJsonTest {
       }
     }
     assertEquals(1200, states);
+  }
+
+  /**
+   * A state read back holds each instant once, as the fold's own state does: the fold gives the newest collected_at to the
+   * heartbeat, the rate window's last event and the history mark as one object, and a takeover's million devices read
+   * back with one object each held two instants more a device.
+   */
+  @Test
+  void aStateReadBackHoldsEachInstantOnceAsTheFoldsStateDoes() {
+    AlertRules rules = AlertRules.forPriority(2);
+    DerivedState s = DerivedState.initial();
+    HistoryMark mark = null;
+    int shared = 0;
+    for (Check c : Checks.series("dev-1", "UUUDDDDUUUUDUUUUUUUUDDDDDDDDUU", Checks.T0, Duration.ofMillis(30_250), 0)) {
+      s = DeviceFold.apply(s, c, rules).next();
+      mark = HistoryMark.step(mark, new DerivedState.Position(c.cycleId(), c.seq()), c.collectedAt(), c.seq() / 4, Duration.ofMinutes(5)).next();
+      s = s.withHistory(mark);
+      String text = DerivedJson.encode(s);
+      for (DerivedState back : List.of(CanonicalSnapshot.read(text), DerivedJson.readAnyLayout(text), DerivedJson.readAnyLayout(s.toJson().encodePrettily()))) {
+        assertEquals(s, back);
+        List<Instant> instants = instants(back);
+        for (Instant a : instants) {
+          for (Instant b : instants) {
+            assertTrue(!a.equals(b) || a == b, "after " + c.seq() + " results, " + a + " read back as two objects");
+          }
+        }
+        assertTrue(instants.size() <= instants(s).size());
+      }
+      if (s.lastHeartbeatAt() != null && s.lastHeartbeatAt().equals(s.rateWindow().lastEventAt())) shared++;
+    }
+    assertTrue(shared >= 10, "states whose heartbeat is their last event: " + shared);
+  }
+
+  /** The state's instants, each object once. */
+  private static List<Instant> instants(DerivedState s) {
+    Set<Instant> objects = Collections.newSetFromMap(new IdentityHashMap<>());
+    for (Instant t : new Instant[] {s.lastHeartbeatAt(), s.downSince(), s.rateWindow() == null ? null : s.rateWindow().windowStart(),
+        s.rateWindow() == null ? null : s.rateWindow().lastEventAt(), s.debouncePending() == null ? null : s.debouncePending().since(),
+        s.history() == null ? null : s.history().keptAt()}) {
+      if (t != null) objects.add(t);
+    }
+    return new ArrayList<>(objects);
   }
 
   @Test
@@ -86,6 +134,54 @@ class DerivedJsonTest {
     reordered.put("zz_unknown", "x");
     assertEquals(s, DerivedJson.decode(reordered.encodePrettily()));
     assertEquals(s, DerivedJson.decode(reordered.encode()));
+  }
+
+  /**
+   * The canonical reader reads the encoder's layout alone, and whatever it reads the general reader reads the same: every
+   * cut of a snapshot, every character left out, doubled or changed, is either read as the general reader reads it or
+   * left to the general reader (which refuses what is malformed, naming it).
+   */
+  @Test
+  void theCanonicalReaderReadsWhatTheGeneralReaderReadsOrLeavesItToIt() {
+    JsonObject tree = full().toJson();
+    assertNull(CanonicalSnapshot.read(tree.encodePrettily()), "spaced");
+    JsonObject reordered = new JsonObject();
+    List<String> names = new ArrayList<>(tree.fieldNames());
+    Collections.reverse(names);
+    for (String n : names) reordered.put(n, tree.getValue(n));
+    assertNull(CanonicalSnapshot.read(reordered.encode()), "reordered");
+    assertNull(CanonicalSnapshot.read("null"));
+    int canonical = 0;
+    int left = 0;
+    for (String text : List.of(DerivedJson.encode(full()), DerivedJson.encode(DerivedState.initial()),
+        DerivedJson.encode(new DerivedState(0, List.of(CheckStatus.UP), Instant.parse("2026-01-02T03:04:05Z"), null, OfflinePhase.UP, null, null,
+            false, new DerivedState.Position(5, 6), new TreeMap<>(Map.of("custom.one", 4, "unicode.é€", 0)), null)))) {
+      List<String> variants = new ArrayList<>();
+      for (int k = 0; k <= text.length(); k++) variants.add(text.substring(0, k));
+      for (int k = 0; k < text.length(); k++) {
+        variants.add(text.substring(0, k) + text.substring(k + 1));
+        variants.add(text.substring(0, k) + text.charAt(k) + text.substring(k));
+        for (char c : new char[] {'0', '9', '-', '"', ' ', '\\', 'x', '}', ',', '.'}) variants.add(text.substring(0, k) + c + text.substring(k + 1));
+      }
+      for (String v : variants) {
+        DerivedState fast = CanonicalSnapshot.read(v);
+        DerivedState general;
+        try {
+          general = DerivedJson.readAnyLayout(v);
+        } catch (IllegalArgumentException refused) {
+          assertNull(fast, "the canonical reader read what the general one refuses (" + refused.getMessage() + "): " + v);
+          left++;
+          continue;
+        }
+        if (fast == null) {
+          left++;
+        } else {
+          assertEquals(general, fast, v);
+          canonical++;
+        }
+      }
+    }
+    assertTrue(canonical > 100 && left > 1000, canonical + " variants read by the canonical reader, " + left + " left to the general one");
   }
 
   @Test
@@ -133,6 +229,7 @@ class DerivedJsonTest {
         {with(good, "offline_state", "SIDEWAYS"), "SIDEWAYS"},
         {with(good, "offline_state", 3), "offline_state"},
         {with(good, "last_heartbeat_at", "yesterday"), "yesterday"},
+        {with(good, "last_heartbeat_at", ""), "Text ''"},
         {with(good, "down_since", 17), "down_since"},
         {with(good, "rate_window", good.getJsonObject("rate_window").copy().put("events_count", "many")), "events_count"},
         {with(good, "rate_window", less(good.getJsonObject("rate_window"), "window_start")), "window_start"},

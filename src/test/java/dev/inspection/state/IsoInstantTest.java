@@ -38,6 +38,7 @@ class IsoInstantTest {
       String text = t.toString();
       assertEquals(text, IsoInstant.format(t));
       assertEquals(t, IsoInstant.parse(text), text);
+      assertEquals(t, IsoInstant.parse("x\"" + text + "\",", 2, text.length() + 2), text);
     }
   }
 
@@ -66,9 +67,11 @@ class IsoInstantTest {
       } catch (DateTimeParseException e) {
         refused++;
         assertThrows(DateTimeParseException.class, () -> IsoInstant.parse(s), s);
+        assertThrows(DateTimeParseException.class, () -> IsoInstant.parse("\"" + s + "\"", 1, s.length() + 1), "inside quotes: " + s);
         continue;
       }
       assertEquals(jdk, IsoInstant.parse(s), s);
+      assertEquals(jdk, IsoInstant.parse("{\"t\":\"" + s + "\"}", 6, s.length() + 6), "inside a text: " + s);
     }
     assertTrue(refused >= 12, "most of these are refused: " + refused);
   }

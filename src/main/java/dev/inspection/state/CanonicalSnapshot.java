@@ -1,0 +1,190 @@
+package dev.inspection.state;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.TreeMap;
+
+/**
+ * A derived snapshot read in the one layout {@link DerivedJson#encode} writes (its members in that order, no spacing,
+ * no escaped character), character by character and without a JSON parser. A takeover reads a snapshot for every
+ * device of every slot it takes (INV-10), and Jackson's parser (its creation, member names, a string for every ring
+ * entry) was half of a lone worker's event loop while it took a million devices over (JFR, issue 11).
+ *
+ * <p>{@link #read} gives up, returning null, at the first character that departs from that layout, and
+ * {@link DerivedJson#decode} then reads the text with its general reader, which accepts any order and spacing (a
+ * snapshot stored as {@code jsonb} before V013) and words what is wrong with a malformed one. Whatever this reads, the
+ * general reader reads the same (the tests hold the two equal over long random series and every cut of a snapshot).
+ */
+final class CanonicalSnapshot {
+  private final String s;
+  private int i;
+  /** Instants read so far, with where their text is: an instant equal to one read before is that object (see DerivedJson). */
+  private final Instant[] instants = new Instant[6];
+  private final int[] from = new int[6];
+  private final int[] to = new int[6];
+  private int seen;
+
+  private CanonicalSnapshot(String s) {
+    this.s = s;
+  }
+
+  /** The state {@code text} holds when it is in {@link DerivedJson#encode}'s layout and valid; null otherwise. */
+  static DerivedState read(String text) {
+    try {
+      return new CanonicalSnapshot(text).state();
+    } catch (RuntimeException notThisLayout) { // a state's invariant, an instant out of range: the general reader says which
+      return null;
+    }
+  }
+
+  private DerivedState state() {
+    if (!lit("{\"v\":") || number() != DerivedState.SNAPSHOT_VERSION) return null;
+    if (!lit(",\"consec_failure_count\":")) return null;
+    long failures = number();
+    if (failures < 0 || failures > Integer.MAX_VALUE || !lit(",\"last_n_states_ring\":[")) return null;
+    List<CheckStatus> ring = new ArrayList<>(24);
+    if (!lit("]")) {
+      do {
+        if (lit("\"UP\"")) ring.add(CheckStatus.UP);
+        else if (lit("\"DOWN\"")) ring.add(CheckStatus.DOWN);
+        else return null;
+      } while (lit(","));
+      if (!lit("]")) return null;
+    }
+    OfflinePhase phase;
+    if (lit(",\"offline_state\":\"UP\"")) phase = OfflinePhase.UP;
+    else if (lit(",\"offline_state\":\"SOFT_DOWN\"")) phase = OfflinePhase.SOFT_DOWN;
+    else if (lit(",\"offline_state\":\"HARD_DOWN\"")) phase = OfflinePhase.HARD_DOWN;
+    else return null;
+    if (!lit(",\"state_type\":\"") || string() < 0) return null; // derived from the phase: not read
+    boolean flapping;
+    if (lit(",\"flapping\":true")) flapping = true;
+    else if (lit(",\"flapping\":false")) flapping = false;
+    else return null;
+    if (!lit(",\"firing\":{")) return null;
+    TreeMap<String, Integer> firing = new TreeMap<>();
+    if (!lit("}")) {
+      do {
+        if (!lit("\"")) return null;
+        int start = i;
+        int end = string();
+        if (end < 0 || !lit(":")) return null;
+        long severity = number();
+        if (severity == Long.MIN_VALUE) return null;
+        firing.put(s.substring(start, end), (int) severity); // out of 0..4: the state refuses it
+      } while (lit(","));
+      if (!lit("}")) return null;
+    }
+    Instant heartbeat = null;
+    DerivedState.RateWindow rateWindow = null;
+    DerivedState.Debounce debounce = null;
+    Instant downSince = null;
+    DerivedState.Position position = null;
+    HistoryMark history = null;
+    if (lit(",\"last_heartbeat_at\":\"") && (heartbeat = instant()) == null) return null;
+    if (lit(",\"rate_window\":{\"window_start\":\"")) {
+      Instant start = instant();
+      if (start == null || !lit(",\"events_count\":")) return null;
+      long count = number();
+      if (count == Long.MIN_VALUE || !lit(",\"last_event_at\":\"")) return null;
+      Instant last = instant();
+      if (last == null || !lit("}")) return null;
+      rateWindow = new DerivedState.RateWindow(start, count, last);
+    }
+    if (lit(",\"debounce_pending\":{\"since\":\"")) {
+      Instant since = instant();
+      if (since == null || !lit(",\"trigger_threshold\":")) return null;
+      long threshold = number();
+      if (threshold < 0 || threshold > Integer.MAX_VALUE || !lit("}")) return null;
+      debounce = new DerivedState.Debounce(since, (int) threshold);
+    }
+    if (lit(",\"down_since\":\"") && (downSince = instant()) == null) return null;
+    if (lit(",\"position\":{\"cycle_id\":")) {
+      long cycle = number();
+      if (cycle == Long.MIN_VALUE || !lit(",\"seq\":")) return null;
+      long seq = number();
+      if (seq == Long.MIN_VALUE || !lit("}")) return null;
+      position = new DerivedState.Position(cycle, seq);
+    }
+    if (lit(",\"history\":[")) {
+      long[] items = new long[4];
+      for (int k = 0; k < 4; k++) {
+        if (k > 0 && !lit(",")) return null;
+        if ((items[k] = number()) == Long.MIN_VALUE) return null;
+      }
+      if (!lit("]")) return null;
+      DerivedState.Position at = new DerivedState.Position(items[0], items[1]);
+      history = new HistoryMark(at.equals(position) ? position : at, items[2], kept(Instant.ofEpochMilli(items[3])));
+    }
+    if (!lit("}") || i != s.length()) return null;
+    return new DerivedState((int) failures, ring, heartbeat, rateWindow, phase, debounce, downSince, flapping, position, firing, history);
+  }
+
+  /** Steps over {@code text} when it comes next. */
+  private boolean lit(String text) {
+    if (!s.startsWith(text, i)) return false;
+    i += text.length();
+    return true;
+  }
+
+  /** A JSON integer as {@link DerivedJson#encode} writes a long (an optional minus, no leading zero); {@link Long#MIN_VALUE} for anything else. */
+  private long number() {
+    boolean negative = i < s.length() && s.charAt(i) == '-';
+    int start = negative ? i + 1 : i;
+    int end = start;
+    long v = 0;
+    while (end < s.length()) {
+      int d = s.charAt(end) - '0';
+      if (d < 0 || d > 9) break;
+      if (v > (Long.MAX_VALUE - d) / 10) return Long.MIN_VALUE; // beyond a long (and Long.MIN_VALUE itself): the general reader
+      v = v * 10 + d;
+      end++;
+    }
+    if (end == start || end - start > 1 && s.charAt(start) == '0') return Long.MIN_VALUE;
+    i = end;
+    return negative ? -v : v;
+  }
+
+  /** After an opening quote: steps over the string and its closing quote, returning where its text ends; -1 for one with an escape or a control character. */
+  private int string() {
+    for (int k = i; k < s.length(); k++) {
+      char c = s.charAt(k);
+      if (c == '"') {
+        i = k + 1;
+        return k;
+      }
+      if (c == '\\' || c < 0x20) return -1;
+    }
+    return -1;
+  }
+
+  /** After an opening quote: the instant up to the closing quote (one read before from the same text is that object); null if none. */
+  private Instant instant() {
+    int start = i;
+    int end = string();
+    if (end < 0) return null;
+    int len = end - start;
+    for (int k = 0; k < seen; k++) {
+      if (to[k] - from[k] == len && s.regionMatches(start, s, from[k], len)) return instants[k];
+    }
+    Instant t = IsoInstant.parse(s, start, end);
+    for (int k = 0; k < seen; k++) {
+      if (instants[k].equals(t)) return instants[k];
+    }
+    if (seen < instants.length) {
+      from[seen] = start;
+      to[seen] = end;
+      instants[seen++] = t;
+    }
+    return t;
+  }
+
+  /** {@code t}, or the equal instant read before. */
+  private Instant kept(Instant t) {
+    for (int k = 0; k < seen; k++) {
+      if (instants[k].equals(t)) return instants[k];
+    }
+    return t;
+  }
+}
