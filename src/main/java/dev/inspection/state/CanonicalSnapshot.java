@@ -19,11 +19,7 @@ import java.util.TreeMap;
 final class CanonicalSnapshot {
   private final String s;
   private int i;
-  /** Instants read so far, with where their text is: an instant equal to one read before is that object (see DerivedJson). */
-  private final Instant[] instants = new Instant[6];
-  private final int[] from = new int[6];
-  private final int[] to = new int[6];
-  private int seen;
+  private final SnapshotInstants instants = new SnapshotInstants();
 
   private CanonicalSnapshot(String s) {
     this.s = s;
@@ -115,7 +111,7 @@ final class CanonicalSnapshot {
       }
       if (!lit("]")) return null;
       DerivedState.Position at = new DerivedState.Position(items[0], items[1]);
-      history = new HistoryMark(at.equals(position) ? position : at, items[2], kept(Instant.ofEpochMilli(items[3])));
+      history = new HistoryMark(at.equals(position) ? position : at, items[2], instants.same(Instant.ofEpochMilli(items[3])));
     }
     if (!lit("}") || i != s.length()) return null;
     return new DerivedState((int) failures, ring, heartbeat, rateWindow, phase, debounce, downSince, flapping, position, firing, history);
@@ -163,28 +159,6 @@ final class CanonicalSnapshot {
   private Instant instant() {
     int start = i;
     int end = string();
-    if (end < 0) return null;
-    int len = end - start;
-    for (int k = 0; k < seen; k++) {
-      if (to[k] - from[k] == len && s.regionMatches(start, s, from[k], len)) return instants[k];
-    }
-    Instant t = IsoInstant.parse(s, start, end);
-    for (int k = 0; k < seen; k++) {
-      if (instants[k].equals(t)) return instants[k];
-    }
-    if (seen < instants.length) {
-      from[seen] = start;
-      to[seen] = end;
-      instants[seen++] = t;
-    }
-    return t;
-  }
-
-  /** {@code t}, or the equal instant read before. */
-  private Instant kept(Instant t) {
-    for (int k = 0; k < seen; k++) {
-      if (instants[k].equals(t)) return instants[k];
-    }
-    return t;
+    return end < 0 ? null : instants.parse(s, start, end);
   }
 }

@@ -134,15 +134,7 @@ public final class DerivedJson {
     private DerivedState.Debounce debounce;
     private DerivedState.Position position;
     private HistoryMark history;
-    /**
-     * The instants read so far and their texts: an instant equal to one read before is that object. The fold gives a
-     * device's newest collected_at to its heartbeat, its rate window's last event and its history mark as one object;
-     * read back as four, a million devices held 4.0 million instants (96 MB) where the fold's states hold about two a
-     * device, and a takeover's load copied every one of them through the young generation.
-     */
-    private final Instant[] instants = new Instant[6];
-    private final String[] texts = new String[6];
-    private int seen;
+    private final SnapshotInstants instants = new SnapshotInstants();
 
     Reader(JsonParser p) {
       this.p = p;
@@ -203,24 +195,8 @@ public final class DerivedJson {
       return t == JsonToken.VALUE_NULL ? null : instant(text(name, t));
     }
 
-    /** The instant {@code text} names: one read before from the same text, or parsed (and kept for the next). */
     private Instant instant(String text) {
-      for (int i = 0; i < seen; i++) {
-        if (text.equals(texts[i])) return instants[i];
-      }
-      return keep(text, IsoInstant.parse(text));
-    }
-
-    /** {@code t}, or the equal instant read before; kept for the next when there is room (its text may be null). */
-    private Instant keep(String text, Instant t) {
-      for (int i = 0; i < seen; i++) {
-        if (instants[i].equals(t)) return instants[i];
-      }
-      if (seen < instants.length) {
-        texts[seen] = text;
-        instants[seen++] = t;
-      }
-      return t;
+      return instants.parse(text, 0, text.length());
     }
 
     private void expect(String name, JsonToken t, JsonToken wanted) {
@@ -311,7 +287,7 @@ public final class DerivedJson {
         n++;
       }
       if (n != 4) throw new IllegalArgumentException("history mark must be [cycle_id, seq, digest, kept_at_ms], got " + n + " items");
-      return new HistoryMark(new DerivedState.Position(items[0], items[1]), items[2], keep(null, Instant.ofEpochMilli(items[3])));
+      return new HistoryMark(new DerivedState.Position(items[0], items[1]), items[2], instants.same(Instant.ofEpochMilli(items[3])));
     }
   }
 }
