@@ -155,10 +155,10 @@ final class CanonicalSnapshot {
     return -1;
   }
 
-  /** After an opening quote: the instant up to the closing quote (one read before from the same text is that object); null if none. */
+  /** After an opening quote: the instant up to the closing quote (an equal one read before is that object); null if none. */
   private Instant instant() {
     int start = i;
     int end = string();
-    return end < 0 ? null : instants.parse(s, start, end);
+    return end < 0 ? null : instants.same(IsoInstant.parse(s, start, end));
   }
 }

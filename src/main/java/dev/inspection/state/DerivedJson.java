@@ -196,7 +196,7 @@ public final class DerivedJson {
     }
 
     private Instant instant(String text) {
-      return instants.parse(text, 0, text.length());
+      return instants.same(IsoInstant.parse(text));
     }
 
     private void expect(String name, JsonToken t, JsonToken wanted) {

@@ -49,7 +49,7 @@ public final class IsoInstant {
   }
 
   /** {@link #parse(CharSequence)} of the characters {@code from} (inclusive) to {@code to} of {@code s}, without copying them. */
-  public static Instant parse(CharSequence s, int from, int to) {
+  static Instant parse(CharSequence s, int from, int to) {
     int n = to - from;
     // yyyy-MM-ddTHH:mm:ssZ (20) up to nine fraction digits (30)
     if (n < 20 || n > 30 || s.charAt(from + 4) != '-' || s.charAt(from + 7) != '-' || s.charAt(from + 10) != 'T' || s.charAt(from + 13) != ':'

@@ -119,7 +119,7 @@ public final class BrokerShapeCost {
           System.out.println("publish failed: " + e.getMessage());
         }
       }, tickMs, tickMs, TimeUnit.MILLISECONDS);
-      Thread.sleep(10_000); // settle: queues, consumers, the first publishes
+      LaneQueueCost.settle(pid, queues + " queues at " + rate + " msg/s"); // queues, consumers, the first publishes
       long p0 = published.get();
       long c0 = consumed.get();
       long t0 = LaneQueueCost.ticks(pid);

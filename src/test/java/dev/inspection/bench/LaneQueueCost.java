@@ -6,9 +6,12 @@ import com.rabbitmq.client.ConnectionFactory;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.UUID;
+import org.awaitility.Awaitility;
+import org.awaitility.core.ConditionTimeoutException;
 
 /**
  * What idle queues cost the broker (issue 12, the low lane): RabbitMQ's CPU (beam.smp, from /proc) over a
@@ -33,7 +36,7 @@ public final class LaneQueueCost {
         System.out.printf("round %d: none %.4f cores%n", r, cores(pid, window));
         for (String type : new String[] {"quorum", "classic"}) {
           for (int i = 0; i < n; i++) ch.queueDeclare(prefix + "." + type + "." + i, true, false, false, args(type));
-          Thread.sleep(10_000); // let the new queues settle before the window
+          settle(pid, n + " new " + type + " queues");
           System.out.printf("round %d: %d idle %s queues %.4f cores%n", r, n, type, cores(pid, window));
           for (int i = 0; i < n; i++) ch.queueDelete(prefix + "." + type + "." + i);
         }
@@ -59,6 +62,33 @@ public final class LaneQueueCost {
     long t1 = ticks(pid);
     double wall = (System.nanoTime() - n0) / 1e9;
     return (t1 - t0) / 100.0 / wall; // USER_HZ = 100
+  }
+
+  /**
+   * Waits, at most 60 s, until the broker's CPU is steady: two 2-second readings in a row within 15 % (or 0.02 cores)
+   * of each other, so the window does not measure new queues or consumers settling in. Not steady by then: says so
+   * and the window measures anyway.
+   */
+  static void settle(long pid, String what) throws IOException {
+    long[] last = {ticks(pid), System.nanoTime()};
+    double[] before = {-1};
+    long start = System.nanoTime();
+    try {
+      Awaitility.await(what + " settling").atMost(Duration.ofSeconds(60)).pollDelay(Duration.ofSeconds(2)).pollInterval(Duration.ofSeconds(2))
+          .until(() -> {
+            long t = ticks(pid);
+            long n = System.nanoTime();
+            double cores = (t - last[0]) / 100.0 / ((n - last[1]) / 1e9);
+            last[0] = t;
+            last[1] = n;
+            boolean steady = before[0] >= 0 && Math.abs(cores - before[0]) <= Math.max(0.02, 0.15 * before[0]);
+            before[0] = cores;
+            return steady;
+          });
+      System.out.printf("  %s: the broker's CPU steady after %.0f s (%.3f cores)%n", what, (System.nanoTime() - start) / 1e9, before[0]);
+    } catch (ConditionTimeoutException e) {
+      System.out.printf("  WARNING: %s: the broker's CPU not steady after 60 s (last %.3f cores); measuring anyway%n", what, before[0]);
+    }
   }
 
   /** utime + stime of a process, in clock ticks (USER_HZ = 100). */
