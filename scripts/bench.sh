@@ -362,6 +362,22 @@ mc_list() {
 # PostgreSQL's CPU each on a 2-core machine: 7 samples in a 60 s idle window are 4 milli-cores, which the idle figure
 # counted as PostgreSQL's until 2026-12-05) reads its own CPU time before it ends: kind "bench-sampler", which
 # pg_sampler_cores takes out of PostgreSQL's figure (it counts it as the bench's)
+# PostgreSQL's WAL and checkpoint counters (pg_stat_wal, pg_stat_bgwriter): records, full-page images, bytes, checkpoints
+# timed and requested, pages the sessions wrote out themselves; "NA" when the server cannot say
+pg_io_snapshot() {
+  "${PSQL[@]}" -At -F ' ' -c "select w.wal_records, w.wal_fpi, w.wal_bytes, b.checkpoints_timed, b.checkpoints_req, b.buffers_backend
+                              from pg_stat_wal w, pg_stat_bgwriter b" 2>/dev/null || echo NA
+}
+
+# the window's WAL and checkpoints per committed result: pg_io_split "snapshot0" "snapshot1" results/s seconds
+pg_io_split() {
+  awk -v a="$1" -v b="$2" -v rate="$3" -v dt="$4" -v maxwal="$PG_MAX_WAL" -v buffers="$PG_BUFFERS" 'BEGIN {
+    if (split(a, x, " ") < 6 || split(b, y, " ") < 6 || rate <= 0 || dt <= 0) { print "NA"; exit }
+    n = rate * dt
+    printf "%.1f kB of WAL per result, %.2f full-page images per result, %d checkpoints forced by WAL volume (max_wal_size %s) and %d timed, %.2f pages written out by the sessions themselves per result (shared_buffers %s)",
+      (y[3] - x[3]) / n / 1000, (y[2] - x[2]) / n, y[5] - x[5], maxwal, y[4] - x[4], (y[6] - x[6]) / n, buffers }'
+}
+
 pg_snapshot() {
   local kinds
   kinds="$("${PSQL[@]}" -At -F ' ' -c "select pid, translate(case when backend_type = 'client backend' then coalesce(nullif(application_name, ''), 'client')
@@ -573,6 +589,7 @@ if [ -z "$IDLE_I" ]; then # the node's default interval (Keys.PROBE_INTERVAL_MS)
 fi
 PG_SYNC="$("${PSQL[@]}" -At -c 'SHOW synchronous_commit' 2>/dev/null || echo NA)"
 PG_BUFFERS="$("${PSQL[@]}" -At -c 'SHOW shared_buffers' 2>/dev/null || echo NA)"
+PG_MAX_WAL="$("${PSQL[@]}" -At -c 'SHOW max_wal_size' 2>/dev/null || echo NA)"
 
 # results (NA until measured)
 PERF_SENT=NA PERF_RECV=NA PERF_SENT_STEADY=NA PERF_RECV_STEADY=NA PG_TPS=NA PG_ROWS=NA PG_LAT=NA PG_FAILED=NA
@@ -972,7 +989,7 @@ e2e_run() { # tag devices interval_ms warm-up_s window_s heap
 
   local m0=$OUT/metrics-$tag-0.txt m1=$OUT/metrics-$tag-1.txt prev cur t0 t1 tp tc cpu0 cpu1 thr0 thr1 pgs gc0 gc1 hb0 hb1 wk0 wk1
   hb0=$(hist_bytes)
-  t0=$(now); scrape "$m0"; cpu0="$(cpu_snapshot "$NODE_PID")"; thr0="$(thread_snapshot "$NODE_PID")"; pgs=$OUT/pg-$tag.samples; pg_snapshot | sed "s/^/0 /" >"$pgs"; wk0=$(loop_wakeups "$NODE_PID"); gc0=$(gc_pause_ms "$OUT/gc-$tag.log")
+  t0=$(now); scrape "$m0"; cpu0="$(cpu_snapshot "$NODE_PID")"; thr0="$(thread_snapshot "$NODE_PID")"; pgs=$OUT/pg-$tag.samples; pg_snapshot | sed "s/^/0 /" >"$pgs"; pgio0="$(pg_io_snapshot)"; wk0=$(loop_wakeups "$NODE_PID"); gc0=$(gc_pause_ms "$OUT/gc-$tag.log")
   if [ "$(msum "$m0" worker_committed_total)" = NA ]; then
     if grep -qE 'cannot connect|connection lost' "$NODE_LOG"; then
       grep -E 'cannot connect|connection lost' "$NODE_LOG" | tail -n 3 | cut -c1-250 >&2
@@ -1004,7 +1021,7 @@ e2e_run() { # tag devices interval_ms warm-up_s window_s heap
     prev=$cur tp=$tc
   done
   t1=$tp; cp "$prev" "$m1"
-  cpu1="$(cpu_snapshot "$NODE_PID")"; thr1="$(thread_snapshot "$NODE_PID")"; pg_snapshot | sed "s/^/$((k + 1)) /" >>"$pgs"; wk1=$(loop_wakeups "$NODE_PID"); gc1=$(gc_pause_ms "$OUT/gc-$tag.log")
+  cpu1="$(cpu_snapshot "$NODE_PID")"; thr1="$(thread_snapshot "$NODE_PID")"; pg_snapshot | sed "s/^/$((k + 1)) /" >>"$pgs"; pgio1="$(pg_io_snapshot)"; wk1=$(loop_wakeups "$NODE_PID"); gc1=$(gc_pause_ms "$OUT/gc-$tag.log")
   hb1=$(hist_bytes)
   local heapinfo
   heapinfo="$(timeout 20 jcmd "$NODE_PID" GC.heap_info 2>/dev/null | grep -o 'total [0-9]*K, used [0-9]*K' | head -n 1 |
@@ -1058,6 +1075,7 @@ e2e_run() { # tag devices interval_ms warm-up_s window_s heap
   read -r "R[$tag.cpu_node]" "R[$tag.cpu_rabbit]" "R[$tag.cpu_pg]" "R[$tag.cpu_other]" "R[$tag.cpu_busy]" "R[$tag.cpu_bench]" < <(cpu_split "$cpu0" "$cpu1" "$dt")
   R[$tag.threads]="$(thread_split "$thr0" "$thr1" "$dt")"
   R[$tag.pg_kinds]="$(pg_split "$pgs" "${R[$tag.cpu_pg]}" "$dt")"
+  R[$tag.pg_io]="$(pg_io_split "$pgio0" "$pgio1" "${R[$tag.rate]}" "$dt")"
   # the bench's own sample backends are the bench's cost, not PostgreSQL's for the node (they stay listed in pg_kinds)
   local pgself; pgself=$(pg_sampler_cores "$pgs" "$dt")
   R[$tag.cpu_pg]=$(calc '(a - b > 0) ? a - b : 0' "${R[$tag.cpu_pg]}" "$pgself")
@@ -1331,6 +1349,7 @@ for tag in capacity half idle million; do
   notes+=("$tag: ${R[$tag.devices]} devices every ${R[$tag.interval]} ms; probe appended $(fmt0 "${R[$tag.appended]}")/s, broker confirmed $(fmt0 "${R[$tag.confirmed]}")/s, committed $(fmt0 "${R[$tag.rate]}")/s; outbox depth $(fmt0 "${R[$tag.depth0]}") -> $(fmt0 "${R[$tag.depth1]}") over $(fmt1 "${R[$tag.window]}") s; $(fmt0 "${R[$tag.backlog]}") messages queued at the end; commit latency p50 $(fmt0 "${R[$tag.commit_p50]}") ms p99 $(fmt0 "${R[$tag.commit_p99]}") ms")
   notes+=("$tag: CPU cores used (of $NPROC): node $(fmt2 "${R[$tag.cpu_node]}"), rabbitmq $(fmt2 "${R[$tag.cpu_rabbit]}"), postgres $(fmt2 "${R[$tag.cpu_pg]}"), other processes $(fmt2 "${R[$tag.cpu_other]}"), the bench's own samplers $(fmt2 "${R[$tag.cpu_bench]:-NA}"), idle $(fmt2 "$(calc "($NPROC - a > 0) ? $NPROC - a : 0" "${R[$tag.cpu_busy]}")"); $([ "$tag" = idle ] || echo "$(us_line "$tag"); ")heap ${R[$tag.heap]}; GC pauses $(fmt1 "${R[$tag.gc]}")%; node log ${R[$tag.err]} ERROR / ${R[$tag.warn]} WARN lines before shutdown")
   notes+=("$tag: node CPU by thread group, milli-cores: ${R[$tag.threads]:-NA}; event-loop wake-ups $(fmt0 "${R[$tag.wakeups]:-NA}")/s; postgres CPU by process kind, milli-cores: ${R[$tag.pg_kinds]:-NA}")
+  notes+=("$tag: PostgreSQL in the window: ${R[$tag.pg_io]:-NA}")
   notes+=("$tag: the probe published $(fmt0 "${R[$tag.msgs]}") AMQP messages/s carrying $(fmt1 "${R[$tag.per_msg]}") results each; rabbitmq $(fmt0 "${R[$tag.us_msg]}") µs per message (each published, delivered and acked once)")
   notes+=("$tag: sent twice since the node started: $(fmt0 "${R[$tag.replayed]}") rows replayed by the probe (after $(fmt0 "${R[$tag.nacks]}") nacked and $(fmt0 "${R[$tag.returns]}") returned), $(fmt0 "${R[$tag.rewrites]}") worker commits written again because history held one of their results")
   [ "${R[$tag.rabbit_rest]:-NA}" = NA ] || notes+=("$tag: RabbitMQ with the node stopped: $(fmt2 "${R[$tag.rabbit_rest]}") cores while its queues stayed ($((IDLE_SLOTS * 2)) quorum and $IDLE_SLOTS classic slot queues and a few more), $(fmt2 "${R[$tag.rabbit_bare]}") once they were deleted (${IDLE_REST} s each); of the window's $(fmt2 "${R[$tag.cpu_rabbit]}"), about $(fmt2 "$(calc 'a - b' "${R[$tag.rabbit_rest]}" "${R[$tag.rabbit_bare]}")") is the queues with no client (quorum queue ticks and management statistics, every 5 s) and $(fmt2 "$(calc 'a - b' "${R[$tag.cpu_rabbit]}" "${R[$tag.rabbit_rest]}")") the node's connections, consumers and traffic")

@@ -21,7 +21,7 @@ public final class CollectedAt {
 
   /** The first collected_at in {@code body}, in epoch ms, or {@code fallbackMs}. */
   public static long firstMs(byte[] body, long fallbackMs) {
-    int at = indexOf(body, KEY);
+    int at = leadingIndexOf(body, KEY);
     if (at < 0) return fallbackMs;
     int from = at + KEY.length;
     int end = from;
@@ -32,6 +32,24 @@ public final class CollectedAt {
     } catch (DateTimeParseException e) {
       return fallbackMs;
     }
+  }
+
+  /**
+   * Where {@code key} first occurs in {@code body}, or -1, byte by byte from the start: for a key that is nearly always
+   * near the start, as collected_at is (a body's first result writes it among its first fields), so the search ends
+   * after a few hundred bytes without {@link #indexOf}'s copy of the whole body (4.5 % of the bytes a capacity run's
+   * node allocated, with the merge-window look, 2026-12-06).
+   */
+  static int leadingIndexOf(byte[] body, byte[] key) {
+    int last = body.length - key.length;
+    byte first = key[0];
+    for (int i = 0; i <= last; i++) {
+      if (body[i] != first) continue;
+      int k = 1;
+      while (k < key.length && body[i + k] == key[k]) k++;
+      if (k == key.length) return i;
+    }
+    return -1;
   }
 
   /**

@@ -24,13 +24,16 @@ import java.util.concurrent.atomic.AtomicLong;
  * RabbitMQ's CPU (beam.smp, /proc) per message and per result of each shape, measured one after the other in
  * one run; queues declared like slot queues and deleted afterwards. Test code:
  * {@code java -cp "target/classes:target/test-classes:$(cat target/bench-classpath.txt)" dev.inspection.bench.BrokerShapeCost [msgPerSec] [seconds] [few] [many] [k] [ackMs] [tickMs] [shapes]}
- * (defaults 1400 30 64 512 4 20 10 abc: shapes a = few queues, b = many, c = many with k-fold messages). The
- * broker's CPU is the whole server's: run it on a quiet machine.
+ * (defaults 1400 30 64 512 4 20 10 abc: shapes a = few queues, b = many, c = many with k-fold messages, d = c's message
+ * rate with b's 400-byte bodies, so that c against d is what the bytes cost). The broker's CPU is the whole server's: run it
+ * on a quiet machine.
  *
  * <p>Measured 2026-12-03 (2 cores, quiet): 64 queues 350 / 1,400 / 5,600 msg/s: 964 / 601 / 237 µs per message;
  * 512 queues 700 / 1,400 / 2,800 msg/s: 1,023 / 689 / 493 µs; 512 queues, 350 messages/s of 4 results: 380 µs
  * per result. PerfTest at saturation (the bench's baseline) costs 35–65 µs per message: the broker's cost per
  * message falls steeply with its load, and the number of queues matters less than the number of messages.
+ * 2026-12-06, {@code 24000 20 64 512 20 20 10 cd} (1,200 msg/s over 512 queues, 20 results each): 8,000-byte bodies 864
+ * µs per message, 400-byte bodies 898: the bytes cost nothing measurable, the messages everything.
  */
 public final class BrokerShapeCost {
   private BrokerShapeCost() {}
@@ -55,6 +58,7 @@ public final class BrokerShapeCost {
     if (only.contains("a")) shape(f, pid, prefix + ".a", few, rate, 400, 1, seconds);
     if (only.contains("b")) shape(f, pid, prefix + ".b", many, rate, 400, 1, seconds);
     if (only.contains("c")) shape(f, pid, prefix + ".c", many, rate / k, 400 * k, k, seconds);
+    if (only.contains("d")) shape(f, pid, prefix + ".d", many, rate / k, 400, k, seconds);
   }
 
   /** One shape: {@code queues} queues, {@code rate} messages/s of {@code bytes} bytes carrying {@code results} results each. */

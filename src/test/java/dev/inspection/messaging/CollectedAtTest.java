@@ -41,6 +41,26 @@ class CollectedAtTest {
   }
 
   @Test
+  void theLeadingSearchFindsWhatTheWholeBodySearchFinds() {
+    byte[] key = "\"collected_at\":\"".getBytes(StandardCharsets.US_ASCII);
+    Instant t = Instant.parse("2026-12-01T10:00:00Z");
+    byte[] batch = ResultBatch.join(List.of(result("d1", t).toBytes(), result("d2", t).toBytes()));
+    List<String> bodies = List.of("", "\"", "\"collected_at\":", "\"collected_at\":\"", "x\"collected_at\":\"", "\"\"collected_at\"\"collected_at\":\"",
+        "{\"name\":\"Zürich – 東京\",\"collected_at\":\"1\"}", "{\"collected_at\" : \"1\"}", new String(batch, StandardCharsets.UTF_8));
+    for (String body : bodies) {
+      byte[] b = body.getBytes(StandardCharsets.UTF_8);
+      assertEquals(CollectedAt.indexOf(b, key), CollectedAt.leadingIndexOf(b, key), body);
+    }
+    assertEquals(0, CollectedAt.leadingIndexOf(key, key));
+  }
+
+  @Test
+  void aHandWrittenBodyWithCollectedAtLastIsStillRead() {
+    String body = "{\"payload\":{\"status\":\"UP\",\"pad\":\"" + "x".repeat(5000) + "\"},\"collected_at\":\"2026-12-01T10:00:00.5Z\"}";
+    assertEquals(Instant.parse("2026-12-01T10:00:00.5Z").toEpochMilli(), CollectedAt.firstMs(body.getBytes(StandardCharsets.UTF_8), -1));
+  }
+
+  @Test
   void aBodyWithoutAReadableCollectedAtGetsTheFallback() {
     for (String body : List.of("", "not json", "{\"collected_at\":\"yesterday\"}", "{\"collected_at\":\"2026-12-01T10:00:00Z",
         "{\"collected_at\":12}")) {
