@@ -152,12 +152,14 @@ done
 say "overload over after $(( (t_end - t_start) / 1000 )) s; outbox rows $((id0 + 1))..$id1 were made during it"
 
 # ------------------------------------------------------------------ the report, once the ledger has counted everything
-# p50/p99/max of confirmed_at - created_at (both outbox times: append, confirm marked) of a priority's rows made during the overload
+# p50/p99/max of confirmed_at - created_at (both outbox times: append, confirm marked; outbox_confirmed holds the
+# confirmed ids and times) of a priority's rows made during the overload
 probe_stage() {
   local p=$1 n
-  n=$(outbox_sql "select count(*) from outbox where id > $id0 and id <= $id1 and priority = $p and confirmed = 1")
+  local rows="from outbox o join outbox_confirmed c on c.id = o.id where o.id > $id0 and o.id <= $id1 and o.priority = $p"
+  n=$(outbox_sql "select count(*) $rows")
   [ "${n:-0}" -gt 0 ] || { echo "n/a"; return 0; }
-  local q="select confirmed_at - created_at from outbox where id > $id0 and id <= $id1 and priority = $p and confirmed = 1 order by 1 limit 1 offset"
+  local q="select c.confirmed_at - o.created_at $rows order by 1 limit 1 offset"
   echo "p50 $(outbox_sql "$q $(( n / 2 ))") ms, p99 $(outbox_sql "$q $(( n * 99 / 100 ))") ms, max $(outbox_sql "$q $(( n - 1 ))") ms over $n rows"
 }
 

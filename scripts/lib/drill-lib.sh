@@ -534,7 +534,7 @@ drill_finish() {
   drill_wait_up "$probe"
   start=$SECONDS last=$SECONDS
   while :; do
-    left=$(sqlite3 "$outbox" "select count(*) from outbox where confirmed = 0" 2>/dev/null || echo '?')
+    left=$(sqlite3 "$outbox" "select count(*) from outbox_unconfirmed" 2>/dev/null || echo '?')
     read -r q _ _ dead _ < <(drill_queue_stats)
     if [ "$left" = 0 ] && [ "$q" = 0 ]; then
       ok_rounds=$((ok_rounds + 1))

@@ -13,14 +13,13 @@ import java.util.Set;
  * out in id (seq) order. The rows read ahead stay unconfirmed in the outbox like any other; the forward
  * read that reaches them later skips those in flight, and the replayer takes any the broker refused.
  *
- * <p>Uses the partial index {@code idx_outbox_unconfirmed_critical} ({@link OutboxShed#migrate}). Runs
+ * <p>Uses the partial index {@code idx_outbox_unconfirmed_critical_ids} ({@link OutboxSchema}). Runs
  * on the publisher's context.
  */
 final class CriticalAhead {
   private static final String READ = """
-      SELECT id, message_id, routing_key, body, created_at FROM outbox
-      WHERE confirmed = 0 AND priority = 1 AND id > ? ORDER BY id LIMIT ?""";
-  static final String INDEX = "CREATE INDEX IF NOT EXISTS idx_outbox_unconfirmed_critical ON outbox(id) WHERE confirmed = 0 AND priority = 1";
+      SELECT o.id, o.message_id, o.routing_key, o.body, o.created_at FROM outbox_unconfirmed u CROSS JOIN outbox o
+      WHERE o.id = u.id AND u.priority = 1 AND u.id > ? ORDER BY u.id LIMIT ?""";
 
   private final Outbox outbox;
   /** The highest critical row read ahead since the last reset; the next read starts above it or the cursor. */

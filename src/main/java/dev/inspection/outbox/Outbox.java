@@ -39,31 +39,19 @@ import java.util.concurrent.RejectedExecutionException;
  * <p>All SQLite work runs on one dedicated worker thread, never on the event loop.
  */
 public final class Outbox implements AutoCloseable {
-  private static final String DDL = """
-      CREATE TABLE IF NOT EXISTS outbox (
-        id INTEGER PRIMARY KEY AUTOINCREMENT,
-        message_id TEXT NOT NULL UNIQUE,
-        device_id TEXT NOT NULL,
-        cycle_id INTEGER NOT NULL,
-        seq INTEGER NOT NULL,
-        routing_key TEXT NOT NULL,
-        body BLOB NOT NULL,
-        created_at INTEGER NOT NULL,
-        confirmed INTEGER NOT NULL DEFAULT 0,
-        confirmed_at INTEGER);
-      CREATE INDEX IF NOT EXISTS idx_outbox_unconfirmed ON outbox(id) WHERE confirmed = 0;
-      CREATE INDEX IF NOT EXISTS idx_outbox_confirmed_created ON outbox(created_at) WHERE confirmed = 1;
-      CREATE TABLE IF NOT EXISTS probe_meta (k TEXT PRIMARY KEY, v INTEGER NOT NULL);
-      """;
   private static final String INSERT = "INSERT INTO outbox (id, message_id, device_id, cycle_id, seq, routing_key, body, created_at, priority) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)";
   private static final String UPSERT_CYCLE = "INSERT INTO probe_meta (k, v) VALUES ('cycle_hwm', ?) ON CONFLICT(k) DO UPDATE SET v = excluded.v";
-  private static final String CONFIRM = "UPDATE outbox SET confirmed = 1, confirmed_at = ? WHERE id = ? AND confirmed = 0";
+  private static final String UNCONFIRMED = "INSERT INTO outbox_unconfirmed (id, priority) VALUES (?, ?)";
+  /** A confirm moves the id from one narrow table to the other ({@link OutboxSchema}); a row no longer unconfirmed (shed) is left alone. */
+  private static final String CONFIRM = "DELETE FROM outbox_unconfirmed WHERE id = ?";
+  private static final String CONFIRMED = "INSERT OR IGNORE INTO outbox_confirmed (id, confirmed_at) VALUES (?, ?)";
+  /** CROSS JOIN: SQLite walks the narrow table's ids in order and looks each wide row up, never the other way round. */
   private static final String PENDING = """
-      SELECT id, message_id, routing_key, body, created_at FROM outbox
-      WHERE confirmed = 0 AND id > ? AND id <= ? AND created_at <= ? ORDER BY id LIMIT ?""";
-  private static final String COUNT_UNCONFIRMED = "SELECT count(*) FROM outbox WHERE confirmed = 0";
-  /** The oldest unconfirmed row's append time: the first entry of the partial index (rows are appended in id order). */
-  private static final String OLDEST = "SELECT created_at FROM outbox WHERE confirmed = 0 ORDER BY id LIMIT 1";
+      SELECT o.id, o.message_id, o.routing_key, o.body, o.created_at FROM outbox_unconfirmed u CROSS JOIN outbox o
+      WHERE o.id = u.id AND u.id > ? AND u.id <= ? AND o.created_at <= ? ORDER BY u.id LIMIT ?""";
+  private static final String COUNT_UNCONFIRMED = "SELECT count(*) FROM outbox_unconfirmed";
+  /** The oldest unconfirmed row's append time: the narrow table's first id (rows are appended in id order). */
+  private static final String OLDEST = "SELECT o.created_at FROM outbox_unconfirmed u CROSS JOIN outbox o WHERE o.id = u.id ORDER BY u.id LIMIT 1";
   private static final String LAST_ID = "SELECT max(v) FROM (SELECT seq AS v FROM sqlite_sequence WHERE name = 'outbox' UNION ALL SELECT max(id) FROM outbox)";
 
   /** Unconfirmed rows and the creation time of the oldest one (0 when empty). */
@@ -117,10 +105,7 @@ public final class Outbox implements AutoCloseable {
         st.execute("PRAGMA journal_mode=WAL");
         st.execute("PRAGMA synchronous=FULL");
         st.execute("PRAGMA busy_timeout=5000");
-        for (String ddl : DDL.split(";")) {
-          if (!ddl.isBlank()) st.execute(ddl);
-        }
-        OutboxShed.migrate(st);
+        OutboxSchema.create(st);
       }
       c.setAutoCommit(false);
       Outbox o = new Outbox(vertx, ex, c, isNode, topology, clock);
@@ -187,6 +172,7 @@ public final class Outbox implements AutoCloseable {
       long now = clock.millis();
       try (Envelope.Writer writer = new Envelope.Writer();
            PreparedStatement ins = db.prepareStatement(INSERT);
+           PreparedStatement state = db.prepareStatement(UNCONFIRMED);
            PreparedStatement cyc = db.prepareStatement(UPSERT_CYCLE)) {
         for (CheckResult r : results) {
           long rowId = ++lastId;
@@ -208,9 +194,13 @@ public final class Outbox implements AutoCloseable {
           ins.setLong(8, now);
           ins.setInt(9, r.devicePriority());
           ins.addBatch();
+          state.setLong(1, rowId);
+          state.setInt(2, r.devicePriority());
+          state.addBatch();
           rows.add(new OutboxRow(rowId, id, rk, body, now));
         }
         ins.executeBatch();
+        state.executeBatch();
         cyc.setLong(1, cycleHwm);
         cyc.executeUpdate();
         db.commit();
@@ -239,13 +229,20 @@ public final class Outbox implements AutoCloseable {
     return runWithoutFsync(() -> {
       long now = clock.millis();
       int n = 0;
-      try (PreparedStatement ps = db.prepareStatement(CONFIRM)) {
+      try (PreparedStatement ps = db.prepareStatement(CONFIRM); PreparedStatement log = db.prepareStatement(CONFIRMED)) {
         for (Long id : ids) {
-          ps.setLong(1, now);
-          ps.setLong(2, id);
+          ps.setLong(1, id);
           ps.addBatch();
         }
-        for (int c : ps.executeBatch()) n += Math.max(c, 0);
+        int[] moved = ps.executeBatch();
+        for (int i = 0; i < moved.length; i++) {
+          if (moved[i] <= 0) continue;
+          n += moved[i];
+          log.setLong(1, ids.get(i));
+          log.setLong(2, now);
+          log.addBatch();
+        }
+        if (n > 0) log.executeBatch();
         db.commit();
         unconfirmed -= n;
       }

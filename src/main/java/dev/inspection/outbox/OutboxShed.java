@@ -36,12 +36,16 @@ public final class OutboxShed {
         id INTEGER PRIMARY KEY, message_id TEXT NOT NULL, device_id TEXT NOT NULL, cycle_id INTEGER NOT NULL, seq INTEGER NOT NULL,
         priority INTEGER NOT NULL, shed_at INTEGER NOT NULL)""";
   private static final String SHED_INDEX = "CREATE INDEX IF NOT EXISTS idx_shed_row_at ON shed_row(shed_at)";
-  private static final String BACKLOG = "SELECT priority, count(*), sum(length(body)) FROM outbox WHERE confirmed = 0 GROUP BY priority";
-  private static final String OLDEST = "SELECT id, device_id, cycle_id FROM outbox WHERE confirmed = 0 AND priority = ? ORDER BY id LIMIT ?";
+  private static final String BACKLOG = """
+      SELECT u.priority, count(*), sum(length(o.body)) FROM outbox_unconfirmed u CROSS JOIN outbox o WHERE o.id = u.id GROUP BY u.priority""";
+  private static final String OLDEST = """
+      SELECT o.id, o.device_id, o.cycle_id FROM outbox_unconfirmed u CROSS JOIN outbox o WHERE o.id = u.id AND u.priority = ? ORDER BY u.id LIMIT ?""";
   private static final String KEEP_ID = """
       INSERT INTO shed_row (id, message_id, device_id, cycle_id, seq, priority, shed_at)
-      SELECT id, message_id, device_id, cycle_id, seq, priority, ? FROM outbox WHERE id = ? AND confirmed = 0""";
-  private static final String DELETE = "DELETE FROM outbox WHERE id = ? AND confirmed = 0";
+      SELECT id, message_id, device_id, cycle_id, seq, priority, ? FROM outbox WHERE id = ? AND id IN (SELECT id FROM outbox_unconfirmed)""";
+  /** The row while it is unconfirmed (so before its id leaves {@code outbox_unconfirmed}), then its id: the count. */
+  private static final String DELETE_ROW = "DELETE FROM outbox WHERE id = ? AND id IN (SELECT id FROM outbox_unconfirmed)";
+  private static final String DELETE = "DELETE FROM outbox_unconfirmed WHERE id = ?";
   private static final String COUNT = """
       INSERT INTO shed_ledger (device_id, minute, priority, count) VALUES (?, ?, ?, ?)
       ON CONFLICT(device_id, minute, priority) DO UPDATE SET count = count + excluded.count""";
@@ -62,7 +66,7 @@ public final class OutboxShed {
     this.file = file;
   }
 
-  /** Brings an outbox file of an older version up to date (the priority column, the shed ledger, the critical rows' index). */
+  /** Brings an outbox file of an older version up to date (the priority column, the shed ledger). */
   static void migrate(Statement st) throws SQLException {
     boolean hasPriority = false;
     try (ResultSet rs = st.executeQuery("PRAGMA table_info(outbox)")) {
@@ -73,7 +77,6 @@ public final class OutboxShed {
     st.execute(LEDGER_DDL);
     st.execute(SHED_ROW_DDL);
     st.execute(SHED_INDEX);
-    st.execute(CriticalAhead.INDEX);
   }
 
   /** Unconfirmed rows, bytes the file uses (its used pages and its WAL) and bytes free for it (the disk's plus the file's free pages). */
@@ -141,15 +144,19 @@ public final class OutboxShed {
         }
         Map<String, Map<Long, Long>> perMinute = new LinkedHashMap<>();
         long deleted = 0;
-        try (PreparedStatement keep = db.prepareStatement(KEEP_ID); PreparedStatement delete = db.prepareStatement(DELETE)) {
+        try (PreparedStatement keep = db.prepareStatement(KEEP_ID); PreparedStatement row = db.prepareStatement(DELETE_ROW);
+             PreparedStatement delete = db.prepareStatement(DELETE)) {
           for (long[] r : rows) {
             keep.setLong(1, nowMs);
             keep.setLong(2, r[0]);
             keep.addBatch();
+            row.setLong(1, r[0]);
+            row.addBatch();
             delete.setLong(1, r[0]);
             delete.addBatch();
           }
           keep.executeBatch();
+          row.executeBatch();
           for (int c : delete.executeBatch()) deleted += Math.max(c, 0);
         }
         for (int i = 0; i < rows.size(); i++) {

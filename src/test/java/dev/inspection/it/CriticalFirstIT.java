@@ -64,8 +64,9 @@ class CriticalFirstIT {
   private static long[] confirmedBeforeLastCritical(Path file) throws Exception {
     try (java.sql.Connection db = DriverManager.getConnection("jdbc:sqlite:" + file); Statement st = db.createStatement();
          ResultSet rs = st.executeQuery("""
-             SELECT (SELECT count(*) FROM outbox WHERE priority = 2 AND confirmed_at < (SELECT max(confirmed_at) FROM outbox WHERE priority = 1)),
-                    (SELECT count(*) FROM outbox WHERE priority = 1 AND confirmed = 1)""")) {
+             WITH c AS (SELECT o.priority, c.confirmed_at FROM outbox o JOIN outbox_confirmed c ON c.id = o.id)
+             SELECT (SELECT count(*) FROM c WHERE priority = 2 AND confirmed_at < (SELECT max(confirmed_at) FROM c WHERE priority = 1)),
+                    (SELECT count(*) FROM c WHERE priority = 1)""")) {
       rs.next();
       return new long[] {rs.getLong(1), rs.getLong(2)};
     }

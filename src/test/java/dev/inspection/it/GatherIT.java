@@ -141,7 +141,7 @@ class GatherIT {
   }
 
   private static long minWait(Path file, long idAbove) throws Exception {
-    return query(file, "SELECT min(confirmed_at - created_at) FROM outbox WHERE id > " + idAbove);
+    return query(file, "SELECT min(c.confirmed_at - o.created_at) FROM outbox o JOIN outbox_confirmed c ON c.id = o.id WHERE o.id > " + idAbove);
   }
 
   private static long query(Path file, String sql) throws Exception {

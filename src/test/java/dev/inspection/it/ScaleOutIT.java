@@ -85,7 +85,7 @@ class ScaleOutIT {
   /** Results the probe's outbox holds as confirmed by the broker. */
   private static long confirmed(TestEnv env, String probeId) throws Exception {
     try (java.sql.Connection c = java.sql.DriverManager.getConnection("jdbc:sqlite:" + env.dataDir.resolve("outbox-" + probeId + ".db"));
-         java.sql.Statement st = c.createStatement(); java.sql.ResultSet rs = st.executeQuery("SELECT count(*) FROM outbox WHERE confirmed = 1")) {
+         java.sql.Statement st = c.createStatement(); java.sql.ResultSet rs = st.executeQuery("SELECT count(*) FROM outbox_confirmed")) {
       rs.next();
       return rs.getLong(1);
     }

@@ -300,7 +300,7 @@ public final class TestEnv implements AutoCloseable {
     Path db = dataDir.resolve("outbox-" + nodeId + ".db");
     try (java.sql.Connection c = DriverManager.getConnection("jdbc:sqlite:" + db);
          Statement st = c.createStatement();
-         ResultSet rs = st.executeQuery("SELECT count(*) FROM outbox WHERE confirmed = 0" + (withCritical ? "" : " AND priority <> 1"))) {
+         ResultSet rs = st.executeQuery("SELECT count(*) FROM outbox_unconfirmed" + (withCritical ? "" : " WHERE priority <> 1"))) {
       rs.next();
       return rs.getLong(1);
     }

@@ -38,8 +38,8 @@ class OutboxCleanerTest extends OutboxFileTest {
     // retention 3 s: rows created before 3,000 go, 4 per transaction (4 + 4 + 2)
     assertEquals(10, await(new OutboxCleaner(o, clock, 4).clean(3_000)), "the 10 confirmed rows created at 1,000");
     await(o.closeAsync());
-    assertEquals(List.of(old.get(0).id(), old.get(1).id()), ids(file, "confirmed = 0"), "unconfirmed rows stay, however old");
-    assertEquals(young.stream().map(OutboxRow::id).toList(), ids(file, "confirmed = 1"), "confirmed rows within the retention stay");
+    assertEquals(List.of(old.get(0).id(), old.get(1).id()), ids(file, "id IN (SELECT id FROM outbox_unconfirmed)"), "unconfirmed rows stay, however old");
+    assertEquals(young.stream().map(OutboxRow::id).toList(), ids(file, "id IN (SELECT id FROM outbox_confirmed)"), "confirmed rows within the retention stay");
   }
 
   /**
@@ -64,6 +64,52 @@ class OutboxCleanerTest extends OutboxFileTest {
     assertEquals(List.of("append", "clean"), done, "the append ran between two chunks");
     await(o.closeAsync());
     assertEquals(1, ids(file, "1 = 1").size(), "only the new row is left");
+  }
+
+  /** A clock stepped back breaks "ids grow with the append time": the clean then leaves rows for later, never takes a young one. */
+  @Test
+  void aClockSteppedBackNeverGetsAYoungRowDeleted() throws Exception {
+    Path file = dir.resolve("stepped.db");
+    Outbox o = await(Outbox.open(vertx, file, "p1", topology, clock));
+    clock.set(5_000);
+    List<OutboxRow> late = await(o.append(results(7)));
+    clock.set(2_000); // stepped back
+    List<OutboxRow> early = await(o.append(results(9)));
+    List<Long> all = new ArrayList<>();
+    for (OutboxRow r : late) all.add(r.id());
+    for (OutboxRow r : early) all.add(r.id());
+    await(o.markConfirmed(all));
+    clock.set(6_000);
+    int first = await(new OutboxCleaner(o, clock, 4).clean(3_000)); // rows appended before 3,000 may go
+    assertEquals(late.stream().map(OutboxRow::id).toList(), ids(file, "created_at >= 3000"), "every row appended at 5,000 stays");
+    assertEquals(16 - first, ids(file, "1 = 1").size());
+    clock.set(9_000);
+    assertEquals(16 - first, await(new OutboxCleaner(o, clock, 4).clean(3_000)), "the rest goes once all are past the retention");
+    await(o.closeAsync());
+    assertEquals(List.of(), ids(file, "1 = 1"));
+  }
+
+  /** The cut-off's id by bisection, over ids with gaps (deleted rows) and both ends. */
+  @Test
+  void theCutOffIsTheFirstIdAppendedAtOrAfterTheTime() throws Exception {
+    try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + dir.resolve("bisect.db")); Statement st = c.createStatement()) {
+      st.execute("CREATE TABLE outbox (id INTEGER PRIMARY KEY, created_at INTEGER NOT NULL)");
+      assertEquals(0, OutboxCleaner.firstIdAppendedAtOrAfter(c, 100), "an empty file: nothing lies below");
+      // ids 3, 5, 6, 10, 11, 40 appended at 10, 20, 20, 30, 40, 50
+      st.execute("INSERT INTO outbox VALUES (3, 10), (5, 20), (6, 20), (10, 30), (11, 40), (40, 50)");
+      for (long at : new long[] {0, 10, 11, 20, 21, 30, 31, 45, 50, 51}) {
+        long bound = OutboxCleaner.firstIdAppendedAtOrAfter(c, at);
+        List<Long> below = new ArrayList<>();
+        List<Long> before = new ArrayList<>();
+        try (ResultSet rs = st.executeQuery("SELECT id FROM outbox WHERE id < " + bound + " ORDER BY id")) {
+          while (rs.next()) below.add(rs.getLong(1));
+        }
+        try (ResultSet rs = st.executeQuery("SELECT id FROM outbox WHERE created_at < " + at + " ORDER BY id")) {
+          while (rs.next()) before.add(rs.getLong(1));
+        }
+        assertEquals(before, below, "at " + at + " (bound " + bound + "): the rows below the bound are those appended before it");
+      }
+    }
   }
 
   @Test
