@@ -42,9 +42,10 @@ public final class OutboxShed {
       SELECT o.id, o.device_id, o.cycle_id FROM outbox_unconfirmed u CROSS JOIN outbox o WHERE o.id = u.id AND u.priority = ? ORDER BY u.id LIMIT ?""";
   private static final String KEEP_ID = """
       INSERT INTO shed_row (id, message_id, device_id, cycle_id, seq, priority, shed_at)
-      SELECT id, message_id, device_id, cycle_id, seq, priority, ? FROM outbox WHERE id = ? AND id IN (SELECT id FROM outbox_unconfirmed)""";
+      SELECT id, message_id, device_id, cycle_id, seq, priority, ? FROM outbox o
+      WHERE o.id = ? AND EXISTS (SELECT 1 FROM outbox_unconfirmed u WHERE u.id = o.id)""";
   /** The row while it is unconfirmed (so before its id leaves {@code outbox_unconfirmed}), then its id: the count. */
-  private static final String DELETE_ROW = "DELETE FROM outbox WHERE id = ? AND id IN (SELECT id FROM outbox_unconfirmed)";
+  private static final String DELETE_ROW = "DELETE FROM outbox WHERE id = ? AND EXISTS (SELECT 1 FROM outbox_unconfirmed u WHERE u.id = outbox.id)";
   private static final String DELETE = "DELETE FROM outbox_unconfirmed WHERE id = ?";
   private static final String COUNT = """
       INSERT INTO shed_ledger (device_id, minute, priority, count) VALUES (?, ?, ?, ?)

@@ -166,15 +166,24 @@ class OutboxShedTest extends OutboxFileTest {
     await(o.closeAsync());
   }
 
+  /** The outbox table of the first versions, the row's state in its columns (without the closing parenthesis). */
+  private static final String OLD_TABLE = "CREATE TABLE outbox (id INTEGER PRIMARY KEY AUTOINCREMENT, message_id TEXT NOT NULL UNIQUE,"
+      + " device_id TEXT NOT NULL, cycle_id INTEGER NOT NULL, seq INTEGER NOT NULL, routing_key TEXT NOT NULL, body BLOB NOT NULL,"
+      + " created_at INTEGER NOT NULL, confirmed INTEGER NOT NULL DEFAULT 0, confirmed_at INTEGER";
+
+  /** An outbox file an older version wrote: {@code statements} run on a new file. */
+  private Path oldFile(String name, String... statements) throws Exception {
+    Path file = dir.resolve(name);
+    try (var c = DriverManager.getConnection("jdbc:sqlite:" + file); Statement st = c.createStatement()) {
+      for (String sql : statements) st.execute(sql);
+    }
+    return file;
+  }
+
   @Test
   void anOutboxFileOfTheFormerVersionGainsThePriorityColumn() throws Exception {
-    Path file = dir.resolve("old.db");
-    try (var c = DriverManager.getConnection("jdbc:sqlite:" + file); Statement st = c.createStatement()) {
-      st.execute("CREATE TABLE outbox (id INTEGER PRIMARY KEY AUTOINCREMENT, message_id TEXT NOT NULL UNIQUE, device_id TEXT NOT NULL,"
-          + " cycle_id INTEGER NOT NULL, seq INTEGER NOT NULL, routing_key TEXT NOT NULL, body BLOB NOT NULL, created_at INTEGER NOT NULL,"
-          + " confirmed INTEGER NOT NULL DEFAULT 0, confirmed_at INTEGER)");
-      st.execute("INSERT INTO outbox (message_id, device_id, cycle_id, seq, routing_key, body, created_at) VALUES ('p1:1:a:1', 'a', 1, 1, 'slot.1.normal', x'00', 1)");
-    }
+    Path file = oldFile("old.db", OLD_TABLE + ")",
+        "INSERT INTO outbox (message_id, device_id, cycle_id, seq, routing_key, body, created_at) VALUES ('p1:1:a:1', 'a', 1, 1, 'slot.1.normal', x'00', 1)");
     Outbox o = await(Outbox.open(vertx, file, "p1", topology, Clock.systemUTC()));
     assertEquals(Map.of(2, new ShedPolicy.Backlog(1, 1)), await(new OutboxShed(o, file).backlog()), "old rows count as normal");
     await(o.closeAsync());
@@ -186,21 +195,15 @@ class OutboxShedTest extends OutboxFileTest {
    */
   @Test
   void anOutboxFileWithTheStateInItsRowsHasItMovedToTheNarrowTables() throws Exception {
-    Path file = dir.resolve("columns.db");
-    try (var c = DriverManager.getConnection("jdbc:sqlite:" + file); Statement st = c.createStatement()) {
-      st.execute("CREATE TABLE outbox (id INTEGER PRIMARY KEY AUTOINCREMENT, message_id TEXT NOT NULL UNIQUE, device_id TEXT NOT NULL,"
-          + " cycle_id INTEGER NOT NULL, seq INTEGER NOT NULL, routing_key TEXT NOT NULL, body BLOB NOT NULL, created_at INTEGER NOT NULL,"
-          + " confirmed INTEGER NOT NULL DEFAULT 0, confirmed_at INTEGER, priority INTEGER NOT NULL DEFAULT 2)");
-      st.execute("CREATE INDEX idx_outbox_unconfirmed ON outbox(id) WHERE confirmed = 0");
-      st.execute("CREATE INDEX idx_outbox_confirmed_created ON outbox(created_at) WHERE confirmed = 1");
-      st.execute("CREATE INDEX idx_outbox_unconfirmed_critical ON outbox(id) WHERE confirmed = 0 AND priority = 1");
-      st.execute("""
+    Path file = oldFile("columns.db", OLD_TABLE + ", priority INTEGER NOT NULL DEFAULT 2)",
+        "CREATE INDEX idx_outbox_unconfirmed ON outbox(id) WHERE confirmed = 0",
+        "CREATE INDEX idx_outbox_confirmed_created ON outbox(created_at) WHERE confirmed = 1",
+        "CREATE INDEX idx_outbox_unconfirmed_critical ON outbox(id) WHERE confirmed = 0 AND priority = 1", """
           INSERT INTO outbox (message_id, device_id, cycle_id, seq, routing_key, body, created_at, confirmed, confirmed_at, priority) VALUES
             ('p1:1:a:1', 'a', 1, 1, 'slot.1.normal', x'00', 100, 1, 150, 2),
             ('p1:1:b:2', 'b', 1, 2, 'slot.2.high', x'0000', 100, 0, NULL, 1),
             ('p1:1:c:3', 'c', 1, 3, 'slot.3.normal', x'000000', 200, 1, NULL, 3),
             ('p1:1:d:4', 'd', 1, 4, 'slot.4.normal', x'00000000', 200, 0, NULL, 2)""");
-    }
     Outbox o = await(Outbox.open(vertx, file, "p1", topology, Clock.systemUTC()));
     assertEquals(List.of(2L, 4L), await(o.pending(0, Long.MAX_VALUE, Long.MAX_VALUE, 10)).stream().map(OutboxRow::id).toList(), "the unconfirmed rows");
     assertEquals(2, await(o.stats()).depth());
