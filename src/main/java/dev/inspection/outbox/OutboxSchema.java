@@ -81,7 +81,8 @@ final class OutboxSchema {
     }
   }
 
-  private static boolean hasColumn(Statement st, String column) throws SQLException {
+  /** Whether the outbox table has {@code column} (an older file may lack one or still have one). */
+  static boolean hasColumn(Statement st, String column) throws SQLException {
     try (ResultSet rs = st.executeQuery("PRAGMA table_info(outbox)")) {
       while (rs.next()) {
         if (rs.getString("name").equals(column)) return true;

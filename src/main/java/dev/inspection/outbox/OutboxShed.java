@@ -69,12 +69,8 @@ public final class OutboxShed {
 
   /** Brings an outbox file of an older version up to date (the priority column, the shed ledger). */
   static void migrate(Statement st) throws SQLException {
-    boolean hasPriority = false;
-    try (ResultSet rs = st.executeQuery("PRAGMA table_info(outbox)")) {
-      while (rs.next()) hasPriority |= rs.getString("name").equals("priority");
-    }
     // rows of an older file were written before priorities were known: normal (2), never shed as low
-    if (!hasPriority) st.execute("ALTER TABLE outbox ADD COLUMN priority INTEGER NOT NULL DEFAULT 2");
+    if (!OutboxSchema.hasColumn(st, "priority")) st.execute("ALTER TABLE outbox ADD COLUMN priority INTEGER NOT NULL DEFAULT 2");
     st.execute(LEDGER_DDL);
     st.execute(SHED_ROW_DDL);
     st.execute(SHED_INDEX);
