@@ -136,7 +136,7 @@ public final class BatchStore {
   private volatile long guardedUntilMs;
   /** When the last INFO line about a switch went out: at first {@link #NEVER_LOGGED}. */
   private volatile long switchLoggedAtMs = NEVER_LOGGED;
-  /** Batches written twice because history held one of their results (worker_history_rewrites_total). */
+  /** Batches written twice because history held one of their results or a rollup row taken for new existed (worker_history_rewrites_total). */
   private final AtomicLong rewrites = new AtomicLong();
   private final Clock clock;
   private final int genericPlanMaxResults;
@@ -170,29 +170,31 @@ public final class BatchStore {
 
   /**
    * Commits several slots' batches in one transaction; the map holds each slot's outcome. History takes the results with a plain
-   * insert ({@link HistoryRollups#WRITE_FRESH}): nearly every batch is new results only. When history already holds one (a
-   * redelivery after a crash or a fence, a probe's replay of a result whose confirm was lost), the transaction fails on its key and
-   * the batch is written again at once with the insert-or-ignore, which skips what history holds (D4); the store then keeps to the
-   * insert-or-ignore for {@link #GUARDED_AFTER_DUPLICATE_MS}, as redeliveries come in floods. No other failure is written again here.
+   * insert ({@link HistoryRollups#WRITE_FRESH}): nearly every batch is new results only; so do the rollup rows the planner knows to be
+   * new ({@link StatePlanner.HistoryRow#newMinute}). When history already holds one (a redelivery after a crash or a fence, a probe's
+   * replay of a result whose confirm was lost), or such a rollup row exists after all, the transaction fails on the key and the batch
+   * is written again at once with the insert-or-ignore and the upsert, which skip what history and the rollups hold (D4); the store then
+   * keeps to them for {@link #GUARDED_AFTER_DUPLICATE_MS}, as redeliveries come in floods. No other failure is written again here.
    */
   public Future<Map<Integer, Outcome>> commit(List<Part> parts) {
     boolean fresh = writesFresh();
     Future<Map<Integer, Outcome>> first = commit(parts, fresh);
     return !fresh ? first : first.recover(e -> {
-      if (!DbErrors.isHistoryDuplicate(e)) return Future.failedFuture(e);
+      if (!DbErrors.isFreshDuplicate(e)) return Future.failedFuture(e);
       long now = clock.millis();
       guardedUntilMs = now + GUARDED_AFTER_DUPLICATE_MS;
       long total = rewrites.incrementAndGet();
       boolean loud = loud(now, switchLoggedAtMs);
       if (loud) switchLoggedAtMs = now;
-      (loud ? log.atInfo() : log.atDebug()).log("history already held a result of a batch (a redelivery or a replay): the batch is written again"
-          + " with history's insert-or-ignore, and so are all batches of the next {} s; {} such batch(es) since start"
+      (loud ? log.atInfo() : log.atDebug()).log("history or the rollups already held a row of a batch (a redelivery, a replay, or a rollup row"
+          + " written under a slot's earlier owner): the batch is written again with history's insert-or-ignore and the rollups' upsert,"
+          + " and so are all batches of the next {} s; {} such batch(es) since start"
           + " (worker_history_rewrites_total) ({})", GUARDED_AFTER_DUPLICATE_MS / 1000, total, DbErrors.of(e).describe());
       return commit(parts, false);
     });
   }
 
-  /** Commits written again with history's insert-or-ignore because the plain insert met a result history held. */
+  /** Commits written again with history's insert-or-ignore (and the rollups' upsert) because a plain insert met a row that was there. */
   public long rewrites() {
     return rewrites.get();
   }

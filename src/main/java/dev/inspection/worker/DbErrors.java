@@ -65,13 +65,15 @@ public final class DbErrors {
   }
 
   /**
-   * Whether {@code failure} is history's key refusing a result it already holds (23505 on a partition of
-   * {@code device_status_history}): a batch written with the plain insert ({@link HistoryRollups#WRITE_FRESH}) held a
-   * redelivered or replayed result, and is written again with the insert-or-ignore. Any other unique violation is not.
+   * Whether {@code failure} is a unique violation (23505) on a partition of {@code device_status_history} or of
+   * {@code device_status_rollup_1m}: a batch written fresh ({@link HistoryRollups#WRITE_FRESH}) held a result history has (a
+   * redelivery, a replay) or a rollup row its planner took for new, and is written again with the insert-or-ignore and the upsert.
+   * Any other unique violation is not.
    */
-  public static boolean isHistoryDuplicate(Throwable failure) {
+  public static boolean isFreshDuplicate(Throwable failure) {
     PgException pg = cause(failure, PgException.class);
-    return pg != null && "23505".equals(pg.getSqlState()) && pg.getTable() != null && pg.getTable().startsWith("device_status_history");
+    return pg != null && "23505".equals(pg.getSqlState()) && pg.getTable() != null
+        && (pg.getTable().startsWith("device_status_history") || pg.getTable().startsWith("device_status_rollup_1m"));
   }
 
   /** The first of {@code failure} and its causes that is a {@code type}; null if none is. */

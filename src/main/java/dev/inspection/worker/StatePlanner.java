@@ -16,6 +16,7 @@ import dev.inspection.state.PayloadProfile;
 import dev.inspection.state.PayloadProfiles;
 import dev.inspection.state.RollupFold;
 import io.vertx.core.json.JsonObject;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -49,9 +50,20 @@ public final class StatePlanner {
 
   /**
    * A result of the batch: the (normalised) payload, 1 (critical) or 2 (others), and whether history keeps it
-   * (the rollups count every result).
+   * (the rollups count every result). {@code newMinute}: no result of the device in this result's minute can have been
+   * counted in the rollups before this batch, as far as the slot's memory knows: the device's newest result before the
+   * batch (its history mark) has a cycle_id before the minute began, and a result's cycle_id is never before its
+   * collected_at (the probe's outbox takes the larger of the two, {@code Outbox#append}). The rollup row is then written
+   * with a plain insert ({@link HistoryRollups#WRITE_FRESH}); a wrong guess (a row written by a slot's earlier owner, a
+   * producer numbering cycles otherwise) fails on the key and the batch is written again with the upsert. False when the
+   * memory does not know the device.
    */
-  public record HistoryRow(Envelope envelope, JsonObject payload, int retentionClass, boolean keep) {
+  public record HistoryRow(Envelope envelope, JsonObject payload, int retentionClass, boolean keep, boolean newMinute) {
+    /** A result whose rollup row may exist already (the upsert): what spilled batches and tests write. */
+    public HistoryRow(Envelope envelope, JsonObject payload, int retentionClass, boolean keep) {
+      this(envelope, payload, retentionClass, keep, false);
+    }
+
     public RollupFold.Sample sample() {
       return new RollupFold.Sample(envelope.deviceId(), envelope.cycleId(), envelope.seq(), envelope.collectedAt(), payload);
     }
@@ -104,6 +116,11 @@ public final class StatePlanner {
     return new Plan(current, history, events, next, rejected);
   }
 
+  /** The first millisecond of the minute {@code at} falls in: the rollups' minute ({@link RollupFold.Sample#key}). */
+  static long minuteStartMs(Instant at) {
+    return Math.floorDiv(at.toEpochMilli(), 60_000L) * 60_000L;
+  }
+
   /** Where the devices' rows are collected. */
   private record Out(List<CurrentRow> current, List<HistoryRow> history, List<AlertEvent> events, Map<String, DerivedState> next) {}
 
@@ -118,13 +135,16 @@ public final class StatePlanner {
     List<JsonObject> payloads = new ArrayList<>();
     HistoryPolicy policy = histories.forProfile(info.profile().name());
     HistoryMark mark = state.history();
+    // the device's newest result before this batch; none known: every minute may hold rows already
+    long knownCycle = mark == null ? Long.MAX_VALUE : mark.position().cycleId();
     for (Envelope e : items) {
       payloads.add(e.payload());
       HistoryMark.Step step = HistoryMark.step(mark, new DerivedState.Position(e.cycleId(), e.seq()), e.collectedAt(),
           PayloadDigest.of(e.payload(), policy.ignoredFields()), policy.heartbeat());
       mark = step.next();
       // the class follows the message's own queue, so a redelivery always lands on the same key
-      hist.add(new HistoryRow(e, e.payload(), e.priority() == Priority.HIGH ? 1 : 2, policy.keeps(step.changed())));
+      hist.add(new HistoryRow(e, e.payload(), e.priority() == Priority.HIGH ? 1 : 2, policy.keeps(step.changed()),
+          minuteStartMs(e.collectedAt()) > knownCycle));
       // only results that report UP or DOWN feed the derived state and the alerts; others are stored as they are
       if (e.payload().getValue("status") instanceof String st && (st.equals("UP") || st.equals("DOWN"))) {
         DeviceFold.Result r = DeviceFold.apply(state, Check.fromPayload(e.deviceId(), e.cycleId(), e.seq(), e.collectedAt(), e.payload()),

@@ -120,7 +120,7 @@ public final class WorkerVerticle extends VerticleBase {
     int poolSize = config.getInt(Keys.PG_POOL_SIZE);
     BatchStore batches = new BatchStore(pool, workerId, clock, config.getInt(Keys.WORKER_GENERIC_PLAN_MAX_RESULTS));
     FunctionCounter.builder("worker_history_rewrites_total", batches, BatchStore::rewrites)
-        .description("commits written again with history's insert-or-ignore: history held one of their results (a redelivery, a probe's replay)")
+        .description("commits written again with history's insert-or-ignore and the rollups' upsert: history held one of their results (a redelivery, a probe's replay) or a rollup row taken for new existed")
         .register(metrics.registry());
     store = new CommitGroup(vertx, batches, Math.max(1, poolSize / 2), 4 * config.getInt(Keys.WORKER_BATCH_MAX), config, metrics);
     degraded = new DegradedMonitor(DegradedMode.Settings.from(config), clock, metrics, workerId, gate::healthy)

@@ -46,7 +46,7 @@ import java.util.concurrent.TimeUnit;
  * </ul>
  * Then the snapshot load of one slot holding {@code --slot-devices} devices (INV-10).
  *
- * <pre>BENCH_COMMIT_ARGS="[--batches=300] [--batch=200] [--devices=20000] [--slot-devices=4000] [--generic-max=0]" ./run.sh bench --commit</pre>
+ * <pre>BENCH_COMMIT_ARGS="[--batches=300] [--batch=200] [--devices=20000] [--slot-devices=4000] [--generic-max=0] [--step-ms=1]" ./run.sh bench --commit</pre>
  * Uses a scratch schema {@code bench_commit_<time>} and drops it at the end.
  */
 public final class CommitBench {
@@ -71,7 +71,11 @@ public final class CommitBench {
   private CommitBench() {}
 
   public static void main(String[] args) throws Exception {
-    Map<String, String> opt = BenchArgs.parse("commit-bench", args, Map.of("batches", "300", "batch", "200", "devices", "20000", "slot-devices", "4000", "generic-max", "0"));
+    Map<String, String> opt = BenchArgs.parse("commit-bench", args, Map.of("batches", "300", "batch", "200", "devices", "20000", "slot-devices", "4000", "generic-max", "0",
+        "step-ms", "1"));
+    // --step-ms: how far the results' clock moves per result; 3 with 20,000 devices puts a device's results about two minutes apart, as a
+    // million devices every 60 s do (each result the first of its device's minute: a new rollup row), where 1 puts several in a minute
+    long stepMs = Long.parseLong(opt.get("step-ms"));
     int batches = Integer.parseInt(opt.get("batches"));
     int batchSize = Integer.parseInt(opt.get("batch"));
     int devices = Integer.parseInt(opt.get("devices"));
@@ -105,7 +109,7 @@ public final class CommitBench {
         for (int i = 0; i < batchSize; i++) {
           String d = (isFull ? "f-" : "p-") + rnd.nextInt(devices);
           long s = seq.merge(d, 1L, Long::sum);
-          clock += 1;
+          clock += stepMs;
           batch.add(new Envelope(Envelope.messageId("bench", clock, d, s), d, SlotHash.slotOf(d, slots), 1, 1, 1, "bench", clock, s,
               Instant.ofEpochMilli(clock), Priority.NORMAL, new JsonObject().put("status", rnd.nextDouble() < 0.1 ? "DOWN" : "UP")
                   .put("latency_ms", rnd.nextInt(500))));

@@ -72,17 +72,18 @@ class DbErrorsTest {
   }
 
   @Test
-  void onlyHistorysKeyRefusingAResultIsAHistoryDuplicate() {
-    assertTrue(DbErrors.isHistoryDuplicate(new VertxException("transaction failed", unique("device_status_history_c2_20261205", "device_status_history_c2_20261205_pkey"))));
-    assertTrue(DbErrors.isHistoryDuplicate(unique("device_status_history_c1_default", "device_status_history_c1_default_pkey")));
+  void onlyHistorysAndTheRollupsKeysRefusingARowAreAFreshDuplicate() {
+    assertTrue(DbErrors.isFreshDuplicate(new VertxException("transaction failed", unique("device_status_history_c2_20261205", "device_status_history_c2_20261205_pkey"))));
+    assertTrue(DbErrors.isFreshDuplicate(unique("device_status_history_c1_default", "device_status_history_c1_default_pkey")));
+    assertTrue(DbErrors.isFreshDuplicate(unique("device_status_rollup_1m_20261205", "device_status_rollup_1m_20261205_pkey")));
     // another table's key, another SQLSTATE on history, no table, no PostgreSQL error at all: the batch fails as before
-    assertFalse(DbErrors.isHistoryDuplicate(unique("alert_event_20261205", "alert_event_20261205_pkey")));
-    assertFalse(DbErrors.isHistoryDuplicate(unique(null, null)));
-    assertFalse(DbErrors.isHistoryDuplicate(new PgException("value too long", "ERROR", "22001", null)));
-    assertFalse(DbErrors.isHistoryDuplicate(new PgException("null value", "ERROR", "23502", null, null, null, null, null, null, null, null, null,
+    assertFalse(DbErrors.isFreshDuplicate(unique("alert_event_20261205", "alert_event_20261205_pkey")));
+    assertFalse(DbErrors.isFreshDuplicate(unique(null, null)));
+    assertFalse(DbErrors.isFreshDuplicate(new PgException("value too long", "ERROR", "22001", null)));
+    assertFalse(DbErrors.isFreshDuplicate(new PgException("null value", "ERROR", "23502", null, null, null, null, null, null, null, null, null,
         "bench", "device_status_history_c2_20261205", "device_id", null, null)));
-    assertFalse(DbErrors.isHistoryDuplicate(ClosedConnectionException.INSTANCE));
-    assertFalse(DbErrors.isHistoryDuplicate(null));
+    assertFalse(DbErrors.isFreshDuplicate(ClosedConnectionException.INSTANCE));
+    assertFalse(DbErrors.isFreshDuplicate(null));
   }
 
   /** A unique violation as PostgreSQL reports it: the table and the constraint in their fields. */

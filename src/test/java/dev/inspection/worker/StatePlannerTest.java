@@ -99,6 +99,37 @@ class StatePlannerTest {
     assertTrue(again.next().isEmpty(), "and change nothing");
   }
 
+  /** A result whose cycle_id is its collected_at, as the probe's outbox numbers them. */
+  private static Envelope timed(String d, long ms, long seq) {
+    return new Envelope(Envelope.messageId("n", ms, d, seq), d, 0, 1, 1, 1, "n", ms, seq, Instant.ofEpochMilli(ms), Priority.NORMAL,
+        new JsonObject().put("status", "UP"));
+  }
+
+  @Test
+  void aResultIsTheFirstOfItsMinuteOnlyWhenTheDevicesNewestResultBeforeTheBatchLiesBeforeThatMinute() {
+    long minute = 1_765_000_000_000L / 60_000 * 60_000;
+    // a device the memory does not know: its rows may exist (written by a slot's earlier owner), so none is taken for new
+    StatePlanner.Plan first = StatePlanner.plan(new ArrayList<>(List.of(timed("d1", minute + 5_000, 1))), new HashMap<>(), infos("d1"),
+        AlertRules::forPriority);
+    assertEquals(List.of(false), first.history().stream().map(StatePlanner.HistoryRow::newMinute).toList());
+    Map<String, DerivedState> memory = new HashMap<>(first.next());
+
+    // the next minute, twice in one batch, and a result of the minute the device was last seen in: only the next minute is new,
+    // for both of its results (the rollup row is written once for the two)
+    StatePlanner.Plan next = StatePlanner.plan(new ArrayList<>(List.of(timed("d1", minute + 59_999, 2), timed("d1", minute + 60_000, 3),
+        timed("d1", minute + 61_000, 4))), memory, infos("d1"), AlertRules::forPriority);
+    assertEquals(List.of(false, true, true), next.history().stream().map(StatePlanner.HistoryRow::newMinute).toList(),
+        "the device's newest result was in the first minute: its rows there may exist, the second minute's cannot");
+    memory.putAll(next.next());
+
+    // a redelivery of the batch: the memory has seen its results, so none is new
+    StatePlanner.Plan again = StatePlanner.plan(new ArrayList<>(List.of(timed("d1", minute + 60_000, 3))), memory, infos("d1"),
+        AlertRules::forPriority);
+    assertEquals(List.of(false), again.history().stream().map(StatePlanner.HistoryRow::newMinute).toList());
+    assertEquals(minute + 60_000, StatePlanner.minuteStartMs(Instant.ofEpochMilli(minute + 119_999)));
+    assertEquals(minute - 60_000, StatePlanner.minuteStartMs(Instant.ofEpochMilli(minute - 1)));
+  }
+
   private static Envelope at(Envelope x, long collectedMs) {
     return new Envelope(x.messageId(), x.deviceId(), 0, 1, 1, 1, "n", x.cycleId(), x.seq(), Instant.ofEpochMilli(collectedMs), x.priority(), x.payload());
   }
