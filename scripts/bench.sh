@@ -1101,7 +1101,9 @@ e2e_run() { # tag devices interval_ms warm-up_s window_s heap
   R[$tag.db_rate]=$(calc 'a / b' "${R[$tag.db_rows]}" "$dt")
   R[$tag.hist_gb_day]=$(calc '(a - b) / c * 86400 / 1e9' "$hb1" "$hb0" "$dt")
   R[$tag.hist_bytes_row]=$(calc '(a - b) / c' "$hb1" "$hb0" "${R[$tag.db_rows]}")
-  R[$tag.hist_gb_day_offered]=$(calc 'a * b * 86400 / 1e9' "${R[$tag.hist_bytes_row]}" "$offered") # as if all offered were committed
+  # as if all offered were committed: history's growth scaled by offered / committed, so a history policy that keeps a part of the
+  # results (history.policy=changes) keeps the same part of the offered ones (bytes/row x offered counted every result as kept)
+  R[$tag.hist_gb_day_offered]=$(calc '(c > 0) ? a * b / c : 0' "${R[$tag.hist_gb_day]}" "$offered" "${R[$tag.rate]}")
   R[$tag.devices_seen]=NA
   if [ "$tag" = million ]; then
     R[$tag.devices_seen]="$(timeout 300 "${PSQL[@]}" -At -c "SELECT count(*) FROM $PREFIX.device_status_current" 2>/dev/null | grep -E '^[0-9]+$' || echo NA)"
