@@ -153,6 +153,7 @@ public final class Keys {
   public static final ConfigKey SCHEDULER_LOCK_TIMEOUT_MS = k("scheduler.lock.timeout.ms", "2000", LONG, "longest wait of a leader write for a row lock (e.g. an epoch bump behind a batch); the round is retried");
   public static final ConfigKey SCHEDULER_DRAIN_BATCH = k("scheduler.drain.batch", "32", INT, "slots of a draining worker that move at the same time");
   public static final ConfigKey SCHEDULER_REBALANCE_INTERVAL_MS = k("scheduler.rebalance.interval.ms", "60000", LONG, "periodic rebalance check (a join, drain or death triggers one at once)");
+  public static final ConfigKey SCHEDULER_DEVICE_COUNT_INTERVAL_MS = k("scheduler.device.count.interval.ms", "600000", LONG, "how often the leader counts each slot's devices and reads the critical ones for the slot weights (scheduler.weight.devices, .critical), and at once when the slot count changes: the count scans device_status_current (at a million devices 4.7-4.9 s of statement time a read, with a parallel worker: 60-70 milli-cores, about 3 % of two cores, when it ran every rebalance interval); between reads the weights use the last counts");
   public static final ConfigKey SCHEDULER_REBALANCE_THRESHOLD = k("scheduler.rebalance.threshold", "0.25", DOUBLE, "rebalance only when (heaviest - lightest) / mean load exceeds this");
   public static final ConfigKey SCHEDULER_REBALANCE_MAX_MOVES = k("scheduler.rebalance.max.moves", "5", INT, "most slots one rebalance round moves");
   public static final ConfigKey SCHEDULER_COOLDOWN_SLOT_MS = k("scheduler.cooldown.slot.ms", "300000", LONG, "a slot is not moved again by a rebalance within this time");
@@ -254,7 +255,7 @@ public final class Keys {
       WORKER_SUSPECT_AFTER_MS, WORKER_DEAD_AFTER_MS, WORKER_WARMUP_MS, WORKER_QUARANTINE_MS, WORKER_SNAPSHOT_PAGE, WORKER_FAULT_FREEZE_HEARTBEAT_AFTER_MS,
       HISTORY_POLICY, HISTORY_POLICY_BY_PROFILE, HISTORY_HEARTBEAT_MS, HISTORY_IGNORED_FIELDS,
       SCHEDULER_TICK_MS, SCHEDULER_ELECTION_MS, SCHEDULER_LEADER_SESSION_TIMEOUT_MS, SCHEDULER_LEADER_GRACE_MS, SCHEDULER_LEASE_EXPIRY_GRACE_MS,
-      SCHEDULER_MOVE_TIMEOUT_MS, SCHEDULER_LOCK_TIMEOUT_MS, SCHEDULER_DRAIN_BATCH, SCHEDULER_REBALANCE_INTERVAL_MS, SCHEDULER_REBALANCE_THRESHOLD,
+      SCHEDULER_MOVE_TIMEOUT_MS, SCHEDULER_LOCK_TIMEOUT_MS, SCHEDULER_DRAIN_BATCH, SCHEDULER_REBALANCE_INTERVAL_MS, SCHEDULER_DEVICE_COUNT_INTERVAL_MS, SCHEDULER_REBALANCE_THRESHOLD,
       SCHEDULER_REBALANCE_MAX_MOVES, SCHEDULER_COOLDOWN_SLOT_MS, SCHEDULER_COOLDOWN_SOURCE_MS, SCHEDULER_WEIGHT_DEVICES, SCHEDULER_WEIGHT_RATE,
       SCHEDULER_WEIGHT_BACKLOG, SCHEDULER_WEIGHT_PROCESS_MS, SCHEDULER_WEIGHT_CRITICAL, SCHEDULER_WAVE_FIRST, SCHEDULER_WAVE_MIN,
       SCHEDULER_WAVE_MAX, SCHEDULER_WAVE_FAST_MS, SCHEDULER_WAVE_SLOW_MS, SCHEDULER_WAVE_COMMIT_P99_MS, SCHEDULER_WAVE_BACKLOG_PER_SLOT,

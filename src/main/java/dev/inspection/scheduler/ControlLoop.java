@@ -48,13 +48,13 @@ public final class ControlLoop {
   /** Thresholds; all from configuration. */
   public record Settings(long tickMs, long heartbeatMs, long suspectMs, long deadMs, long warmupMs, long quarantineMs, long leaseTtlMs, long expiryGraceMs,
       long moveTimeoutMs, long leaderGraceMs, int drainBatch, long rebalanceIntervalMs, RebalancePlanner.Settings planner,
-      SlotWeight.Coefficients weights, int totalSlots, ScaleOutPlanner.Settings waves) {
-    /** With the default wave settings. */
+      SlotWeight.Coefficients weights, int totalSlots, ScaleOutPlanner.Settings waves, long deviceCountIntervalMs) {
+    /** With the default wave settings, the devices counted every rebalance interval. */
     public Settings(long tickMs, long heartbeatMs, long suspectMs, long deadMs, long warmupMs, long quarantineMs, long leaseTtlMs, long expiryGraceMs,
         long moveTimeoutMs, long leaderGraceMs, int drainBatch, long rebalanceIntervalMs, RebalancePlanner.Settings planner,
         SlotWeight.Coefficients weights, int totalSlots) {
       this(tickMs, heartbeatMs, suspectMs, deadMs, warmupMs, quarantineMs, leaseTtlMs, expiryGraceMs, moveTimeoutMs, leaderGraceMs, drainBatch,
-          rebalanceIntervalMs, planner, weights, totalSlots, ScaleOutPlanner.Settings.defaults());
+          rebalanceIntervalMs, planner, weights, totalSlots, ScaleOutPlanner.Settings.defaults(), rebalanceIntervalMs);
     }
   }
 
@@ -80,6 +80,8 @@ public final class ControlLoop {
   private Map<Integer, Long> devices = Map.of();
   private Map<Integer, Long> critical = Map.of();
   private long weightsReadAt;
+  /** The slot count the last device count was read under: a reshard changes every slot's devices. */
+  private int weightsReadFor;
   private Map<Integer, SlotFigures.Figures> figures = Map.of();
   private long electedAt;
   private long lastRebalance;
@@ -341,12 +343,14 @@ public final class ControlLoop {
    * heartbeats ({@code backlog_metrics.slots}, kept across moves by {@link SlotFigures}). Without the measured
    * terms ({@code measured} false) for the scale-out ({@link SlotWeight#perSlot}): a batch's time and a slot's
    * mailbox are mostly the owner's own load, not the slot's work, so a planner evening them out chases its own
-   * moves — the slots a loaded worker gives away get faster, and it looks heavier still.
+   * moves — the slots a loaded worker gives away get faster, and it looks heavier still. The counts are read every
+   * {@code scheduler.device.count.interval.ms} ({@link #countDue}).
    */
   private Map<Integer, Double> weights(boolean measured) {
     long now = clock.millis();
-    if (now - weightsReadAt >= settings.rebalanceIntervalMs()) {
+    if (countDue(now, weightsReadAt, weightsReadFor, slots(), settings.deviceCountIntervalMs())) {
       weightsReadAt = now;
+      weightsReadFor = slots();
       store.devicesPerSlot().onSuccess(d -> devices = d);
       store.criticalDevices().onSuccess(ids -> {
         Map<Integer, Long> c = new HashMap<>();
@@ -355,5 +359,15 @@ public final class ControlLoop {
       });
     }
     return SlotWeight.perSlot(settings.weights(), slots(), devices, critical, figures, measured);
+  }
+
+  /**
+   * Whether the devices of each slot are counted again at {@code now}: never read since the election ({@code readAt} 0), read
+   * {@code intervalMs} ago, or read under another slot count than {@code slots} (a reshard moves every slot's devices). The count
+   * scans device_status_current, so it is not read every rebalance interval: a device count changes with the inventory and
+   * reshards, not from one minute to the next.
+   */
+  static boolean countDue(long now, long readAt, int readFor, int slots, long intervalMs) {
+    return readAt == 0 || now - readAt >= intervalMs || readFor != slots;
   }
 }

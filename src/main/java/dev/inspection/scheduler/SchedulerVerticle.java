@@ -190,7 +190,7 @@ public final class SchedulerVerticle extends VerticleBase implements Operations.
         config.getLong(Keys.WORKER_DEAD_AFTER_MS), config.getLong(Keys.WORKER_WARMUP_MS), config.getLong(Keys.WORKER_QUARANTINE_MS),
         config.getLong(Keys.WORKER_LEASE_TTL_MS), config.getLong(Keys.SCHEDULER_LEASE_EXPIRY_GRACE_MS), config.getLong(Keys.SCHEDULER_MOVE_TIMEOUT_MS),
         config.getLong(Keys.SCHEDULER_LEADER_GRACE_MS), config.getInt(Keys.SCHEDULER_DRAIN_BATCH), config.getLong(Keys.SCHEDULER_REBALANCE_INTERVAL_MS),
-        planner, weights, config.getInt(Keys.SLOTS_TOTAL), waves(config));
+        planner, weights, config.getInt(Keys.SLOTS_TOTAL), waves(config), config.getLong(Keys.SCHEDULER_DEVICE_COUNT_INTERVAL_MS));
     notifier = new Notifier(vertx, config.get(Keys.REDIS_URL), config.get(Keys.REDIS_CHANNEL_PREFIX),
         RetryPolicy.from(config), msg -> {
           // a worker released a slot, finished loading, or is draining: decide now rather than at the next tick
