@@ -348,7 +348,7 @@ public final class ControlLoop {
    */
   private Map<Integer, Double> weights(boolean measured) {
     long now = clock.millis();
-    if (countDue(now, weightsReadAt, weightsReadFor, slots(), settings.deviceCountIntervalMs())) {
+    if (countDue(now, weightsReadAt, weightsReadFor, slots(), settings.deviceCountIntervalMs(), settings.rebalanceIntervalMs())) {
       weightsReadAt = now;
       weightsReadFor = slots();
       store.devicesPerSlot().onSuccess(d -> devices = d);
@@ -363,11 +363,14 @@ public final class ControlLoop {
 
   /**
    * Whether the devices of each slot are counted again at {@code now}: never read since the election ({@code readAt} 0), read
-   * {@code intervalMs} ago, or read under another slot count than {@code slots} (a reshard moves every slot's devices). The count
-   * scans device_status_current, so it is not read every rebalance interval: a device count changes with the inventory and
-   * reshards, not from one minute to the next.
+   * {@code intervalMs} ago, or read under another slot count than {@code slots} (a reshard moves every slot's devices) at least
+   * {@code minIntervalMs} ago (the rebalance interval: however the slot count moves, the scan runs no more often than it did when
+   * every rebalance read it). The count scans device_status_current, so it is not read every rebalance interval: a device count
+   * changes with the inventory and reshards, not from one minute to the next.
    */
-  static boolean countDue(long now, long readAt, int readFor, int slots, long intervalMs) {
-    return readAt == 0 || now - readAt >= intervalMs || readFor != slots;
+  static boolean countDue(long now, long readAt, int readFor, int slots, long intervalMs, long minIntervalMs) {
+    if (readAt == 0) return true;
+    long age = now - readAt;
+    return age >= intervalMs || readFor != slots && age >= minIntervalMs;
   }
 }
