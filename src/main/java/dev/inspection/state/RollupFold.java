@@ -31,13 +31,18 @@ public final class RollupFold {
 
   private RollupFold() {}
 
+  /** The minute a result collected at {@code at} is counted in: its rollup row's {@code minute_bucket}. */
+  public static Instant minuteOf(Instant at) {
+    return at.truncatedTo(ChronoUnit.MINUTES);
+  }
+
   /** A rollup row's key. */
   public record Key(Instant minute, String deviceId) {}
 
   /** One result as the rollups see it. */
   public record Sample(String deviceId, long cycleId, long seq, Instant collectedAt, JsonObject payload) {
     public Key key() {
-      return new Key(collectedAt.truncatedTo(ChronoUnit.MINUTES), deviceId);
+      return new Key(minuteOf(collectedAt), deviceId);
     }
 
     /** What {@code status_payload->>'status'} says, at most {@link #STATE_WIDTH} characters. */

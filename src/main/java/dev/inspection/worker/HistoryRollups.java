@@ -51,9 +51,9 @@ final class HistoryRollups {
    * upsert looked its key up, inserted under a speculative-insertion lock, looked again and confirmed, where the plain insert looks
    * once (pgbench, 700 new rows a transaction, alternating, 3 rounds: 6.6-9.2 ms against 4.1-7.4 of wall time; the commit bench with a
    * device's results minutes apart, about two thirds of the rows new: PostgreSQL's CPU full / plain 1.60-1.61 against 1.64-1.65, about
-   * 1 µs of the 37-39 a result). A row that
-   * exists after all (a slot's earlier owner wrote it; a producer whose cycle_id is not after its collected_at) fails the statement
-   * on the rollup key (23505, DbErrors#isFreshDuplicate), and the batch is written again with every row upserted.
+   * 1 µs of the 37-39 a result). A row that exists after all (a slot's earlier owner wrote it; a producer whose cycle_id is not
+   * after its collected_at) fails the statement on the rollup key (23505, DbErrors#isFreshDuplicate), and the batch is written
+   * again with every row upserted.
    */
 
   private static String statement(String historyConflict) {
@@ -165,12 +165,12 @@ final class HistoryRollups {
     Boolean[] keep = new Boolean[items.size()];
     Short[] rc = new Short[items.size()];
     Map<JsonObject, Long> index = new IdentityHashMap<>();
-    // (minute, device) rows that may exist already: any of their results not the first of its minute
+    // writing fresh, the (minute, device) rows that may exist already: any of their results not the first of its minute
     Set<RollupFold.Key> existing = new HashSet<>();
     for (int i = 0; i < items.size(); i++) {
       Item it = items.get(i);
       samples.add(it.row().sample());
-      if (!fresh || !it.row().newMinute()) existing.add(samples.get(i).key());
+      if (fresh && !it.row().newMinute()) existing.add(samples.get(i).key());
       rows.add(new BatchStore.ResultRow(it.slot(), it.epoch(), it.row().envelope(), it.row().payload()));
       keep[i] = it.row().keep();
       rc[i] = (short) it.row().retentionClass();
@@ -182,7 +182,7 @@ final class HistoryRollups {
     figures(args, figures, (t, rs) -> t.addArrayOfLong(rs.stream().map(x -> index.get(x.lastPayload())).toArray(Long[]::new)));
     args.addOffsetDateTime(receivedAt);
     bounds(args, figures.stream().map(x -> x.key().minute()).toList());
-    args.addArrayOfBoolean(figures.stream().map(x -> !existing.contains(x.key())).toArray(Boolean[]::new));
+    args.addArrayOfBoolean(figures.stream().map(x -> fresh && !existing.contains(x.key())).toArray(Boolean[]::new));
     return conn.preparedQuery(fresh ? WRITE_FRESH : WRITE).execute(args).compose(rs -> {
       Row r = rs.iterator().next();
       int history = r.getLong(0).intValue();

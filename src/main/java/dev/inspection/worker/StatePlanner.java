@@ -116,9 +116,9 @@ public final class StatePlanner {
     return new Plan(current, history, events, next, rejected);
   }
 
-  /** The first millisecond of the minute {@code at} falls in: the rollups' minute ({@link RollupFold.Sample#key}). */
+  /** The first millisecond of the rollups' minute of {@code at} ({@link RollupFold#minuteOf}). */
   static long minuteStartMs(Instant at) {
-    return Math.floorDiv(at.toEpochMilli(), 60_000L) * 60_000L;
+    return RollupFold.minuteOf(at).toEpochMilli();
   }
 
   /** Where the devices' rows are collected. */
