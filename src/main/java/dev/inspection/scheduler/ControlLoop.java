@@ -17,6 +17,7 @@ import dev.inspection.scheduler.RoundPlanner.Moves;
 import dev.inspection.scheduler.RoundPlanner.Nothing;
 import dev.inspection.scheduler.RoundPlanner.Snapshot;
 import dev.inspection.scheduler.RoundPlanner.WorkerChanges;
+import io.micrometer.core.instrument.Counter;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -82,6 +83,8 @@ public final class ControlLoop {
   private long weightsReadAt;
   /** The slot count the last device count was read under: a reshard changes every slot's devices. */
   private int weightsReadFor;
+  /** A reshard's switch moved devices to other slots ({@link #devicesMoved}) since the last count was read. */
+  private boolean movedSinceRead;
   private Map<Integer, SlotFigures.Figures> figures = Map.of();
   private long electedAt;
   private long lastRebalance;
@@ -146,6 +149,15 @@ public final class ControlLoop {
     watch.release();
     if (timer >= 0) vertx.cancelTimer(timer);
     timer = -1;
+  }
+
+  /**
+   * A reshard's {@code current_slot} switch finished ({@link SlotMaps}): the devices are in their new slots now, while the
+   * count read when the lease rows' slot count changed saw them in the old ones; they are counted again ({@link #countDue}).
+   */
+  public void devicesMoved() {
+    if (elsewhere(this::devicesMoved)) return;
+    movedSinceRead = true;
   }
 
   /** Runs a round now (a notification arrived), or right after the one in progress. */
@@ -348,9 +360,13 @@ public final class ControlLoop {
    */
   private Map<Integer, Double> weights(boolean measured) {
     long now = clock.millis();
-    if (countDue(now, weightsReadAt, weightsReadFor, slots(), settings.deviceCountIntervalMs(), settings.rebalanceIntervalMs())) {
+    if (countDue(now, weightsReadAt, movedSinceRead || weightsReadFor != slots(), settings.deviceCountIntervalMs(), settings.rebalanceIntervalMs())) {
+      String reason = weightsReadAt == 0 ? "election" : movedSinceRead ? "switch" : weightsReadFor != slots() ? "slots" : "interval";
+      Counter.builder("scheduler_device_counts_total").tag("reason", reason)
+          .description("the leader's counts of each slot's devices (a scan of device_status_current), by why it ran").register(metrics.registry()).increment();
       weightsReadAt = now;
       weightsReadFor = slots();
+      movedSinceRead = false;
       store.devicesPerSlot().onSuccess(d -> devices = d);
       store.criticalDevices().onSuccess(ids -> {
         Map<Integer, Long> c = new HashMap<>();
@@ -363,14 +379,14 @@ public final class ControlLoop {
 
   /**
    * Whether the devices of each slot are counted again at {@code now}: never read since the election ({@code readAt} 0), read
-   * {@code intervalMs} ago, or read under another slot count than {@code slots} (a reshard moves every slot's devices) at least
-   * {@code minIntervalMs} ago (the rebalance interval: however the slot count moves, the scan runs no more often than it did when
-   * every rebalance read it). The count scans device_status_current, so it is not read every rebalance interval: a device count
-   * changes with the inventory and reshards, not from one minute to the next.
+   * {@code intervalMs} ago, or the slot map changed since the read ({@code mapChanged}: another slot count in the lease rows, or
+   * a reshard's switch moved devices) at least {@code minIntervalMs} ago (the rebalance interval: however often the map changes,
+   * the scan runs no more often than it did when every rebalance read it). The count scans device_status_current, so it is not
+   * read every rebalance interval: a device count changes with the inventory and reshards, not from one minute to the next.
    */
-  static boolean countDue(long now, long readAt, int readFor, int slots, long intervalMs, long minIntervalMs) {
+  static boolean countDue(long now, long readAt, boolean mapChanged, long intervalMs, long minIntervalMs) {
     if (readAt == 0) return true;
     long age = now - readAt;
-    return age >= intervalMs || readFor != slots && age >= minIntervalMs;
+    return age >= intervalMs || mapChanged && age >= minIntervalMs;
   }
 }

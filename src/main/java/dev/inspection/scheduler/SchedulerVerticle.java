@@ -232,7 +232,7 @@ public final class SchedulerVerticle extends VerticleBase implements Operations.
         .description("1 while this scheduler's desk consumes its queue (0: what reaches the queue waits there, not listed)").register(metrics.registry()));
     slotMaps = new SlotMaps(pool, leadership, new ReshardPlan.Settings(Duration.ofMillis(config.getLong(Keys.RESHARD_EFFECTIVE_AFTER_MS)),
         Duration.ofMillis(config.getLong(Keys.RESHARD_WINDOW_END_MS))), new SlotRetire(vertx, leadership::fenced, topology,
-        () -> connector != null && connector.isConnected() ? connector.connection() : null, "leader " + config.nodeId()));
+        () -> connector != null && connector.isConnected() ? connector.connection() : null, "leader " + config.nodeId()), loop::devicesMoved);
     operations = new Operations(context, this, devices, state, deadLetters, jobs, slotMaps);
     vertx.setPeriodic(config.getLong(Keys.SCHEDULER_TICK_MS), t -> slotMaps.switchDue());
     vertx.setPeriodic(0, 5_000, t -> slotMaps.countSlots());

@@ -49,11 +49,17 @@ public final class SlotMaps {
   private final Leadership leadership;
   private final ReshardPlan.Settings settings;
   private final SlotRetire retire;
+  private final Runnable moved;
   private boolean switching;
   /** Lease rows (max slot + 1), read every 5 s: a reshard adds slots before the nodes' slots.total says so. */
   private volatile int slotCount;
 
-  SlotMaps(Pool pool, Leadership leadership, ReshardPlan.Settings settings, SlotRetire retire) {
+  /**
+   * @param moved told when a version's {@code current_slot} switch has finished: the leader's device count per slot
+   *     ({@link ControlLoop#devicesMoved}) is stale from then on
+   */
+  SlotMaps(Pool pool, Leadership leadership, ReshardPlan.Settings settings, SlotRetire retire, Runnable moved) {
+    this.moved = moved;
     this.retire = retire;
     this.pool = pool;
     this.leadership = leadership;
@@ -122,7 +128,7 @@ public final class SlotMaps {
         long version = r.getLong(0);
         int slots = r.getInteger(1);
         int from = r.getInteger(2);
-        chain = chain.compose(x -> new SlotSwitch(leadership::fenced).run(version, from, slots));
+        chain = chain.compose(x -> new SlotSwitch(leadership::fenced).run(version, from, slots).onSuccess(m -> moved.run()));
       }
       return chain;
     }).compose(x -> pool.preparedQuery(SlotRetire.DUE).execute()).compose(rows -> {

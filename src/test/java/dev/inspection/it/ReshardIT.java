@@ -77,6 +77,9 @@ class ReshardIT {
       assertEquals(1, env.queryLong("SELECT count(*) FROM $S.slot_map_version WHERE version = 2 AND switched_at >= effective_at"), "not before its time");
       long switchedMs = (System.nanoTime() - t0) / 1_000_000;
       assertEquals(newSlot, env.queryLong("SELECT current_slot FROM $S.device_status_current WHERE device_id = '" + d + "'"));
+      // the leader counts the slots' devices again once they are in their new slots (its count of 10 min is not up)
+      TestEnv.awaitTrue(Duration.ofSeconds(30), "the leader counted the devices after the switch", () -> TestEnv.http(s.httpPort(), "GET", "/metrics")
+          .getValue().lines().anyMatch(l -> l.startsWith("scheduler_device_counts_total{") && l.contains("reason=\"switch\"") && !l.endsWith(" 0.0")));
 
       // the 5th failure arrives stamped with version 1 at the old slot (a probe's backlog): forwarded, it fires on exactly the 5th
       try (Channel ch = env.channel()) {

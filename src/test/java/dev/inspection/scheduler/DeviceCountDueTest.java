@@ -12,17 +12,17 @@ class DeviceCountDueTest {
 
   @Test
   void countedAtTheFirstRoundThenOncePerIntervalNotEveryRebalance() {
-    assertTrue(ControlLoop.countDue(1_000, 0, 0, 256, TEN_MIN, REBALANCE), "never read since the election");
-    assertFalse(ControlLoop.countDue(61_000, 1_000, 256, 256, TEN_MIN, REBALANCE), "a rebalance a minute later uses the last count");
-    assertFalse(ControlLoop.countDue(600_999, 1_000, 256, 256, TEN_MIN, REBALANCE));
-    assertTrue(ControlLoop.countDue(601_000, 1_000, 256, 256, TEN_MIN, REBALANCE), "the interval is up");
+    assertTrue(ControlLoop.countDue(1_000, 0, false, TEN_MIN, REBALANCE), "never read since the election");
+    assertFalse(ControlLoop.countDue(61_000, 1_000, false, TEN_MIN, REBALANCE), "a rebalance a minute later uses the last count");
+    assertFalse(ControlLoop.countDue(600_999, 1_000, false, TEN_MIN, REBALANCE));
+    assertTrue(ControlLoop.countDue(601_000, 1_000, false, TEN_MIN, REBALANCE), "the interval is up");
   }
 
   @Test
-  void aChangedSlotCountIsCountedAgainButNoMoreOftenThanEveryRebalance() {
-    assertTrue(ControlLoop.countDue(61_000, 1_000, 256, 512, TEN_MIN, REBALANCE), "a reshard moved every slot's devices");
-    assertTrue(ControlLoop.countDue(61_000, 1_000, 512, 256, TEN_MIN, REBALANCE), "and so does a shrink");
-    assertFalse(ControlLoop.countDue(2_000, 1_000, 256, 512, TEN_MIN, REBALANCE),
-        "a slot count that changes again a second after a read waits for the rebalance interval: the scan never runs more often than before");
+  void aChangedSlotMapIsCountedAgainButNoMoreOftenThanEveryRebalance() {
+    assertTrue(ControlLoop.countDue(61_000, 1_000, true, TEN_MIN, REBALANCE), "a reshard added slots or moved the devices");
+    assertFalse(ControlLoop.countDue(2_000, 1_000, true, TEN_MIN, REBALANCE),
+        "a map that changes again a second after a read waits for the rebalance interval: the scan never runs more often than before");
+    assertTrue(ControlLoop.countDue(601_000, 1_000, true, TEN_MIN, REBALANCE));
   }
 }
