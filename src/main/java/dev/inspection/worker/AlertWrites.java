@@ -3,12 +3,12 @@ package dev.inspection.worker;
 import dev.inspection.state.AlertCurrent;
 import dev.inspection.state.AlertEvent;
 import dev.inspection.state.AlertFold;
+import dev.inspection.state.IsoInstant;
 import io.vertx.core.Future;
 import io.vertx.sqlclient.Row;
 import io.vertx.sqlclient.SqlConnection;
 import io.vertx.sqlclient.Tuple;
 import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -72,7 +72,7 @@ final class AlertWrites {
       key[i] = e.alertKey();
       type[i] = e.type();
       sev[i] = (short) e.severity();
-      at[i] = e.eventTime().atOffset(ZoneOffset.UTC);
+      at[i] = IsoInstant.utc(e.eventTime());
       cyc[i] = e.cycleId();
       seq[i] = e.seq();
       payload[i] = e.payload().encode();
@@ -119,8 +119,8 @@ final class AlertWrites {
             ck[i] = c.alertKey();
             cs[i] = c.state();
             csev[i] = (short) c.severity();
-            first[i] = c.firstFiredAt().atOffset(ZoneOffset.UTC);
-            last[i] = c.lastEventAt().atOffset(ZoneOffset.UTC);
+            first[i] = IsoInstant.utc(c.firstFiredAt());
+            last[i] = IsoInstant.utc(c.lastEventAt());
             lid[i] = lastIds.get(i);
             cp[i] = c.payload().encode();
           }

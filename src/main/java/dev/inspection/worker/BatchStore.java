@@ -2,6 +2,7 @@ package dev.inspection.worker;
 
 import dev.inspection.messaging.Envelope;
 import dev.inspection.state.AlertEvent;
+import dev.inspection.state.IsoInstant;
 import dev.inspection.store.Db;
 import io.vertx.core.Future;
 import io.vertx.core.buffer.Buffer;
@@ -15,7 +16,6 @@ import io.vertx.sqlclient.Tuple;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -299,7 +299,7 @@ public final class BatchStore {
       dev[i] = e.deviceId();
       seq[i] = e.seq();
       cyc[i] = e.cycleId();
-      at[i] = e.collectedAt().atOffset(ZoneOffset.UTC);
+      at[i] = IsoInstant.utc(e.collectedAt());
       mid[i] = e.messageId();
       payload[i] = encode.apply(r.payload());
     }

@@ -1,5 +1,6 @@
 package dev.inspection.worker;
 
+import dev.inspection.state.IsoInstant;
 import dev.inspection.state.RollupFold;
 import io.vertx.core.Future;
 import io.vertx.core.buffer.Buffer;
@@ -9,7 +10,6 @@ import io.vertx.sqlclient.SqlConnection;
 import io.vertx.sqlclient.Tuple;
 import java.time.Instant;
 import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -211,7 +211,7 @@ final class HistoryRollups {
     String[] seenSeq = new String[n];
     for (int i = 0; i < n; i++) {
       RollupFold.Row r = rows.get(i);
-      m[i] = r.key().minute().atOffset(ZoneOffset.UTC);
+      m[i] = IsoInstant.utc(r.key().minute());
       d[i] = r.key().deviceId();
       samples[i] = r.samples();
       down[i] = r.down();
@@ -239,7 +239,7 @@ final class HistoryRollups {
     OffsetDateTime[] m = new OffsetDateTime[sorted.size()];
     String[] d = new String[sorted.size()];
     for (int i = 0; i < m.length; i++) {
-      m[i] = sorted.get(i).minute().atOffset(ZoneOffset.UTC);
+      m[i] = IsoInstant.utc(sorted.get(i).minute());
       d[i] = sorted.get(i).deviceId();
     }
     Tuple read = bounds(Tuple.tuple().addArrayOfOffsetDateTime(m).addArrayOfString(d), sorted.stream().map(RollupFold.Key::minute).toList());
@@ -269,7 +269,7 @@ final class HistoryRollups {
       if (m.isBefore(lo)) lo = m;
       if (m.isAfter(hi)) hi = m;
     }
-    return args.addOffsetDateTime(lo.atOffset(ZoneOffset.UTC)).addOffsetDateTime(hi.atOffset(ZoneOffset.UTC));
+    return args.addOffsetDateTime(IsoInstant.utc(lo)).addOffsetDateTime(IsoInstant.utc(hi));
   }
 
   private static long[] longs(Long[] a) {

@@ -4,7 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.time.DateTimeException;
 import java.time.Instant;
+import java.time.ZoneOffset;
 import java.time.format.DateTimeParseException;
 import java.util.List;
 import java.util.Random;
@@ -39,6 +41,22 @@ class IsoInstantTest {
       assertEquals(text, IsoInstant.format(t));
       assertEquals(t, IsoInstant.parse(text), text);
       assertEquals(t, IsoInstant.parse("x\"" + text + "\",", 2, text.length() + 2), text);
+    }
+  }
+
+  @Test
+  void utcIsTheInstantAtOffsetUtcAndRefusesWhatItRefuses() {
+    List<Instant> edges = List.of(Instant.EPOCH, Instant.parse("1969-12-31T23:59:59.5Z"), Instant.parse("2024-02-29T12:00:00.000001Z"),
+        Instant.parse("-999999999-01-01T00:00:00Z"), Instant.parse("+999999999-12-31T23:59:59.999999999Z"));
+    for (Instant t : edges) assertEquals(t.atOffset(ZoneOffset.UTC), IsoInstant.utc(t), t.toString());
+    Random random = new Random(7);
+    for (int i = 0; i < 100_000; i++) {
+      Instant t = random(random, i);
+      assertEquals(t.atOffset(ZoneOffset.UTC), IsoInstant.utc(t), t.toString());
+    }
+    for (Instant t : List.of(Instant.MIN, Instant.MAX)) {
+      assertThrows(DateTimeException.class, () -> t.atOffset(ZoneOffset.UTC));
+      assertThrows(DateTimeException.class, () -> IsoInstant.utc(t), "out of OffsetDateTime's range, as atOffset: " + t);
     }
   }
 
