@@ -350,13 +350,14 @@ public final class ControlLoop {
   }
 
   /**
-   * Slot weights (seed 000 §4.3): device and critical-device counts from the database (read again every
-   * rebalance interval), message rate, backlog and batch time from what workers report with their
-   * heartbeats ({@code backlog_metrics.slots}, kept across moves by {@link SlotFigures}). Without the measured
+   * Slot weights (seed 000 §4.3): device and critical-device counts from the database (read at the election,
+   * every device count interval and after a change of the slot map), message rate, backlog and batch time from
+   * what workers report with their heartbeats ({@code backlog_metrics.slots}, kept across moves by
+   * {@link SlotFigures}). Without the measured
    * terms ({@code measured} false) for the scale-out ({@link SlotWeight#perSlot}): a batch's time and a slot's
    * mailbox are mostly the owner's own load, not the slot's work, so a planner evening them out chases its own
-   * moves — the slots a loaded worker gives away get faster, and it looks heavier still. The counts are read every
-   * {@code scheduler.device.count.interval.ms} ({@link #countDue}).
+   * moves — the slots a loaded worker gives away get faster, and it looks heavier still. When the counts are read:
+   * {@link #countDue}.
    */
   private Map<Integer, Double> weights(boolean measured) {
     long now = clock.millis();
