@@ -17,9 +17,9 @@
 #   plain-lease   the lease check without the back-fill lock and the plan mode (the plain write's lease check)
 #   no-alerts     the alert events and alert_current not written
 #
-# These arms are measurements, not products: no-rollups, no-snapshot and no-alerts lose data, plain-lease races a back-fill. Uncommitted changes are not in the
-# worktrees (they are of HEAD). Each patch is checked to have applied; a source that moved on stops the script with
-# the arm's name. Scratch schemas are the commit bench's own (dropped by it); the worktrees are removed at the end.
+# These arms are measurements, not products: no-rollups, no-snapshot and no-alerts lose data, plain-lease races a
+# back-fill. Uncommitted changes are not in the worktrees (they are of HEAD). Each patch is checked to have applied
+# exactly once; a source that moved on stops the script with the arm's name. Scratch schemas are the commit bench's own (dropped by it); the worktrees are removed at the end.
 #
 # Usage: scripts/bench/commit-parts.sh [arm...]   (default: all seven, base first; the first arm named is the reference)
 #   COMMIT_PARTS_ROUNDS (2), BENCH_COMMIT_ARGS (--batches=300 --batch=200 --devices=5000; --step-ms is the arm's)
@@ -37,9 +37,10 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# replace FILE OLD NEW: a literal replacement that must happen exactly once
+# replace FILE OLD NEW: a literal replacement that must happen exactly once, or the script stops (exit works inside the
+# caller's || too, where set -e does not)
 replace() {
-  python3 - "$1" "$2" "$3" <<'PY'
+  python3 - "$1" "$2" "$3" <<'PY' || { echo "commit-parts.sh: a patch did not apply (above): the source moved on" >&2; exit 1; }
 import sys
 path, old, new = sys.argv[1:4]
 s = open(path).read()
