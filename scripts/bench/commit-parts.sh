@@ -12,16 +12,18 @@
 #                 writing each device-minute's rollup row once would leave; the million run's shape)
 #   no-rollups    the rollup rows not written at all (the history statement's two rollup inserts filtered to no row)
 #   no-snapshot   the derived snapshot not written (the current upsert keeps the stored one)
-#   small-snapshot the snapshot replaced by a JSON string of its first 150 bytes (about 180 bytes stored against about 520):
-#                 what a compact snapshot layout would save the database, not the node
+#   small-snapshot the snapshot replaced by a JSON string of its first 150 bytes: before the compact layout (about 180
+#                 bytes stored against about 520) what it would save the database; now about what it writes anyway
+#   v1-snapshot   the snapshots written in the first layout (worker.snapshot.layout=v1, about 520 bytes) instead of
+#                 the compact one (about 170): what the compact layout saves, the database and the node's planning
 #   plain-lease   the lease check without the back-fill lock and the plan mode (the plain write's lease check)
 #   no-alerts     the alert events and alert_current not written
 #
-# These arms are measurements, not products: no-rollups, no-snapshot and no-alerts lose data, plain-lease races a
+# These arms are measurements, not products (but v1-snapshot, a setting): no-rollups, no-snapshot and no-alerts lose data, plain-lease races a
 # back-fill. Uncommitted changes are not in the worktrees (they are of HEAD). Each patch is checked to have applied
 # exactly once; a source that moved on stops the script with the arm's name. Scratch schemas are the commit bench's own (dropped by it); the worktrees are removed at the end.
 #
-# Usage: scripts/bench/commit-parts.sh [arm...]   (default: all seven, base first; the first arm named is the reference)
+# Usage: scripts/bench/commit-parts.sh [arm...]   (default: all eight, base first; the first arm named is the reference)
 #   COMMIT_PARTS_ROUNDS (2), BENCH_COMMIT_ARGS (--batches=300 --batch=200 --devices=5000; --step-ms is the arm's)
 # Takes about 80 s per arm and round. Needs git, python3 (the patches) and what `./run.sh bench --commit` needs.
 set -euo pipefail
@@ -29,7 +31,7 @@ cd "$(dirname "$0")/../.."
 ROUNDS=${COMMIT_PARTS_ROUNDS:-2}
 ARGS=${BENCH_COMMIT_ARGS:---batches=300 --batch=200 --devices=5000}
 ARMS=("$@")
-[ ${#ARMS[@]} -gt 0 ] || ARMS=(base new-minutes no-rollups no-snapshot small-snapshot plain-lease no-alerts)
+[ ${#ARMS[@]} -gt 0 ] || ARMS=(base new-minutes no-rollups no-snapshot small-snapshot v1-snapshot plain-lease no-alerts)
 WORK=$(mktemp -d /tmp/commit-parts.XXXXXX)
 cleanup() {
   for d in "$WORK"/*/; do [ -d "$d" ] && git worktree remove --force "$d" >/dev/null 2>&1 || true; done
@@ -53,6 +55,7 @@ PY
 
 HR=src/main/java/dev/inspection/worker/HistoryRollups.java
 BS=src/main/java/dev/inspection/worker/BatchStore.java
+SP=src/main/java/dev/inspection/worker/StatePlanner.java
 AW=src/main/java/dev/inspection/worker/AlertWrites.java
 step_of() { case $1 in new-minutes) echo 12 ;; *) echo 1 ;; esac; }
 patch_arm() { # arm dir
@@ -67,12 +70,14 @@ patch_arm() { # arm dir
       replace "$2/$BS" "derived_snapshot = coalesce(EXCLUDED.derived_snapshot, c.derived_snapshot)," "derived_snapshot = c.derived_snapshot," ;;
     small-snapshot)
       replace "$2/$BS" "convert_from(ds, 'UTF8')::json, pr, now()" "to_json(convert_from(substr(ds, 1, 150), 'UTF8')), pr, now()" ;;
+    v1-snapshot)
+      replace "$2/$SP" "return plan(batch, memory, infos, rules, histories, SnapshotLayout.COMPACT);" "return plan(batch, memory, infos, rules, histories, SnapshotLayout.V1);" ;;
     plain-lease)
       replace "$2/$BS" "pg_advisory_xact_lock_shared(hashtext('inspection.backfill.' || current_schema()), slot_id)::text AS backfill_lock" "''::text AS backfill_lock"
       replace "$2/$BS" "set_config('plan_cache_mode', \$2, true) AS plan_mode" "(\$2::text IS NULL)::text AS plan_mode" ;;
     no-alerts)
       replace "$2/$AW" "if (events.isEmpty()) return Future.succeededFuture();" "if (true) return Future.succeededFuture();" ;;
-    *) echo "commit-parts.sh: unknown arm '$1' (base, new-minutes, no-rollups, no-snapshot, small-snapshot, plain-lease, no-alerts)" >&2; exit 2 ;;
+    *) echo "commit-parts.sh: unknown arm '$1' (base, new-minutes, no-rollups, no-snapshot, small-snapshot, v1-snapshot, plain-lease, no-alerts)" >&2; exit 2 ;;
   esac
 }
 

@@ -3,6 +3,8 @@ package dev.inspection.scheduler;
 import dev.inspection.inventory.CheckSpec;
 import dev.inspection.inventory.Device;
 import dev.inspection.inventory.TargetPolicy;
+import dev.inspection.state.DerivedJson;
+import dev.inspection.state.DerivedState;
 import dev.inspection.state.PayloadProfiles;
 import dev.inspection.store.Db;
 import dev.inspection.store.Rows;
@@ -31,7 +33,7 @@ public final class DeviceStore {
       SELECT device_id, priority, probe_group, check_type, check_spec, interval_ms, payload_profile, resource_version
       FROM device_resource WHERE probe_group = $1 AND enabled AND device_id > $2 ORDER BY device_id LIMIT $3""";
   static final String CURRENT = """
-      SELECT device_id, slot_id, seq, cycle_id, collected_at, writer_epoch, message_id, status_payload, derived_snapshot, updated_at
+      SELECT device_id, slot_id, seq, cycle_id, collected_at, writer_epoch, message_id, status_payload, derived_snapshot::text, updated_at
       FROM device_status_current WHERE device_id = $1""";
   /** A device's history, newest first: read through the history key (V015 left history no other index). */
   public static final String HISTORY = """
@@ -126,6 +128,21 @@ public final class DeviceStore {
         .put("payload_profile", r.getString(6)).put("resource_version", r.getLong(7));
   }
 
+  /**
+   * A stored derived snapshot as the API shows it, whatever layout the worker wrote it in: its members named in full (the
+   * first layout, {@link DerivedState#toJson()}); null for none; one that cannot be read shows why ({@code unreadable})
+   * and its text ({@code stored}).
+   */
+  static JsonObject derived(String snapshot) {
+    if (snapshot == null) return null;
+    try {
+      DerivedState s = DerivedJson.decode(snapshot);
+      return s == null ? null : s.toJson();
+    } catch (IllegalArgumentException e) {
+      return new JsonObject().put("unreadable", e.getMessage()).put("stored", snapshot);
+    }
+  }
+
   /** A device's inventory entry, newest status and recent history; null when the id is unknown everywhere. */
   public Future<JsonObject> detail(String deviceId, int historyRows) {
     Future<JsonObject> res = pool.preparedQuery(RESOURCE).execute(Tuple.of(deviceId)).map(rows -> rows.size() == 0 ? null : device(rows.iterator().next()));
@@ -134,7 +151,7 @@ public final class DeviceStore {
       Row r = rows.iterator().next();
       return new JsonObject().put("slot_id", (int) r.getShort(1)).put("seq", r.getLong(2)).put("cycle_id", r.getLong(3))
           .put("collected_at", r.getOffsetDateTime(4).toString()).put("writer_epoch", r.getLong(5)).put("message_id", r.getString(6))
-          .put("status", r.getJsonObject(7)).put("derived", r.getValue(8)).put("updated_at", r.getOffsetDateTime(9).toString());
+          .put("status", r.getJsonObject(7)).put("derived", derived(r.getString(8))).put("updated_at", r.getOffsetDateTime(9).toString());
     });
     Future<JsonArray> hist = pool.preparedQuery(HISTORY).execute(Tuple.of(deviceId, historyRows)).map(rows -> {
       JsonArray a = new JsonArray();

@@ -17,12 +17,11 @@ import java.util.TreeMap;
  * general reader reads the same (the tests hold the two equal over long random series and every cut of a snapshot).
  */
 final class CanonicalSnapshot {
-  private final String s;
-  private int i;
+  private final SnapshotCursor c;
   private final SnapshotInstants instants = new SnapshotInstants();
 
   private CanonicalSnapshot(String s) {
-    this.s = s;
+    this.c = new SnapshotCursor(s, 0);
   }
 
   /** The state {@code text} holds when it is in {@link DerivedJson#encode}'s layout and valid; null otherwise. */
@@ -60,18 +59,7 @@ final class CanonicalSnapshot {
     else return null;
     if (!lit(",\"firing\":{")) return null;
     TreeMap<String, Integer> firing = new TreeMap<>();
-    if (!lit("}")) {
-      do {
-        if (!lit("\"")) return null;
-        int start = i;
-        int end = string();
-        if (end < 0 || !lit(":")) return null;
-        long severity = number();
-        if (severity == Long.MIN_VALUE) return null;
-        firing.put(s.substring(start, end), (int) severity); // out of 0..4: the state refuses it
-      } while (lit(","));
-      if (!lit("}")) return null;
-    }
+    if (!c.firing(firing)) return null;
     Instant heartbeat = null;
     DerivedState.RateWindow rateWindow = null;
     DerivedState.Debounce debounce = null;
@@ -113,52 +101,26 @@ final class CanonicalSnapshot {
       DerivedState.Position at = new DerivedState.Position(items[0], items[1]);
       history = new HistoryMark(at.equals(position) ? position : at, items[2], instants.same(Instant.ofEpochMilli(items[3])));
     }
-    if (!lit("}") || i != s.length()) return null;
+    if (!lit("}") || !c.atEnd()) return null;
     return new DerivedState((int) failures, ring, heartbeat, rateWindow, phase, debounce, downSince, flapping, position, firing, history);
   }
 
-  /** Steps over {@code text} when it comes next. */
   private boolean lit(String text) {
-    if (!s.startsWith(text, i)) return false;
-    i += text.length();
-    return true;
+    return c.lit(text);
   }
 
-  /** A JSON integer as {@link DerivedJson#encode} writes a long (an optional minus, no leading zero); {@link Long#MIN_VALUE} for anything else. */
   private long number() {
-    boolean negative = i < s.length() && s.charAt(i) == '-';
-    int start = negative ? i + 1 : i;
-    int end = start;
-    long v = 0;
-    while (end < s.length()) {
-      int d = s.charAt(end) - '0';
-      if (d < 0 || d > 9) break;
-      if (v > (Long.MAX_VALUE - d) / 10) return Long.MIN_VALUE; // beyond a long (and Long.MIN_VALUE itself): the general reader
-      v = v * 10 + d;
-      end++;
-    }
-    if (end == start || end - start > 1 && s.charAt(start) == '0') return Long.MIN_VALUE;
-    i = end;
-    return negative ? -v : v;
+    return c.number();
   }
 
-  /** After an opening quote: steps over the string and its closing quote, returning where its text ends; -1 for one with an escape or a control character. */
   private int string() {
-    for (int k = i; k < s.length(); k++) {
-      char c = s.charAt(k);
-      if (c == '"') {
-        i = k + 1;
-        return k;
-      }
-      if (c == '\\' || c < 0x20) return -1;
-    }
-    return -1;
+    return c.string();
   }
 
   /** After an opening quote: the instant up to the closing quote (an equal one read before is that object); null if none. */
   private Instant instant() {
-    int start = i;
+    int start = c.i;
     int end = string();
-    return end < 0 ? null : instants.same(IsoInstant.parse(s, start, end));
+    return end < 0 ? null : instants.same(IsoInstant.parse(c.s, start, end));
   }
 }

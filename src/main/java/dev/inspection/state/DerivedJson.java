@@ -14,17 +14,18 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * A {@link DerivedState}'s snapshot text, written and read without a JSON tree.
+ * A {@link DerivedState}'s snapshot text, written and read without a JSON tree, in either layout ({@link SnapshotLayout}).
  *
- * <p>{@link #encode} writes the text of {@link DerivedState#toJson()} encoded, character for character, but straight
+ * <p>{@link #encode} writes the first layout ({@code "v":1}, {@link SnapshotLayout#V1}): the text of
+ * {@link DerivedState#toJson()} encoded, character for character, but straight
  * into one buffer: the worker writes a snapshot for every device of every batch (INV-9), and building the JSON tree and
  * walking it again cost about a tenth of the node's CPU at capacity (JFR, issue 11); the test holds the two forms equal.
  *
  * <p>{@link #decode} reads it back: a new owner reads a snapshot for every device of every slot it takes (INV-10), and
  * the JSON tree the database client built for each and the walk through it were half of a takeover's load (JFR, issue
- * 11). It is the only reader ({@link DerivedState#fromJson} hands it the tree's text). Text in {@link #encode}'s own
- * layout is read character by character ({@link CanonicalSnapshot}); any other goes token by token through Jackson's
- * parser: the members in any order and with any spacing (a snapshot stored as {@code jsonb} before V013 comes back
+ * 11). It is the only reader ({@link DerivedState#fromJson} hands it the tree's text), and it reads both layouts. Text
+ * exactly as an encoder writes it is read character by character ({@link CompactSnapshot}, {@link CanonicalSnapshot});
+ * any other goes token by token through Jackson's parser: the members in any order and with any spacing (a snapshot stored as {@code jsonb} before V013 comes back
  * reordered and spaced), an unknown member skipped, a JSON {@code null} read as the member's absence, the last of a
  * repeated member kept.
  */
@@ -79,7 +80,7 @@ public final class DerivedJson {
     return b.append('}').toString();
   }
 
-  private static StringBuilder string(StringBuilder b, String s) {
+  static StringBuilder string(StringBuilder b, String s) {
     b.append('"');
     for (int i = 0; i < s.length(); i++) {
       char c = s.charAt(i);
@@ -101,8 +102,9 @@ public final class DerivedJson {
    * says which member is wrong.
    */
   public static DerivedState decode(String text) {
-    DerivedState canonical = CanonicalSnapshot.read(text);
-    return canonical != null ? canonical : readAnyLayout(text);
+    DerivedState fast = CompactSnapshot.read(text);
+    if (fast == null) fast = CanonicalSnapshot.read(text);
+    return fast != null ? fast : readAnyLayout(text);
   }
 
   /** {@link #decode} without the canonical layout's reader: any order and spacing, a refusal naming the member. */
@@ -134,6 +136,10 @@ public final class DerivedJson {
     private DerivedState.Debounce debounce;
     private DerivedState.Position position;
     private HistoryMark history;
+    // the compact layout's members (v2, CompactSnapshot): its ring, its history mark's items
+    private String letters;
+    private long[] mark;
+    private Instant markKept;
     private final SnapshotInstants instants = new SnapshotInstants();
 
     Reader(JsonParser p) {
@@ -157,11 +163,22 @@ public final class DerivedJson {
           case "debounce_pending" -> debounce = t == JsonToken.VALUE_NULL ? null : debounce(t);
           case "position" -> position = t == JsonToken.VALUE_NULL ? null : position(t);
           case "history" -> history = t == JsonToken.VALUE_NULL ? null : history(t);
+          case "n" -> consecFailures = number(t);
+          case "r" -> letters = t == JsonToken.VALUE_NULL ? null : text(name, t);
+          case "a" -> firing = t == JsonToken.VALUE_NULL ? null : firing(t);
+          case "hb" -> heartbeat = anyInstant(name, t);
+          case "ds" -> downSince = anyInstant(name, t);
+          case "rw" -> rateWindow = t == JsonToken.VALUE_NULL ? null : compactRateWindow(t);
+          case "dp" -> debounce = t == JsonToken.VALUE_NULL ? null : compactDebounce(t);
+          case "p" -> position = t == JsonToken.VALUE_NULL ? null : compactPosition(t);
+          case "h" -> compactHistory(t);
           default -> p.skipChildren(); // state_type is derived; anything else is not this layout's
         }
       }
-      if (v == null || v.intValue() != DerivedState.SNAPSHOT_VERSION) {
-        throw new IllegalArgumentException("unknown snapshot version " + v + " (this build reads " + DerivedState.SNAPSHOT_VERSION + ")");
+      if (v != null && v.intValue() == CompactSnapshot.VERSION && v.doubleValue() == CompactSnapshot.VERSION) return compact();
+      if (v == null || v.intValue() != DerivedState.SNAPSHOT_VERSION || v.doubleValue() != DerivedState.SNAPSHOT_VERSION) {
+        throw new IllegalArgumentException("unknown snapshot version " + v + " (this build reads " + DerivedState.SNAPSHOT_VERSION + " and "
+            + CompactSnapshot.VERSION + ")");
       }
       if (ring == null) throw new IllegalArgumentException("missing last_n_states_ring");
       if (firing == null) throw new IllegalArgumentException("missing firing");
@@ -171,6 +188,87 @@ public final class DerivedJson {
       if (mark != null && mark.position().equals(position)) mark = new HistoryMark(position, mark.digest(), mark.keptAt()); // one object
       return new DerivedState(consecFailures.intValue(), ring, heartbeat, rateWindow, OfflinePhase.parse(offline), debounce, downSince,
           flapping, position, firing, mark);
+    }
+
+    /** The state of a compact snapshot ({@link CompactSnapshot}'s layout): what it leaves out follows from the rest. */
+    private DerivedState compact() {
+      if (consecFailures == null) throw new IllegalArgumentException("missing or non-numeric n (consecutive failures)");
+      if (letters == null) throw new IllegalArgumentException("missing r (the ring)");
+      List<CheckStatus> r = new ArrayList<>(letters.length());
+      for (int k = 0; k < letters.length(); k++) {
+        char c = letters.charAt(k);
+        if (c != 'U' && c != 'D') throw new IllegalArgumentException("ring entry '" + c + "' in r is not U or D");
+        r.add(c == 'U' ? CheckStatus.UP : CheckStatus.DOWN);
+      }
+      TreeMap<String, Integer> f = firing == null ? new TreeMap<>() : firing; // none firing: no "a"
+      HistoryMark h = null;
+      if (mark != null) {
+        if (mark.length == 1 && position == null) throw new IllegalArgumentException("history mark [digest, kept_at] needs a position (p)");
+        h = mark.length == 1 ? new HistoryMark(position, mark[0], markKept)
+            : new HistoryMark(new DerivedState.Position(mark[0], mark[1]), mark[2], markKept);
+      }
+      int n = consecFailures.intValue();
+      return new DerivedState(n, r, heartbeat, rateWindow, CompactSnapshot.phase(n, debounce), debounce, downSince,
+          f.containsKey(DeviceFold.FLAPPING), position, f, h);
+    }
+
+    /** An instant of the compact layout: its epoch millisecond, or its ISO text; null for JSON null. */
+    private Instant anyInstant(String name, JsonToken t) throws IOException {
+      if (t == JsonToken.VALUE_NUMBER_INT) return instants.same(Instant.ofEpochMilli(p.getLongValue()));
+      return instant(name, t);
+    }
+
+    /** The items of the compact layout's array {@code name}, which must hold {@code sizes} of them (one of); each a number or a string. */
+    private Object[] items(String name, JsonToken t, String form, int... sizes) throws IOException {
+      expect(name, t, JsonToken.START_ARRAY);
+      List<Object> items = new ArrayList<>(4);
+      for (JsonToken e = p.nextToken(); e != JsonToken.END_ARRAY; e = p.nextToken()) {
+        if (e == JsonToken.VALUE_NUMBER_INT) items.add(p.getLongValue());
+        else if (e == JsonToken.VALUE_STRING) items.add(p.getText());
+        else throw new IllegalArgumentException(name + " item " + items.size() + " is not a whole number or a string but " + e + " (" + name + " is " + form + ")");
+      }
+      for (int size : sizes) {
+        if (items.size() == size) return items.toArray();
+      }
+      throw new IllegalArgumentException(name + " must be " + form + ", got " + items.size() + " items");
+    }
+
+    private Instant itemInstant(Object[] items, int k) {
+      return items[k] instanceof Long ms ? instants.same(Instant.ofEpochMilli(ms)) : instant((String) items[k]);
+    }
+
+    private static long itemNumber(Object[] items, int k, String name) {
+      if (!(items[k] instanceof Long n)) throw new IllegalArgumentException(name + " item " + k + " is not a whole number");
+      return n;
+    }
+
+    private DerivedState.RateWindow compactRateWindow(JsonToken t) throws IOException {
+      Object[] m = items("rw", t, "[window_start, events_count, last_event_at]", 3);
+      return new DerivedState.RateWindow(itemInstant(m, 0), itemNumber(m, 1, "rw"), itemInstant(m, 2));
+    }
+
+    private DerivedState.Debounce compactDebounce(JsonToken t) throws IOException {
+      Object[] m = items("dp", t, "[since, trigger_threshold]", 2);
+      long threshold = itemNumber(m, 1, "dp");
+      if (threshold > Integer.MAX_VALUE) throw new IllegalArgumentException("dp's trigger threshold " + threshold + " is beyond an int");
+      return new DerivedState.Debounce(itemInstant(m, 0), (int) threshold);
+    }
+
+    private DerivedState.Position compactPosition(JsonToken t) throws IOException {
+      Object[] m = items("p", t, "[cycle_id, seq]", 2);
+      return new DerivedState.Position(itemNumber(m, 0, "p"), itemNumber(m, 1, "p"));
+    }
+
+    /** {@code [digest, kept_at]} (at the position {@code p}) or {@code [cycle_id, seq, digest, kept_at]}. */
+    private void compactHistory(JsonToken t) throws IOException {
+      if (t == JsonToken.VALUE_NULL) {
+        mark = null;
+        return;
+      }
+      Object[] m = items("h", t, "[digest, kept_at] or [cycle_id, seq, digest, kept_at]", 2, 4);
+      mark = new long[m.length - 1];
+      for (int k = 0; k < mark.length; k++) mark[k] = itemNumber(m, k, "h");
+      markKept = itemInstant(m, m.length - 1);
     }
 
     /** The number at {@code t}; null for JSON null, and for anything else that is not a number (a required one is then missing). */

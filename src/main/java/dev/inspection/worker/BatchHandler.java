@@ -8,6 +8,7 @@ import dev.inspection.messaging.Topology;
 import dev.inspection.state.AlertRules;
 import dev.inspection.state.DerivedState;
 import dev.inspection.state.HistoryPolicies;
+import dev.inspection.state.SnapshotLayout;
 import dev.inspection.state.PayloadProfile;
 import dev.inspection.state.PayloadProfiles;
 import dev.inspection.worker.DeadLetterPublisher.DeadLetter;
@@ -69,14 +70,16 @@ public final class BatchHandler {
   private final Lookup lookup;
   private final IntFunction<AlertRules> rules;
   private final HistoryPolicies histories;
+  private final SnapshotLayout layout;
   private final Map<String, DerivedState> memory;
 
   /** Largest v2 message (one result) and largest v3 message (a batch of results), in bytes. */
   public record Limits(int maxResultBytes, int maxBatchBytes) {}
 
   public BatchHandler(ResultGuard guard, Clock clock, Limits limits, Topology topology, Lookup lookup, IntFunction<AlertRules> rules,
-      HistoryPolicies histories, Map<String, DerivedState> memory) {
+      HistoryPolicies histories, SnapshotLayout layout, Map<String, DerivedState> memory) {
     this.histories = histories;
+    this.layout = layout;
     this.slot = guard.slot();
     this.guard = guard;
     this.clock = clock;
@@ -143,7 +146,7 @@ public final class BatchHandler {
         }
       }
       if (ready.isEmpty()) return new Handled<>(null, List.of(), dead);
-      StatePlanner.Plan plan = StatePlanner.plan(ready.stream().map(Valid::envelope).toList(), memory, infos, rules, histories);
+      StatePlanner.Plan plan = StatePlanner.plan(ready.stream().map(Valid::envelope).toList(), memory, infos, rules, histories, layout);
       List<Valid<D>> toCommit = new ArrayList<>(ready.size());
       for (Valid<D> v : ready) {
         String why = plan.rejected().get(v.envelope().deviceId());

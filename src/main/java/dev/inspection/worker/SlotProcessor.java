@@ -100,7 +100,7 @@ public final class SlotProcessor {
     this.mailbox = new BatchPicker<Delivery>(settings.batchMax(), settings.lingerMs(), settings.lanes(), services.clock()).firstBatch(1)
         .holding(d -> settings.windows().windowMs(d.body())); // first batch: 1 message (a v3 one may carry hundreds); pushed frames: their window
     this.handler = new BatchHandler(new ResultGuard(slot, services.slotMap(), settings.maxFutureSkewMs(), memory.mapVersion()), services.clock(),
-        settings.limits(), services.topology(), services.devices(), services.rules(), settings.histories(),
+        settings.limits(), services.topology(), services.devices(), services.rules(), settings.histories(), settings.layout(),
         memory.devices());
     this.reopen = new Retry(vertx, settings.reopen(), log);
     this.stats = new SlotStats(metrics);

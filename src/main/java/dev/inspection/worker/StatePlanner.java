@@ -5,7 +5,6 @@ import dev.inspection.messaging.Priority;
 import dev.inspection.state.AlertEvent;
 import dev.inspection.state.AlertRules;
 import dev.inspection.state.Check;
-import dev.inspection.state.DerivedJson;
 import dev.inspection.state.DerivedState;
 import dev.inspection.state.DeviceFold;
 import dev.inspection.state.HistoryMark;
@@ -15,6 +14,7 @@ import dev.inspection.state.PayloadDigest;
 import dev.inspection.state.PayloadProfile;
 import dev.inspection.state.PayloadProfiles;
 import dev.inspection.state.RollupFold;
+import dev.inspection.state.SnapshotLayout;
 import io.vertx.core.json.JsonObject;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -98,6 +98,12 @@ public final class StatePlanner {
   /** @param histories the history policy of each payload profile */
   public static Plan plan(List<Envelope> batch, Map<String, DerivedState> memory, Map<String, DeviceDirectory.Info> infos,
       IntFunction<AlertRules> rules, HistoryPolicies histories) {
+    return plan(batch, memory, infos, rules, histories, SnapshotLayout.COMPACT);
+  }
+
+  /** @param layout the layout the derived snapshots are written in */
+  public static Plan plan(List<Envelope> batch, Map<String, DerivedState> memory, Map<String, DeviceDirectory.Info> infos,
+      IntFunction<AlertRules> rules, HistoryPolicies histories, SnapshotLayout layout) {
     Map<String, List<Envelope>> byDevice = new LinkedHashMap<>();
     for (Envelope e : batch) byDevice.computeIfAbsent(e.deviceId(), k -> new ArrayList<>()).add(e);
     List<CurrentRow> current = new ArrayList<>();
@@ -107,7 +113,7 @@ public final class StatePlanner {
     Map<String, String> rejected = new HashMap<>();
     for (Map.Entry<String, List<Envelope>> d : byDevice.entrySet()) {
       try {
-        planDevice(d.getKey(), d.getValue(), memory, infos, rules, histories, new Out(current, history, events, next));
+        planDevice(d.getKey(), d.getValue(), memory, infos, rules, histories, layout, new Out(current, history, events, next));
       } catch (RuntimeException e) {
         // deterministic: retrying would fail the same way, so the device's messages are set aside with the reason
         rejected.put(d.getKey(), e.getClass().getSimpleName() + ": " + e.getMessage());
@@ -125,7 +131,7 @@ public final class StatePlanner {
   private record Out(List<CurrentRow> current, List<HistoryRow> history, List<AlertEvent> events, Map<String, DerivedState> next) {}
 
   private static void planDevice(String device, List<Envelope> items, Map<String, DerivedState> memory, Map<String, DeviceDirectory.Info> infos,
-      IntFunction<AlertRules> rules, HistoryPolicies histories, Out out) {
+      IntFunction<AlertRules> rules, HistoryPolicies histories, SnapshotLayout layout, Out out) {
     List<HistoryRow> hist = new ArrayList<>();
     List<AlertEvent> evs = new ArrayList<>();
     items.sort(Comparator.comparingLong(Envelope::cycleId).thenComparingLong(Envelope::seq));
@@ -157,7 +163,7 @@ public final class StatePlanner {
     if (mark != null && mark.position().equals(state.position())) mark = new HistoryMark(state.position(), mark.digest(), mark.keptAt());
     state = state.withHistory(mark);
     boolean changed = !state.equals(before == null ? DerivedState.initial() : before);
-    String derived = before == null && !changed ? null : DerivedJson.encode(state);
+    String derived = before == null && !changed ? null : layout.encode(state);
     // the default profile is full-state: the newest payload is the state (seed 000's "newest seq wins");
     // other profiles fold the batch with their rules, and the upsert merges the fold the same way
     JsonObject payload = info.profile() == PayloadProfiles.DEFAULT ? items.get(items.size() - 1).payload() : info.profile().fold(payloads);

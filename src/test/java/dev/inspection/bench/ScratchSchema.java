@@ -5,7 +5,7 @@ import io.vertx.core.Vertx;
 import io.vertx.sqlclient.Pool;
 import java.util.concurrent.TimeUnit;
 
-/** The end of a benchmark's scratch schema: dropped (kept with {@code BENCH_KEEP_SCHEMA}), then its pool and Vert.x closed. */
+/** The end of a benchmark's scratch schema: dropped (kept with {@code BENCH_KEEP_SCHEMA}), then its pool and Vert.x (unless null) closed. */
 final class ScratchSchema {
   private ScratchSchema() {}
 
@@ -17,7 +17,7 @@ final class ScratchSchema {
       System.err.println(bench + ": could not drop schema " + schema + ": " + e.getMessage());
     }
     pool.close();
-    vertx.close();
+    if (vertx != null) vertx.close(); // null: the caller closes its Vert.x after its other schemas
   }
 
   private static <T> T await(Future<T> f) throws Exception {

@@ -1,6 +1,7 @@
 package dev.inspection.bench;
 
 import dev.inspection.config.Config;
+import dev.inspection.state.SnapshotLayout;
 import dev.inspection.store.Db;
 import dev.inspection.store.Migrations;
 import dev.inspection.store.PgOptions;
@@ -30,7 +31,9 @@ import java.util.concurrent.TimeUnit;
  *   <li>{@code groups=32}: groups of 32 slots all at once, each group's slots handed over with the group's last page
  *       (the worker before the walks).
  * </ul>
- * Each round starts with an empty device directory, as a worker that has just started.
+ * Each round starts with an empty device directory, as a worker that has just started. {@code layouts=compact,v1}
+ * ({@code worker.snapshot.layout}) fills a schema of the same devices and states for each layout and alternates them in
+ * every round, so the two loads are set side by side in one run.
  * Prints, per way, when the first slot, half of them and the last were handed over, a slot's own load ({@code
  * Snapshot.millis}: in a group, the group's), and this JVM's CPU over the load.
  * {@code ./run.sh bench --takeover} runs it (flags through {@code BENCH_TAKEOVER_ARGS}).
@@ -39,64 +42,81 @@ public final class TakeoverBench {
   private TakeoverBench() {}
 
   public static void main(String[] args) throws Exception {
-    Map<String, String> opt = BenchArgs.parse("takeover-bench", args, Map.of("devices", "1000000", "slots", "256", "page", "1000", "rounds", "3", "ways", "walks=1,walks=2,groups=32"));
+    Map<String, String> opt = BenchArgs.parse("takeover-bench", args, Map.of("devices", "1000000", "slots", "256", "page", "1000", "rounds", "3",
+        "ways", "walks=1,walks=2,groups=32", "layouts", "compact"));
     int devices = Integer.parseInt(opt.get("devices"));
     int slots = Integer.parseInt(opt.get("slots"));
     int page = Integer.parseInt(opt.get("page"));
     int rounds = Integer.parseInt(opt.get("rounds"));
     List<String> ways = List.of(opt.get("ways").split(","));
-    String schema = "bench_takeover_" + System.currentTimeMillis() / 1000;
-    Config config = Config.of(Map.of("pg.schema", schema, "slots.total", Integer.toString(slots), "role", "worker"));
+    List<String> layouts = List.of(opt.get("layouts").split(","));
     Vertx vertx = Vertx.vertx();
-    Pool pool = Db.pool(vertx, PgOptions.from(config), 3);
+    // each layout (worker.snapshot.layout) its own schema of the same devices and states; the rounds alternate them
+    Map<String, Pool> pools = new java.util.LinkedHashMap<>();
+    Map<String, String> schemas = new HashMap<>();
     try {
-      await(Migrations.apply(vertx, pool, PgOptions.from(config), slots, true));
-      long t0 = System.nanoTime();
-      // a device's state after 30 results (10 % DOWN), as DerivedMemory plans it: 16 variants
-      String[] snapshots = DerivedMemory.planned(16).values().stream().map(st -> st.toJson().encode()).toArray(String[]::new);
-      for (int from = 0; from < devices; from += 100_000) {
-        await(pool.preparedQuery("""
-            INSERT INTO device_status_current (device_id, slot_id, current_slot, seq, cycle_id, collected_at, writer_epoch, message_id, status_payload,
-              derived_snapshot)
-            SELECT 'sim-' || lpad(g::text, 7, '0'), g % $3, g % $3, 30, 1, now(), 1, 'm-' || g, '{"status":"UP","latency_ms":12}',
-              ($4::text[])[g % 16 + 1]::json
-            FROM generate_series($1::int, $2::int) g""").execute(Tuple.of(from, Math.min(devices, from + 100_000) - 1, slots, snapshots)));
+      for (String layout : layouts) {
+        String schema = "bench_takeover_" + System.currentTimeMillis() / 1000 + "_" + layout;
+        Config config = Config.of(Map.of("pg.schema", schema, "slots.total", Integer.toString(slots), "role", "worker"));
+        Pool pool = Db.pool(vertx, PgOptions.from(config), 3);
+        pools.put(layout, pool);
+        schemas.put(layout, schema);
+        await(Migrations.apply(vertx, pool, PgOptions.from(config), slots, true));
+        fill(pool, devices, slots, page, schema, SnapshotLayout.parse(layout));
       }
-      await(pool.query("ANALYZE device_status_current").execute());
-      System.out.printf("takeover bench: schema %s, %d devices over %d slots (%d a slot), snapshots of %d bytes, written in %.1f s; pages of %d%n",
-          schema, devices, slots, devices / slots, snapshots[0].length(), (System.nanoTime() - t0) / 1e9, page);
       Context ctx = vertx.getOrCreateContext();
       List<Integer> all = new ArrayList<>();
       for (int s = 0; s < slots; s++) all.add(s);
-      Map<String, List<double[]>> results = new HashMap<>();
+      Map<String, List<double[]>> results = new java.util.LinkedHashMap<>();
       for (int r = 0; r < rounds; r++) {
-        for (String way : ways) {
-          // each round a worker that has just started: its device directory empty, as the worker's (1,000,000 entries at most)
-          DeviceDirectory directory = new DeviceDirectory(pool, 600_000, 1_000_000);
-          SnapshotLoader loader = new SnapshotLoader(pool, page, directory::listed);
-          long cpu0 = jvmCpuNanos();
-          long[] own = new long[all.size()];
-          double[] handed = run(ctx, loader, all, way, own);
-          double cpu = (jvmCpuNanos() - cpu0) / 1e9;
-          Arrays.sort(handed);
-          String slowest = slowest(own, 3);
-          Arrays.sort(own);
-          double[] row = {handed[0], handed[handed.length / 2], handed[handed.length - 1], cpu, own[own.length / 2], own[(int) Math.ceil(own.length * 0.99) - 1],
-              own[own.length - 1]};
-          results.computeIfAbsent(way, k -> new ArrayList<>()).add(row);
-          System.out.printf("  round %d %-10s first slot %6.2f s, half %6.2f s, last %6.2f s; a slot's own load p50 %.0f ms, p99 %.0f ms, max %.0f ms; this JVM %.1f s of CPU; slowest %s%n",
-              r + 1, way, row[0], row[1], row[2], row[4], row[5], row[6], cpu, slowest);
+        for (String layout : layouts) {
+          Pool pool = pools.get(layout);
+          for (String way : ways) {
+            String name = layouts.size() > 1 ? layout + " " + way : way;
+            // each round a worker that has just started: its device directory empty, as the worker's (1,000,000 entries at most)
+            DeviceDirectory directory = new DeviceDirectory(pool, 600_000, 1_000_000);
+            SnapshotLoader loader = new SnapshotLoader(pool, page, directory::listed);
+            long cpu0 = jvmCpuNanos();
+            long[] own = new long[all.size()];
+            double[] handed = run(ctx, loader, all, way, own);
+            double cpu = (jvmCpuNanos() - cpu0) / 1e9;
+            Arrays.sort(handed);
+            String slowest = slowest(own, 3);
+            Arrays.sort(own);
+            double[] row = {handed[0], handed[handed.length / 2], handed[handed.length - 1], cpu, own[own.length / 2],
+                own[(int) Math.ceil(own.length * 0.99) - 1], own[own.length - 1]};
+            results.computeIfAbsent(name, k -> new ArrayList<>()).add(row);
+            System.out.printf("  round %d %-18s first slot %6.2f s, half %6.2f s, last %6.2f s; a slot's own load p50 %.0f ms, p99 %.0f ms, max %.0f ms; this JVM %.1f s of CPU; slowest %s%n",
+                r + 1, name, row[0], row[1], row[2], row[4], row[5], row[6], cpu, slowest);
+          }
         }
       }
       System.out.println("median of the rounds (seconds after the load's start):");
-      for (String way : ways) {
-        List<double[]> rs = results.get(way);
-        System.out.printf("  %-10s first slot %6.2f, half %6.2f, last %6.2f; a slot's own load p50 %.0f ms, p99 %.0f ms, max %.0f ms; JVM CPU %.1f s; %.0f devices/s%n", way,
-            med(rs, 0), med(rs, 1), med(rs, 2), med(rs, 4), med(rs, 5), med(rs, 6), med(rs, 3), devices / med(rs, 2));
-      }
+      results.forEach((name, rs) -> System.out.printf(
+          "  %-18s first slot %6.2f, half %6.2f, last %6.2f; a slot's own load p50 %.0f ms, p99 %.0f ms, max %.0f ms; JVM CPU %.1f s; %.0f devices/s%n", name,
+          med(rs, 0), med(rs, 1), med(rs, 2), med(rs, 4), med(rs, 5), med(rs, 6), med(rs, 3), devices / med(rs, 2)));
     } finally {
-      ScratchSchema.close("takeover-bench", schema, pool, vertx);
+      for (String layout : pools.keySet()) ScratchSchema.close("takeover-bench", schemas.get(layout), pools.get(layout), null);
+      vertx.close().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
     }
+  }
+
+  /** {@code devices} devices over {@code slots} slots, each with a snapshot in {@code layout} of a state after 30 results (10 % DOWN). */
+  private static void fill(Pool pool, int devices, int slots, int page, String schema, SnapshotLayout layout) throws Exception {
+    long t0 = System.nanoTime();
+    // a device's state after 30 results (10 % DOWN), as DerivedMemory plans it: 16 variants
+    String[] snapshots = DerivedMemory.planned(16).values().stream().map(layout::encode).toArray(String[]::new);
+    for (int from = 0; from < devices; from += 100_000) {
+      await(pool.preparedQuery("""
+          INSERT INTO device_status_current (device_id, slot_id, current_slot, seq, cycle_id, collected_at, writer_epoch, message_id, status_payload,
+            derived_snapshot)
+          SELECT 'sim-' || lpad(g::text, 7, '0'), g % $3, g % $3, 30, 1, now(), 1, 'm-' || g, '{"status":"UP","latency_ms":12}',
+            ($4::text[])[g % 16 + 1]::json
+          FROM generate_series($1::int, $2::int) g""").execute(Tuple.of(from, Math.min(devices, from + 100_000) - 1, slots, snapshots)));
+    }
+    await(pool.query("ANALYZE device_status_current").execute());
+    System.out.printf("takeover bench: schema %s, %d devices over %d slots (%d a slot), %s snapshots of %d bytes, written in %.1f s; pages of %d%n",
+        schema, devices, slots, devices / slots, layout.name().toLowerCase(java.util.Locale.ROOT), snapshots[0].length(), (System.nanoTime() - t0) / 1e9, page);
   }
 
   /** The {@code k} longest own loads as "#i N ms" (i: the i-th slot handed over, from 1). */

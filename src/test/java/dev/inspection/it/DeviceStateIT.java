@@ -74,13 +74,19 @@ class DeviceStateIT {
     return w;
   }
 
+  /**
+   * The old owner writes its snapshots in the first layout (as a build before the compact layout does, or one set to
+   * {@code worker.snapshot.layout=v1} in a rolling upgrade) and the new owner, writing the compact layout, reads them.
+   */
   @Test
   void takeoverInTheMiddleOfADebounceFiresOnExactlyTheCheckWhereTheOldOwnerWould() throws Exception {
     try (TestEnv env = new TestEnv(2); Channel ch = env.channel()) {
       Topology t = env.topology();
       String w1 = env.name + "-w1";
       String w2 = env.name + "-w2";
-      oneWorker(env, ch);
+      ch.confirmSelect();
+      env.start(Map.of("role", "worker", "node.id", w1, "worker.snapshot.layout", "v1"));
+      env.awaitSettled(Set.of(w1), Duration.ofSeconds(20));
       String dev = "debounce-1";
       long base = System.currentTimeMillis() - 60_000;
       // normal priority: device.offline fires on the 5th consecutive failure; the old owner sees 3
@@ -90,7 +96,7 @@ class DeviceStateIT {
       publishAll(ch, t, first);
       awaitTrue(Duration.ofSeconds(20), "old owner committed 4 results", () -> history(env, dev) == 4);
       assertEquals(3, env.queryLong("SELECT (derived_snapshot->>'consec_failure_count')::int FROM $S.device_status_current WHERE device_id = '"
-          + dev + "'"), "the debounce state is in the database, not only in memory");
+          + dev + "' AND derived_snapshot->>'v' = '1'"), "the debounce state is in the database, not only in memory");
 
       env.start(Map.of("role", "worker", "node.id", w2, "worker.warmup.ms", "0"));
       awaitTrue(Duration.ofSeconds(20), "w2 ACTIVE", () -> "ACTIVE".equals(env.workerState(w2)));
@@ -99,6 +105,9 @@ class DeviceStateIT {
 
       publishAll(ch, t, List.of(status(dev, 2, base + 5000, 5, Priority.NORMAL, "DOWN")));
       awaitTrue(Duration.ofSeconds(20), "4th failure committed by the new owner", () -> history(env, dev) == 5);
+      // the compact layout (worker.snapshot.layout's default): n is the consecutive failures
+      assertEquals(4, env.queryLong("SELECT (derived_snapshot->>'n')::int FROM $S.device_status_current WHERE device_id = '"
+          + dev + "' AND derived_snapshot->>'v' = '2'"), "the new owner went on from the old owner's snapshot");
       assertEquals(0, env.queryLong("SELECT count(*) FROM $S.alert_event WHERE device_id = '" + dev + "'"), "not earlier");
       publishAll(ch, t, List.of(status(dev, 2, base + 6000, 6, Priority.NORMAL, "DOWN")));
       awaitTrue(Duration.ofSeconds(20), "5th failure committed", () -> history(env, dev) == 6);
@@ -384,7 +393,9 @@ class DeviceStateIT {
       assertEquals(6, rollups.getJsonArray("minutes").getJsonObject(0).getInteger("samples"), rollups.encode());
       assertEquals(400, http(port, "GET", "/api/v1/devices/" + dev + "/rollups?from=yesterday").getKey());
       JsonObject detail = new JsonObject(http(port, "GET", "/api/v1/devices/" + dev).getValue());
+      // stored compact, shown with its members named in full
       assertEquals(6, detail.getJsonObject("current").getJsonObject("derived").getInteger("consec_failure_count"), detail.encode());
+      assertEquals("HARD_DOWN", detail.getJsonObject("current").getJsonObject("derived").getString("offline_state"), detail.encode());
       assertEquals(6, detail.getJsonArray("history").size());
       JsonObject events = new JsonObject(http(port, "GET", "/api/v1/devices/" + dev + "/alerts").getValue());
       assertEquals("FIRING", events.getJsonArray("events").getJsonObject(0).getString("type"));

@@ -296,7 +296,7 @@ class ReshardSwitchIT {
       ch.waitForConfirmsOrDie(30_000);
       TestEnv.awaitTrue(Duration.ofSeconds(30), "UP and 4 failures written under the old slot",
           () -> env.queryLong("SELECT count(*) FROM $S.device_status_history WHERE device_id = '" + dev + "'") == 5);
-      assertEquals(4, env.queryLong("SELECT (derived_snapshot->>'consec_failure_count')::int FROM $S.device_status_current WHERE device_id = '"
+      assertEquals(4, env.queryLong("SELECT (derived_snapshot->>'n')::int FROM $S.device_status_current WHERE device_id = '"
           + dev + "'"));
       long epochBefore = env.queryLong("SELECT lease_epoch FROM $S.slot_lease WHERE slot_id = " + newSlot);
 

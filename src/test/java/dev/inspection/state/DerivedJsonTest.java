@@ -212,7 +212,7 @@ class DerivedJsonTest {
         {good.encode().substring(0, 40), "malformed"},
         {"{\"v\":1", "malformed"},
         {without(good, "v"), "version"},
-        {with(good, "v", 2), "version"},
+        {with(good, "v", 3), "version"},
         {with(good, "v", "1"), "version"},
         {without(good, "consec_failure_count"), "consec_failure_count"},
         {with(good, "consec_failure_count", "2"), "consec_failure_count"},

@@ -207,7 +207,7 @@ class DerivedStateTest {
   void aCorruptOrUnknownSnapshotIsRefusedNamingTheProblem() {
     JsonObject good = DerivedState.initial().toJson();
     IllegalArgumentException v = assertThrows(IllegalArgumentException.class,
-        () -> DerivedState.fromJson(good.copy().put("v", 2)));
+        () -> DerivedState.fromJson(good.copy().put("v", 3)));
     assertTrue(v.getMessage().contains("version"), v.getMessage());
     IllegalArgumentException upWithFailures = assertThrows(IllegalArgumentException.class,
         () -> DerivedState.fromJson(good.copy().put("consec_failure_count", 2)));

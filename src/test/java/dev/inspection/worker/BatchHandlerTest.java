@@ -10,6 +10,7 @@ import dev.inspection.messaging.Priority;
 import dev.inspection.messaging.Topology;
 import dev.inspection.state.AlertRules;
 import dev.inspection.state.HistoryPolicies;
+import dev.inspection.state.SnapshotLayout;
 import dev.inspection.state.PayloadProfiles;
 import dev.inspection.worker.BatchHandler.Dead;
 import dev.inspection.worker.BatchHandler.Handled;
@@ -45,7 +46,7 @@ class BatchHandlerTest {
     Map<String, DeviceDirectory.Info> out = new HashMap<>();
     for (String id : ids) out.put(id, inventory.getOrDefault(id, DeviceDirectory.Info.fallback(queue.get(id))));
     return Future.succeededFuture(out);
-  }, AlertRules::forPriority, HistoryPolicies.EVERY, Map.of());
+  }, AlertRules::forPriority, HistoryPolicies.EVERY, SnapshotLayout.COMPACT, Map.of());
 
   private static Envelope envelope(String device, int slot, long seq, JsonObject payload) {
     return new Envelope(Envelope.messageId("n", 1000 + seq, device, seq), device, slot, 1, 1, 1, "n", 1000 + seq, seq,
@@ -155,7 +156,7 @@ class BatchHandlerTest {
 
   @Test
   void parseFailuresAreKnownBeforeTheLookupThatMayFail() {
-    BatchHandler failing = new BatchHandler(new ResultGuard(SLOT, 1, SKEW), CLOCK, new BatchHandler.Limits(2048, 8192), TOPOLOGY, (ids, queue) -> Future.failedFuture("database down"), AlertRules::forPriority, HistoryPolicies.EVERY,
+    BatchHandler failing = new BatchHandler(new ResultGuard(SLOT, 1, SKEW), CLOCK, new BatchHandler.Limits(2048, 8192), TOPOLOGY, (ids, queue) -> Future.failedFuture("database down"), AlertRules::forPriority, HistoryPolicies.EVERY, SnapshotLayout.COMPACT,
         Map.of());
     BatchHandler.Parsed<Msg> parsed = failing.parse(List.of(raw("broken", "{not json"), up("d1", 1)));
     assertEquals(List.of("malformed_json"), parsed.dead().stream().map(d -> d.letter().reason()).toList());
@@ -212,7 +213,7 @@ class BatchHandlerTest {
       Map<String, DeviceDirectory.Info> out = new HashMap<>();
       for (String id : ids) out.put(id, DeviceDirectory.Info.fallback(queue.get(id)));
       return Future.succeededFuture(out);
-    }, AlertRules::forPriority, HistoryPolicies.EVERY, Map.of());
+    }, AlertRules::forPriority, HistoryPolicies.EVERY, SnapshotLayout.COMPACT, Map.of());
     Msg forged = new Msg("forged", at("d1", 0, NOW, 1).toBytes(), Priority.NORMAL, four.routingKey(0, Priority.NORMAL));
     Msg future = new Msg("future", at("d2", 0, NOW + SKEW + 1, 2).toBytes(), Priority.NORMAL, four.routingKey(0, Priority.NORMAL));
     Msg edge = new Msg("edge", at("d2", 0, NOW + SKEW, 1).toBytes(), Priority.NORMAL, four.routingKey(0, Priority.NORMAL));

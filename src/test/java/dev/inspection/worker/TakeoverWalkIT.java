@@ -13,6 +13,7 @@ import dev.inspection.state.AlertRules;
 import dev.inspection.state.Check;
 import dev.inspection.state.DerivedJson;
 import dev.inspection.state.DerivedState;
+import dev.inspection.state.SnapshotLayout;
 import dev.inspection.state.DeviceFold;
 import dev.inspection.store.Db;
 import dev.inspection.store.Migrations;
@@ -140,9 +141,12 @@ class TakeoverWalkIT {
         Check c = new Check("x", 1, i + 1, t0.plusSeconds(60L * i), i < 3, new JsonObject().put("latency_ms", 10 + i));
         state = DeviceFold.apply(state, c, AlertRules.forPriority(1)).next();
       }
-      String text = DerivedJson.encode(state);
-      device(env, 1, "written", "jsonb", "corrupt", "none");
+      String text = SnapshotLayout.V1.encode(state);
+      device(env, 1, "written", "jsonb", "corrupt", "none", "compact", "compact-jsonb");
       env.execute("UPDATE $S.device_status_current SET derived_snapshot = $$" + text + "$$ WHERE device_id = 'written'");
+      String compact = SnapshotLayout.COMPACT.encode(state);
+      env.execute("UPDATE $S.device_status_current SET derived_snapshot = $$" + compact + "$$ WHERE device_id = 'compact'");
+      env.execute("UPDATE $S.device_status_current SET derived_snapshot = $$" + compact + "$$::jsonb::json WHERE device_id = 'compact-jsonb'");
       // a snapshot stored as jsonb before V013: PostgreSQL reorders its members and spaces them
       env.execute("UPDATE $S.device_status_current SET derived_snapshot = $$" + text + "$$::jsonb::json WHERE device_id = 'jsonb'");
       env.execute("UPDATE $S.device_status_current SET derived_snapshot = '{\"v\": 1, \"firing\": 3}' WHERE device_id = 'corrupt'");
@@ -152,10 +156,12 @@ class TakeoverWalkIT {
       SnapshotLoader.Snapshot slot = awaitResult(new SnapshotLoader(db.pool(), 2).load(1));
       assertEquals(state, slot.states().get("written"));
       assertEquals(state, slot.states().get("jsonb"));
+      assertEquals(state, slot.states().get("compact"), "both layouts are read: " + compact);
+      assertEquals(state, slot.states().get("compact-jsonb"));
       assertTrue(!slot.states().containsKey("corrupt"), "an unreadable snapshot: the device starts again");
       assertTrue(!slot.states().containsKey("none"), "no snapshot yet");
-      assertEquals(2, slot.states().size());
-      assertEquals(4, slot.devices(), "four devices read");
+      assertEquals(4, slot.states().size());
+      assertEquals(6, slot.devices(), "six devices read");
     }
   }
 
