@@ -58,6 +58,7 @@
 #                      (the worker before its walks), alternating rounds, each with an empty device directory: when the
 #                      first slot, half and the last were handed over, a slot's own load (p50, p99, max, the slowest
 #                      three), the JVM's CPU; its flags through BENCH_TAKEOVER_ARGS, e.g. "--devices=200000 --ways=walks=1"
+#                      ("--layouts=v1,compact": each snapshot layout in its own schema, alternating in every round)
 #   --ingest           only the push-ingest benchmark (dev.inspection.bench.IngestBench, from the test sources): one
 #                      probe, frames/s acknowledged durable and ack p50/p99 through POST /ingest/v1/hotel_room against
 #                      the same frames handed straight to its group commit (the baseline), in one run; its flags through

@@ -111,7 +111,6 @@ final class CompactSnapshot {
     if (!lit("\"")) return null;
     TreeMap<String, Integer> firing = new TreeMap<>();
     if (lit(",\"a\":{") && (!c.firing(firing) || firing.isEmpty())) return null; // none firing: no "a"
-
     Instant heartbeat = null;
     DerivedState.RateWindow rateWindow = null;
     DerivedState.Debounce debounce = null;

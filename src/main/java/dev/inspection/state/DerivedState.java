@@ -11,7 +11,7 @@ import java.util.TreeMap;
 
 /**
  * Everything a worker derives for one device from the results folded so far (seed 000 §3.2). It is what
- * {@code device_status_current.derived_snapshot} holds: the worker writes {@link #toJson()} in every batch
+ * {@code device_status_current.derived_snapshot} holds: the worker writes it ({@link SnapshotLayout}) in every batch
  * transaction (INV-9) and a new owner reads it back with {@link DerivedJson#decode} before consuming
  * (INV-10), so no derived value lives only in memory (INV-8, DESIGN D7). The round trip is exact: the value
  * read back equals the value written, which is what lets a new owner continue where the old one stopped.
@@ -41,7 +41,7 @@ public record DerivedState(
     SortedMap<String, Integer> firing,
     HistoryMark history) {
 
-  /** Version of the JSON layout below; a reader refuses layouts it does not know. */
+  /** Version of the JSON layout below (the first, {@link SnapshotLayout#V1}); a reader refuses layouts it does not know. */
   public static final int SNAPSHOT_VERSION = 1;
   /** The largest ring a snapshot may carry (a sanity bound; the rules use 21). */
   public static final int MAX_RING = 256;
@@ -152,8 +152,9 @@ public record DerivedState(
   }
 
   /**
-   * The snapshot as stored in {@code derived_snapshot}. Absent values are left out rather than written as
-   * null. The ring is written oldest first as a plain array (no ring_pos: the list is already in order).
+   * The snapshot in the first layout ({@link SnapshotLayout#V1}, as a worker set to it stores it in {@code
+   * derived_snapshot}), which the device API shows whatever the stored layout. Absent values are left out rather than
+   * written as null. The ring is written oldest first as a plain array (no ring_pos: the list is already in order).
    */
   public JsonObject toJson() {
     JsonArray r = new JsonArray();
@@ -178,7 +179,7 @@ public record DerivedState(
   }
 
   /**
-   * Reads a snapshot written by {@link #toJson()} ({@link DerivedJson#decode} reads its text). {@code null} (a device
+   * Reads a snapshot of either layout ({@link DerivedJson#decode} reads its text). {@code null} (a device
    * whose row has no snapshot yet) gives {@link #initial()}. A snapshot that is malformed or breaks the state's
    * invariants is refused with an {@link IllegalArgumentException} that says which field is wrong; "state_type" is
    * derived and ignored.

@@ -1,5 +1,7 @@
 package dev.inspection.state;
 
+import java.util.Map;
+
 /**
  * A position in a snapshot's text, for the readers that read a layout character by character ({@link CanonicalSnapshot},
  * {@link CompactSnapshot}): each step either steps over what it expects or leaves the position where it was and says
@@ -60,7 +62,7 @@ final class SnapshotCursor {
    * After {@code {}: the alert keys and their severities up to the closing brace, into {@code firing}; false when the text
    * departs from the encoders' layout (a key that needs escaping included). A severity out of 0..4 is read: the state refuses it.
    */
-  boolean firing(java.util.Map<String, Integer> firing) {
+  boolean firing(Map<String, Integer> firing) {
     if (lit("}")) return true;
     do {
       if (!lit("\"")) return false;

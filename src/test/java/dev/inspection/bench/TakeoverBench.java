@@ -115,8 +115,10 @@ public final class TakeoverBench {
           FROM generate_series($1::int, $2::int) g""").execute(Tuple.of(from, Math.min(devices, from + 100_000) - 1, slots, snapshots)));
     }
     await(pool.query("ANALYZE device_status_current").execute());
-    System.out.printf("takeover bench: schema %s, %d devices over %d slots (%d a slot), %s snapshots of %d bytes, written in %.1f s; pages of %d%n",
-        schema, devices, slots, devices / slots, layout.name().toLowerCase(java.util.Locale.ROOT), snapshots[0].length(), (System.nanoTime() - t0) / 1e9, page);
+    long bytes = await(pool.query("SELECT pg_total_relation_size('device_status_current')").execute()).iterator().next().getLong(0);
+    System.out.printf("takeover bench: schema %s, %d devices over %d slots (%d a slot), %s snapshots of %d bytes, written in %.1f s, table %.0f MB"
+        + " (with its indexes and TOAST); pages of %d%n", schema, devices, slots, devices / slots, layout.name().toLowerCase(java.util.Locale.ROOT),
+        snapshots[0].length(), (System.nanoTime() - t0) / 1e9, bytes / 1e6, page);
   }
 
   /** The {@code k} longest own loads as "#i N ms" (i: the i-th slot handed over, from 1). */
