@@ -60,37 +60,10 @@ final class CanonicalSnapshot {
     if (!lit(",\"firing\":{")) return null;
     TreeMap<String, Integer> firing = new TreeMap<>();
     if (!c.firing(firing)) return null;
-    Instant heartbeat = null;
-    DerivedState.RateWindow rateWindow = null;
-    DerivedState.Debounce debounce = null;
-    Instant downSince = null;
-    DerivedState.Position position = null;
+    SnapshotCursor.Middle m = c.middle(SnapshotCursor.V1, instants);
+    if (m == null) return null;
+    DerivedState.Position position = m.position();
     HistoryMark history = null;
-    if (lit(",\"last_heartbeat_at\":\"") && (heartbeat = instant()) == null) return null;
-    if (lit(",\"rate_window\":{\"window_start\":\"")) {
-      Instant start = instant();
-      if (start == null || !lit(",\"events_count\":")) return null;
-      long count = number();
-      if (count == Long.MIN_VALUE || !lit(",\"last_event_at\":\"")) return null;
-      Instant last = instant();
-      if (last == null || !lit("}")) return null;
-      rateWindow = new DerivedState.RateWindow(start, count, last);
-    }
-    if (lit(",\"debounce_pending\":{\"since\":\"")) {
-      Instant since = instant();
-      if (since == null || !lit(",\"trigger_threshold\":")) return null;
-      long threshold = number();
-      if (threshold < 0 || threshold > Integer.MAX_VALUE || !lit("}")) return null;
-      debounce = new DerivedState.Debounce(since, (int) threshold);
-    }
-    if (lit(",\"down_since\":\"") && (downSince = instant()) == null) return null;
-    if (lit(",\"position\":{\"cycle_id\":")) {
-      long cycle = number();
-      if (cycle == Long.MIN_VALUE || !lit(",\"seq\":")) return null;
-      long seq = number();
-      if (seq == Long.MIN_VALUE || !lit("}")) return null;
-      position = new DerivedState.Position(cycle, seq);
-    }
     if (lit(",\"history\":[")) {
       long[] items = new long[4];
       for (int k = 0; k < 4; k++) {
@@ -102,7 +75,8 @@ final class CanonicalSnapshot {
       history = new HistoryMark(at.equals(position) ? position : at, items[2], instants.same(Instant.ofEpochMilli(items[3])));
     }
     if (!lit("}") || !c.atEnd()) return null;
-    return new DerivedState((int) failures, ring, heartbeat, rateWindow, phase, debounce, downSince, flapping, position, firing, history);
+    return new DerivedState((int) failures, ring, m.heartbeat(), m.rateWindow(), phase, m.debounce(), m.downSince(), flapping, position, firing,
+        history);
   }
 
   private boolean lit(String text) {
@@ -115,12 +89,5 @@ final class CanonicalSnapshot {
 
   private int string() {
     return c.string();
-  }
-
-  /** After an opening quote: the instant up to the closing quote (an equal one read before is that object); null if none. */
-  private Instant instant() {
-    int start = c.i;
-    int end = string();
-    return end < 0 ? null : instants.same(IsoInstant.parse(c.s, start, end));
   }
 }

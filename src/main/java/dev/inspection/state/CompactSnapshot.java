@@ -111,37 +111,10 @@ final class CompactSnapshot {
     if (!lit("\"")) return null;
     TreeMap<String, Integer> firing = new TreeMap<>();
     if (lit(",\"a\":{") && (!c.firing(firing) || firing.isEmpty())) return null; // none firing: no "a"
-    Instant heartbeat = null;
-    DerivedState.RateWindow rateWindow = null;
-    DerivedState.Debounce debounce = null;
-    Instant downSince = null;
-    DerivedState.Position position = null;
+    SnapshotCursor.Middle m = c.middle(SnapshotCursor.COMPACT, instants);
+    if (m == null) return null;
+    DerivedState.Position position = m.position();
     HistoryMark history = null;
-    if (lit(",\"hb\":") && (heartbeat = instant()) == null) return null;
-    if (lit(",\"rw\":[")) {
-      Instant start = instant();
-      if (start == null || !lit(",")) return null;
-      long count = number();
-      if (count == Long.MIN_VALUE || !lit(",")) return null;
-      Instant last = instant();
-      if (last == null || !lit("]")) return null;
-      rateWindow = new DerivedState.RateWindow(start, count, last);
-    }
-    if (lit(",\"dp\":[")) {
-      Instant since = instant();
-      if (since == null || !lit(",")) return null;
-      long threshold = number();
-      if (threshold < 0 || threshold > Integer.MAX_VALUE || !lit("]")) return null;
-      debounce = new DerivedState.Debounce(since, (int) threshold);
-    }
-    if (lit(",\"ds\":") && (downSince = instant()) == null) return null;
-    if (lit(",\"p\":[")) {
-      long cycle = number();
-      if (cycle == Long.MIN_VALUE || !lit(",")) return null;
-      long seq = number();
-      if (seq == Long.MIN_VALUE || !lit("]")) return null;
-      position = new DerivedState.Position(cycle, seq);
-    }
     if (lit(",\"h\":[")) {
       long[] items = new long[3];
       int n = 0;
@@ -155,7 +128,7 @@ final class CompactSnapshot {
           continue;
         }
         c.i = at;
-        kept = instant();
+        kept = c.instant(instants);
         if (kept == null || !lit("]")) return null;
         break;
       }
@@ -164,7 +137,7 @@ final class CompactSnapshot {
       else return null;
     }
     if (!lit("}") || !c.atEnd()) return null;
-    return new DerivedState((int) failures, ring, heartbeat, rateWindow, phase(failures, debounce), debounce, downSince,
+    return new DerivedState((int) failures, ring, m.heartbeat(), m.rateWindow(), phase(failures, m.debounce()), m.debounce(), m.downSince(),
         firing.containsKey(DeviceFold.FLAPPING), position, firing, history);
   }
 
@@ -179,16 +152,5 @@ final class CompactSnapshot {
 
   private long number() {
     return c.number();
-  }
-
-  /** An instant as {@link #encode} writes it (an epoch millisecond, or quoted ISO text); an equal one read before is that object; null if none. */
-  private Instant instant() {
-    if (lit("\"")) {
-      int start = c.i;
-      int end = c.string();
-      return end < 0 ? null : instants.same(IsoInstant.parse(c.s, start, end));
-    }
-    long ms = number();
-    return ms == Long.MIN_VALUE ? null : instants.same(Instant.ofEpochMilli(ms));
   }
 }

@@ -166,8 +166,8 @@ public final class DerivedJson {
           case "n" -> consecFailures = number(t);
           case "r" -> letters = t == JsonToken.VALUE_NULL ? null : text(name, t);
           case "a" -> firing = t == JsonToken.VALUE_NULL ? null : firing(t);
-          case "hb" -> heartbeat = anyInstant(name, t);
-          case "ds" -> downSince = anyInstant(name, t);
+          case "hb" -> heartbeat = instant(name, t);
+          case "ds" -> downSince = instant(name, t);
           case "rw" -> rateWindow = t == JsonToken.VALUE_NULL ? null : compactRateWindow(t);
           case "dp" -> debounce = t == JsonToken.VALUE_NULL ? null : compactDebounce(t);
           case "p" -> position = t == JsonToken.VALUE_NULL ? null : compactPosition(t);
@@ -210,12 +210,6 @@ public final class DerivedJson {
       int n = consecFailures.intValue();
       return new DerivedState(n, r, heartbeat, rateWindow, CompactSnapshot.phase(n, debounce), debounce, downSince,
           f.containsKey(DeviceFold.FLAPPING), position, f, h);
-    }
-
-    /** An instant of the compact layout: its epoch millisecond, or its ISO text; null for JSON null. */
-    private Instant anyInstant(String name, JsonToken t) throws IOException {
-      if (t == JsonToken.VALUE_NUMBER_INT) return instants.same(Instant.ofEpochMilli(p.getLongValue()));
-      return instant(name, t);
     }
 
     /** The items of the compact layout's array {@code name}, which must hold {@code sizes} of them (one of); each a number or a string. */
@@ -289,7 +283,9 @@ public final class DerivedJson {
       throw new IllegalArgumentException(name + " is not true or false but " + t);
     }
 
+    /** An instant: its ISO text, or its epoch millisecond (the compact layout's, read in either); null for JSON null. */
     private Instant instant(String name, JsonToken t) throws IOException {
+      if (t == JsonToken.VALUE_NUMBER_INT) return instants.same(Instant.ofEpochMilli(p.getLongValue()));
       return t == JsonToken.VALUE_NULL ? null : instant(text(name, t));
     }
 
@@ -370,7 +366,8 @@ public final class DerivedJson {
 
     private Instant requiredInstant(Object v, String name) {
       if (v == null) throw new IllegalArgumentException("missing " + name);
-      if (!(v instanceof String text)) throw new IllegalArgumentException(name + " is not a string");
+      if (v instanceof Integer || v instanceof Long) return instants.same(Instant.ofEpochMilli(((Number) v).longValue()));
+      if (!(v instanceof String text)) throw new IllegalArgumentException(name + " is neither ISO text nor a whole number of epoch milliseconds");
       return instant(text);
     }
 

@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Random;
 
 /** Test helpers: series of checks written as "UUDDU…", and folding many of them. */
 final class Checks {
@@ -28,6 +29,17 @@ final class Checks {
           new JsonObject().put("status", up ? "UP" : "DOWN").put("latency_ms", up ? 12 : null)));
     }
     return out;
+  }
+
+  /**
+   * 400 checks of one device at random (spells of 10 % and 45 % DOWN, so that debounces, offline alerts and flapping all
+   * happen), each step 37 s and an odd fraction, so that instants carry millis, micros and nanos, not only whole seconds.
+   */
+  static List<Check> randomSeries(String device, Random random) {
+    StringBuilder pattern = new StringBuilder();
+    for (int i = 0; i < 400; i++) pattern.append(random.nextInt(100) < (i % 100 < 50 ? 10 : 45) ? 'D' : 'U');
+    Duration step = Duration.ofSeconds(37).plusNanos(random.nextInt(3) == 0 ? 123_000_000 : 4_567L + random.nextInt(1000));
+    return series(device, pattern.toString(), T0, step, 0);
   }
 
   static String repeat(String s, int times) {

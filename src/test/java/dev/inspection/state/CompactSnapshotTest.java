@@ -37,13 +37,10 @@ class CompactSnapshotTest {
     List<DerivedState> states = new ArrayList<>();
     for (int priority = 1; priority <= 3; priority++) {
       AlertRules rules = AlertRules.forPriority(priority);
-      StringBuilder pattern = new StringBuilder();
-      for (int i = 0; i < 400; i++) pattern.append(random.nextInt(100) < (i % 100 < 50 ? 10 : 45) ? 'D' : 'U');
-      Duration step = Duration.ofSeconds(37).plusNanos(random.nextInt(3) == 0 ? 123_000_000 : 4_567L + random.nextInt(1000));
       DerivedState s = DerivedState.initial();
       states.add(s);
       HistoryMark mark = null;
-      for (Check c : Checks.series("dev-" + priority, pattern.toString(), Checks.T0, step, 0)) {
+      for (Check c : Checks.randomSeries("dev-" + priority, random)) {
         s = DeviceFold.apply(s, c, rules).next();
         // now and then the mark lags the position (a result that did not feed the state), and keeps a finer instant
         DerivedState.Position at = random.nextInt(5) == 0 ? new DerivedState.Position(c.cycleId(), c.seq() + 1) : s.position();
@@ -132,38 +129,8 @@ class CompactSnapshotTest {
   @Test
   void theFastReaderReadsWhatTheGeneralReaderReadsOrLeavesItToIt() {
     List<DerivedState> all = series(7);
-    int fastReads = 0;
-    int left = 0;
-    for (DerivedState s : List.of(all.get(0), all.get(30), all.get(150), all.get(399), all.get(700), all.get(1100))) {
-      String text = CompactSnapshot.encode(s);
-      List<String> variants = new ArrayList<>();
-      for (int k = 0; k <= text.length(); k++) variants.add(text.substring(0, k));
-      for (int k = 0; k < text.length(); k++) {
-        variants.add(text.substring(0, k) + text.substring(k + 1));
-        variants.add(text.substring(0, k) + text.charAt(k) + text.substring(k));
-        for (char c : new char[] {'0', '9', '-', '"', ' ', '\\', 'U', 'D', 'x', '}', ']', ',', '.'}) {
-          variants.add(text.substring(0, k) + c + text.substring(k + 1));
-        }
-      }
-      for (String v : variants) {
-        DerivedState fast = CompactSnapshot.read(v);
-        DerivedState general;
-        try {
-          general = DerivedJson.readAnyLayout(v);
-        } catch (IllegalArgumentException refused) {
-          assertNull(fast, "the fast reader read what the general one refuses (" + refused.getMessage() + "): " + v);
-          left++;
-          continue;
-        }
-        if (fast == null) {
-          left++;
-        } else {
-          assertEquals(general, fast, v);
-          fastReads++;
-        }
-      }
-    }
-    assertTrue(fastReads > 100 && left > 1000, fastReads + " variants read by the fast reader, " + left + " left to the general one");
+    FastReaderCheck.assertAgrees(CompactSnapshot::read, List.of(0, 30, 150, 399, 700, 1100).stream().map(k -> CompactSnapshot.encode(all.get(k))).toList(),
+        new char[] {'0', '9', '-', '"', ' ', '\\', 'U', 'D', 'x', '}', ']', ',', '.'}, 100, 1000);
   }
 
   /** Each malformed compact snapshot is refused, naming what is wrong. */
