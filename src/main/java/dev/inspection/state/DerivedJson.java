@@ -16,18 +16,18 @@ import java.util.TreeMap;
 /**
  * A {@link DerivedState}'s snapshot text, written and read without a JSON tree, in either layout ({@link SnapshotLayout}).
  *
- * <p>{@link #encode} writes the first layout ({@code "v":1}, {@link SnapshotLayout#V1}): the text of
- * {@link DerivedState#toJson()} encoded, character for character, but straight
- * into one buffer: the worker writes a snapshot for every device of every batch (INV-9), and building the JSON tree and
- * walking it again cost about a tenth of the node's CPU at capacity (JFR, issue 11); the test holds the two forms equal.
+ * <p>{@link #encode} writes the first layout ({@code "v":1}, {@link SnapshotLayout#V1}): the text of {@link
+ * DerivedState#toJson()} encoded, character for character, but straight into one buffer: the worker writes a snapshot
+ * for every device of every batch (INV-9), and building the JSON tree and walking it again cost about a tenth of the
+ * node's CPU at capacity (JFR, issue 11); the test holds the two forms equal.
  *
  * <p>{@link #decode} reads it back: a new owner reads a snapshot for every device of every slot it takes (INV-10), and
  * the JSON tree the database client built for each and the walk through it were half of a takeover's load (JFR, issue
  * 11). It is the only reader ({@link DerivedState#fromJson} hands it the tree's text), and it reads both layouts. Text
  * exactly as an encoder writes it is read character by character ({@link CompactSnapshot}, {@link CanonicalSnapshot});
- * any other goes token by token through Jackson's parser: the members in any order and with any spacing (a snapshot stored as {@code jsonb} before V013 comes back
- * reordered and spaced), an unknown member skipped, a JSON {@code null} read as the member's absence, the last of a
- * repeated member kept.
+ * any other goes token by token through Jackson's parser: the members in any order and with any spacing (a snapshot
+ * stored as {@code jsonb} before V013 comes back reordered and spaced), an unknown member skipped, a JSON {@code null}
+ * read as the member's absence, the last of a repeated member kept, an instant as ISO text or epoch milliseconds.
  */
 public final class DerivedJson {
   private static final JsonFactory FACTORY = new JsonFactory();
