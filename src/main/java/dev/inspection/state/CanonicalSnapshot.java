@@ -34,60 +34,48 @@ final class CanonicalSnapshot {
   }
 
   private DerivedState state() {
-    if (!lit("{\"v\":") || number() != DerivedState.SNAPSHOT_VERSION) return null;
-    if (!lit(",\"consec_failure_count\":")) return null;
-    long failures = number();
-    if (failures < 0 || failures > Integer.MAX_VALUE || !lit(",\"last_n_states_ring\":[")) return null;
+    if (!c.lit("{\"v\":") || c.number() != DerivedState.SNAPSHOT_VERSION) return null;
+    if (!c.lit(",\"consec_failure_count\":")) return null;
+    long failures = c.number();
+    if (failures < 0 || failures > Integer.MAX_VALUE || !c.lit(",\"last_n_states_ring\":[")) return null;
     List<CheckStatus> ring = new ArrayList<>(24);
-    if (!lit("]")) {
+    if (!c.lit("]")) {
       do {
-        if (lit("\"UP\"")) ring.add(CheckStatus.UP);
-        else if (lit("\"DOWN\"")) ring.add(CheckStatus.DOWN);
+        if (c.lit("\"UP\"")) ring.add(CheckStatus.UP);
+        else if (c.lit("\"DOWN\"")) ring.add(CheckStatus.DOWN);
         else return null;
-      } while (lit(","));
-      if (!lit("]")) return null;
+      } while (c.lit(","));
+      if (!c.lit("]")) return null;
     }
     OfflinePhase phase;
-    if (lit(",\"offline_state\":\"UP\"")) phase = OfflinePhase.UP;
-    else if (lit(",\"offline_state\":\"SOFT_DOWN\"")) phase = OfflinePhase.SOFT_DOWN;
-    else if (lit(",\"offline_state\":\"HARD_DOWN\"")) phase = OfflinePhase.HARD_DOWN;
+    if (c.lit(",\"offline_state\":\"UP\"")) phase = OfflinePhase.UP;
+    else if (c.lit(",\"offline_state\":\"SOFT_DOWN\"")) phase = OfflinePhase.SOFT_DOWN;
+    else if (c.lit(",\"offline_state\":\"HARD_DOWN\"")) phase = OfflinePhase.HARD_DOWN;
     else return null;
-    if (!lit(",\"state_type\":\"") || string() < 0) return null; // derived from the phase: not read
+    if (!c.lit(",\"state_type\":\"") || c.string() < 0) return null; // derived from the phase: not read
     boolean flapping;
-    if (lit(",\"flapping\":true")) flapping = true;
-    else if (lit(",\"flapping\":false")) flapping = false;
+    if (c.lit(",\"flapping\":true")) flapping = true;
+    else if (c.lit(",\"flapping\":false")) flapping = false;
     else return null;
-    if (!lit(",\"firing\":{")) return null;
+    if (!c.lit(",\"firing\":{")) return null;
     TreeMap<String, Integer> firing = new TreeMap<>();
     if (!c.firing(firing)) return null;
     SnapshotCursor.Middle m = c.middle(SnapshotCursor.V1, instants);
     if (m == null) return null;
     DerivedState.Position position = m.position();
     HistoryMark history = null;
-    if (lit(",\"history\":[")) {
+    if (c.lit(",\"history\":[")) {
       long[] items = new long[4];
       for (int k = 0; k < 4; k++) {
-        if (k > 0 && !lit(",")) return null;
-        if ((items[k] = number()) == Long.MIN_VALUE) return null;
+        if (k > 0 && !c.lit(",")) return null;
+        if ((items[k] = c.number()) == Long.MIN_VALUE) return null;
       }
-      if (!lit("]")) return null;
+      if (!c.lit("]")) return null;
       DerivedState.Position at = new DerivedState.Position(items[0], items[1]);
       history = new HistoryMark(at.equals(position) ? position : at, items[2], instants.same(Instant.ofEpochMilli(items[3])));
     }
-    if (!lit("}") || !c.atEnd()) return null;
+    if (!c.lit("}") || !c.atEnd()) return null;
     return new DerivedState((int) failures, ring, m.heartbeat(), m.rateWindow(), phase, m.debounce(), m.downSince(), flapping, position, firing,
         history);
-  }
-
-  private boolean lit(String text) {
-    return c.lit(text);
-  }
-
-  private long number() {
-    return c.number();
-  }
-
-  private int string() {
-    return c.string();
   }
 }

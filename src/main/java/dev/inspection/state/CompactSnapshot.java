@@ -100,43 +100,43 @@ final class CompactSnapshot {
   }
 
   private DerivedState state() {
-    long failures = number();
-    if (failures < 0 || failures > Integer.MAX_VALUE || !lit(",\"r\":\"")) return null;
+    long failures = c.number();
+    if (failures < 0 || failures > Integer.MAX_VALUE || !c.lit(",\"r\":\"")) return null;
     List<CheckStatus> ring = new ArrayList<>(24);
     for (char ch; c.i < c.s.length() && (ch = c.s.charAt(c.i)) != '"'; c.i++) {
       if (ch == 'U') ring.add(CheckStatus.UP);
       else if (ch == 'D') ring.add(CheckStatus.DOWN);
       else return null;
     }
-    if (!lit("\"")) return null;
+    if (!c.lit("\"")) return null;
     TreeMap<String, Integer> firing = new TreeMap<>();
-    if (lit(",\"a\":{") && (!c.firing(firing) || firing.isEmpty())) return null; // none firing: no "a"
+    if (c.lit(",\"a\":{") && (!c.firing(firing) || firing.isEmpty())) return null; // none firing: no "a"
     SnapshotCursor.Middle m = c.middle(SnapshotCursor.COMPACT, instants);
     if (m == null) return null;
     DerivedState.Position position = m.position();
     HistoryMark history = null;
-    if (lit(",\"h\":[")) {
+    if (c.lit(",\"h\":[")) {
       long[] items = new long[3];
       int n = 0;
       Instant kept;
       while (true) { // numbers up to the one before the closing bracket: that one is the instant kept
         int at = c.i;
-        long v = number();
-        if (v != Long.MIN_VALUE && lit(",")) {
+        long v = c.number();
+        if (v != Long.MIN_VALUE && c.lit(",")) {
           if (n == 3) return null;
           items[n++] = v;
           continue;
         }
         c.i = at;
         kept = c.instant(instants);
-        if (kept == null || !lit("]")) return null;
+        if (kept == null || !c.lit("]")) return null;
         break;
       }
       if (n == 1 && position != null) history = new HistoryMark(position, items[0], kept);
       else if (n == 3) history = new HistoryMark(new DerivedState.Position(items[0], items[1]), items[2], kept);
       else return null;
     }
-    if (!lit("}") || !c.atEnd()) return null;
+    if (!c.lit("}") || !c.atEnd()) return null;
     return new DerivedState((int) failures, ring, m.heartbeat(), m.rateWindow(), phase(failures, m.debounce()), m.debounce(), m.downSince(),
         firing.containsKey(DeviceFold.FLAPPING), position, firing, history);
   }
@@ -144,13 +144,5 @@ final class CompactSnapshot {
   /** The offline phase the compact layout leaves out, from what decides it (the state's invariants). */
   static OfflinePhase phase(long failures, DerivedState.Debounce debounce) {
     return failures == 0 ? OfflinePhase.UP : debounce != null ? OfflinePhase.SOFT_DOWN : OfflinePhase.HARD_DOWN;
-  }
-
-  private boolean lit(String text) {
-    return c.lit(text);
-  }
-
-  private long number() {
-    return c.number();
   }
 }

@@ -17,7 +17,9 @@ import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
@@ -52,7 +54,7 @@ public final class TakeoverBench {
     List<String> layouts = List.of(opt.get("layouts").split(","));
     Vertx vertx = Vertx.vertx();
     // each layout (worker.snapshot.layout) its own schema of the same devices and states; the rounds alternate them
-    Map<String, Pool> pools = new java.util.LinkedHashMap<>();
+    Map<String, Pool> pools = new LinkedHashMap<>();
     Map<String, String> schemas = new HashMap<>();
     try {
       for (String layout : layouts) {
@@ -67,7 +69,7 @@ public final class TakeoverBench {
       Context ctx = vertx.getOrCreateContext();
       List<Integer> all = new ArrayList<>();
       for (int s = 0; s < slots; s++) all.add(s);
-      Map<String, List<double[]>> results = new java.util.LinkedHashMap<>();
+      Map<String, List<double[]>> results = new LinkedHashMap<>();
       for (int r = 0; r < rounds; r++) {
         for (String layout : layouts) {
           Pool pool = pools.get(layout);
@@ -117,7 +119,7 @@ public final class TakeoverBench {
     await(pool.query("ANALYZE device_status_current").execute());
     long bytes = await(pool.query("SELECT pg_total_relation_size('device_status_current')").execute()).iterator().next().getLong(0);
     System.out.printf("takeover bench: schema %s, %d devices over %d slots (%d a slot), %s snapshots of %d bytes, written in %.1f s, table %.0f MB"
-        + " (with its indexes and TOAST); pages of %d%n", schema, devices, slots, devices / slots, layout.name().toLowerCase(java.util.Locale.ROOT),
+        + " (with its indexes and TOAST); pages of %d%n", schema, devices, slots, devices / slots, layout.name().toLowerCase(Locale.ROOT),
         snapshots[0].length(), (System.nanoTime() - t0) / 1e9, bytes / 1e6, page);
   }
 
