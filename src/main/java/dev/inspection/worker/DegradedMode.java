@@ -4,8 +4,6 @@ import dev.inspection.config.Config;
 import dev.inspection.config.ConfigException;
 import dev.inspection.config.Keys;
 import dev.inspection.control.TransitionTable;
-import java.util.ArrayDeque;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 
@@ -70,25 +68,21 @@ public final class DegradedMode {
   /** Where the mode stands: the mode, why it was entered, since when (epoch ms). */
   public record Status(Mode mode, String reason, long since) {}
 
-  private record Sample(long at, long latencyMs, boolean ok) {}
-
-  /** Figures of a set of commits. */
-  record Figures(int commits, int failed, long p99Ms) {
-    double failureRatio() {
-      return commits == 0 ? 0 : (double) failed / commits;
-    }
-  }
-
   private static final int MAX_SAMPLES = 100_000;
 
   private final Settings settings;
-  private final ArrayDeque<Sample> samples = new ArrayDeque<>();
+  /** The commits that decide entering: the last {@code windowMs}, slow above the enter p99. */
+  private final CommitWindow window;
+  /** The commits that decide leaving: the last {@code dwellMs} (at most the window's), slow above the exit p99. */
+  private final CommitWindow dwell;
   private Status status;
   /** Since when (epoch ms) the DEGRADED mode has been healthy without a break; -1: it is not. */
   private long healthySince = -1;
 
   public DegradedMode(Settings settings, long now) {
     this.settings = settings;
+    this.window = new CommitWindow(settings.windowMs(), settings.enterP99Ms(), MAX_SAMPLES);
+    this.dwell = new CommitWindow(Math.min(settings.dwellMs(), settings.windowMs()), settings.exitP99Ms(), MAX_SAMPLES);
     this.status = new Status(Mode.NORMAL, "started", now);
   }
 
@@ -98,8 +92,8 @@ public final class DegradedMode {
 
   /** One finished commit: how long it took and whether it succeeded (a refused row split out is a success, an outage a failure). */
   public void commit(long at, long latencyMs, boolean ok) {
-    samples.addLast(new Sample(at, latencyMs, ok));
-    if (samples.size() > MAX_SAMPLES) samples.removeFirst();
+    window.add(at, latencyMs, ok);
+    dwell.add(at, latencyMs, ok);
   }
 
   /**
@@ -115,15 +109,15 @@ public final class DegradedMode {
    * tried) is never healthy: an outage without commits must not look like a quiet, healthy database.
    */
   public Optional<Change> evaluate(long now, long oldestInFlightMs, boolean databaseAnswers) {
-    while (!samples.isEmpty() && samples.peekFirst().at() < now - settings.windowMs()) samples.removeFirst();
+    window.trim(now);
+    dwell.trim(now);
     if (status.mode() == Mode.NORMAL) {
       if (!settings.enabled()) return Optional.empty();
-      String why = enterReason(figures(now - settings.windowMs()), oldestInFlightMs);
+      String why = enterReason(window, oldestInFlightMs);
       return why == null ? Optional.empty() : Optional.of(change(Mode.DEGRADED, why, now));
     }
-    Figures recent = figures(now - settings.dwellMs());
-    boolean healthy = databaseAnswers && oldestInFlightMs <= settings.exitP99Ms() && recent.failureRatio() <= settings.exitFailureRatio()
-        && recent.p99Ms() <= settings.exitP99Ms();
+    boolean healthy = databaseAnswers && oldestInFlightMs <= settings.exitP99Ms() && dwell.failureRatio() <= settings.exitFailureRatio()
+        && !dwell.p99AboveLimit();
     if (!healthy) {
       healthySince = -1;
       return Optional.empty();
@@ -131,10 +125,10 @@ public final class DegradedMode {
     if (healthySince < 0) healthySince = now;
     if (now - healthySince < settings.dwellMs() || now - status.since() < settings.dwellMs()) return Optional.empty();
     return Optional.of(change(Mode.NORMAL, String.format("healthy for %d s: %d commit(s) in the last %d s, %d failed, p99 %d ms",
-        (now - healthySince) / 1000, recent.commits(), settings.dwellMs() / 1000, recent.failed(), recent.p99Ms()), now));
+        (now - healthySince) / 1000, dwell.commits(), settings.dwellMs() / 1000, dwell.failed(), dwell.p99Ms()), now));
   }
 
-  private String enterReason(Figures f, long oldestInFlightMs) {
+  private String enterReason(CommitWindow f, long oldestInFlightMs) {
     if (oldestInFlightMs > settings.enterP99Ms()) {
       return String.format("a commit in flight for %d ms > %d ms (worker.degraded.enter.p99.ms)", oldestInFlightMs, settings.enterP99Ms());
     }
@@ -143,7 +137,7 @@ public final class DegradedMode {
       return String.format("%d of %d commits failed in the last %d s (%.0f %% > %.0f %%, worker.degraded.enter.failure.ratio)", f.failed(), f.commits(),
           settings.windowMs() / 1000, 100 * f.failureRatio(), 100 * settings.enterFailureRatio());
     }
-    if (f.p99Ms() > settings.enterP99Ms()) {
+    if (f.p99AboveLimit()) {
       return String.format("commit p99 %d ms over %d commits in the last %d s > %d ms (worker.degraded.enter.p99.ms)", f.p99Ms(), f.commits(),
           settings.windowMs() / 1000, settings.enterP99Ms());
     }
@@ -153,25 +147,9 @@ public final class DegradedMode {
   private Change change(Mode to, String reason, long now) {
     Mode from = status.mode();
     status = new Status(MODES.check(from, to), reason, now);
-    samples.clear();
+    window.clear();
+    dwell.clear();
     healthySince = -1;
     return new Change(from, to, reason, now);
-  }
-
-  /** The commits since {@code from} (and since the last change: older ones were dropped). */
-  Figures figures(long from) {
-    int n = 0;
-    int failed = 0;
-    long[] lat = new long[samples.size()];
-    for (Sample s : samples) {
-      if (s.at() < from) continue;
-      lat[n++] = s.latencyMs();
-      if (!s.ok()) failed++;
-    }
-    if (n == 0) return new Figures(0, 0, 0);
-    long[] l = Arrays.copyOf(lat, n);
-    Arrays.sort(l);
-    int idx = (int) Math.ceil(0.99 * n) - 1; // nearest-rank p99
-    return new Figures(n, failed, l[Math.max(0, idx)]);
   }
 }
