@@ -179,7 +179,8 @@ OUT=target/bench
 DATA=$OUT/data
 JAR=$OUT/node.jar # a private copy: a rebuild of target/node.jar during the run must not change the JVM under test
 PORT="${BENCH_PORT:-18080}"
-SLOTS="${BENCH_SLOTS:-256}" # every run's slots.total but the idle run's (BENCH_IDLE_SLOTS); 256 is the node's default
+NODE_SLOTS=256     # the node's default slots.total
+SLOTS="${BENCH_SLOTS:-$NODE_SLOTS}" # every run's slots.total but the idle run's (BENCH_IDLE_SLOTS)
 [[ "$SLOTS" =~ ^[1-9][0-9]*$ ]] && [ "$SLOTS" -le 4096 ] ||
   { echo "bench.sh: BENCH_SLOTS must be a whole number from 1 to 4096 (the node's slots.total), got '$SLOTS'" >&2; exit 2; }
 RUN_SLOTS=$SLOTS   # the slots.total of the run under way
@@ -1314,7 +1315,7 @@ if [ "$(v million.worker_slot_load_p99)" != NA ]; then
 fi
 # a run at another slot count than the node's default says so in the goal lines it judges
 AT_SLOTS=""
-[ "$SLOTS" = 256 ] || AT_SLOTS=" at $SLOTS slots (BENCH_SLOTS; the node's default is 256)"
+[ "$SLOTS" = "$NODE_SLOTS" ] || AT_SLOTS=" at $SLOTS slots (BENCH_SLOTS; the node's default is $NODE_SLOTS)"
 MIL_MODE=""
 case "$(v million.mode)" in NORMAL | NA) ;; *) MIL_MODE=", the probe throttled by mode $(v million.mode) at the window's end" ;; esac
 GOALS=(

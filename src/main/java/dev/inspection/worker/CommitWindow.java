@@ -49,12 +49,6 @@ final class CommitWindow {
     while (!samples.isEmpty() && samples.peekFirst().at() < now - horizonMs) drop();
   }
 
-  void clear() {
-    samples.clear();
-    failed = 0;
-    slow = 0;
-  }
-
   int commits() {
     return samples.size();
   }

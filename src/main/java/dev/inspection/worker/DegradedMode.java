@@ -71,19 +71,20 @@ public final class DegradedMode {
   private static final int MAX_SAMPLES = 100_000;
 
   private final Settings settings;
-  /** The commits that decide entering: the last {@code windowMs}, slow above the enter p99. */
-  private final CommitWindow window;
-  /** The commits that decide leaving: the last {@code dwellMs} (at most the window's), slow above the exit p99. */
-  private final CommitWindow dwell;
+  /**
+   * The commits of the mode in force, which alone decide its next change (they are dropped at a change): NORMAL, the last
+   * {@code windowMs}, slow above the enter p99; DEGRADED, the last {@code dwellMs} (at most {@code windowMs}), slow above
+   * the exit p99.
+   */
+  private CommitWindow commits;
   private Status status;
   /** Since when (epoch ms) the DEGRADED mode has been healthy without a break; -1: it is not. */
   private long healthySince = -1;
 
   public DegradedMode(Settings settings, long now) {
     this.settings = settings;
-    this.window = new CommitWindow(settings.windowMs(), settings.enterP99Ms(), MAX_SAMPLES);
-    this.dwell = new CommitWindow(Math.min(settings.dwellMs(), settings.windowMs()), settings.exitP99Ms(), MAX_SAMPLES);
     this.status = new Status(Mode.NORMAL, "started", now);
+    this.commits = windowOf(Mode.NORMAL);
   }
 
   public Status status() {
@@ -92,8 +93,7 @@ public final class DegradedMode {
 
   /** One finished commit: how long it took and whether it succeeded (a refused row split out is a success, an outage a failure). */
   public void commit(long at, long latencyMs, boolean ok) {
-    window.add(at, latencyMs, ok);
-    dwell.add(at, latencyMs, ok);
+    commits.add(at, latencyMs, ok);
   }
 
   /**
@@ -109,15 +109,14 @@ public final class DegradedMode {
    * tried) is never healthy: an outage without commits must not look like a quiet, healthy database.
    */
   public Optional<Change> evaluate(long now, long oldestInFlightMs, boolean databaseAnswers) {
-    window.trim(now);
-    dwell.trim(now);
+    commits.trim(now);
     if (status.mode() == Mode.NORMAL) {
       if (!settings.enabled()) return Optional.empty();
-      String why = enterReason(window, oldestInFlightMs);
+      String why = enterReason(commits, oldestInFlightMs);
       return why == null ? Optional.empty() : Optional.of(change(Mode.DEGRADED, why, now));
     }
-    boolean healthy = databaseAnswers && oldestInFlightMs <= settings.exitP99Ms() && dwell.failureRatio() <= settings.exitFailureRatio()
-        && !dwell.p99AboveLimit();
+    boolean healthy = databaseAnswers && oldestInFlightMs <= settings.exitP99Ms() && commits.failureRatio() <= settings.exitFailureRatio()
+        && !commits.p99AboveLimit();
     if (!healthy) {
       healthySince = -1;
       return Optional.empty();
@@ -125,7 +124,7 @@ public final class DegradedMode {
     if (healthySince < 0) healthySince = now;
     if (now - healthySince < settings.dwellMs() || now - status.since() < settings.dwellMs()) return Optional.empty();
     return Optional.of(change(Mode.NORMAL, String.format("healthy for %d s: %d commit(s) in the last %d s, %d failed, p99 %d ms",
-        (now - healthySince) / 1000, dwell.commits(), settings.dwellMs() / 1000, dwell.failed(), dwell.p99Ms()), now));
+        (now - healthySince) / 1000, commits.commits(), settings.dwellMs() / 1000, commits.failed(), commits.p99Ms()), now));
   }
 
   private String enterReason(CommitWindow f, long oldestInFlightMs) {
@@ -147,9 +146,14 @@ public final class DegradedMode {
   private Change change(Mode to, String reason, long now) {
     Mode from = status.mode();
     status = new Status(MODES.check(from, to), reason, now);
-    window.clear();
-    dwell.clear();
+    commits = windowOf(to);
     healthySince = -1;
     return new Change(from, to, reason, now);
+  }
+
+  /** The commits a mode is judged on, empty. */
+  private CommitWindow windowOf(Mode mode) {
+    return mode == Mode.NORMAL ? new CommitWindow(settings.windowMs(), settings.enterP99Ms(), MAX_SAMPLES)
+        : new CommitWindow(Math.min(settings.dwellMs(), settings.windowMs()), settings.exitP99Ms(), MAX_SAMPLES);
   }
 }
