@@ -74,14 +74,6 @@ class OutboxShedTest extends OutboxFileTest {
   }
 
   /** n normal results of n devices with 500-byte payloads, checked at {@code atMs}. */
-  private static List<CheckResult> normal(int n, long atMs) {
-    List<CheckResult> out = new ArrayList<>();
-    for (int i = 0; i < n; i++) {
-      out.add(new CheckResult("dev-" + i, 1, Priority.NORMAL, Instant.ofEpochMilli(atMs), 0, 1, 1, new JsonObject().put("pad", "x".repeat(500)), 2));
-    }
-    return out;
-  }
-
   /**
    * Confirmed rows are kept for the retention's ledger and filled the byte budget of a busy probe: then every result
    * that waited was shed. Over a byte watermark they go first, oldest first, and no unconfirmed result is touched.
@@ -164,70 +156,5 @@ class OutboxShedTest extends OutboxFileTest {
     org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).until(() -> await(shed.totals()).equals(Map.of(1, 2L, 2, 2L, 3, 2L)));
     assertEquals(2, metrics.count("probe_outbox_shed_total", "priority", "1"));
     await(o.closeAsync());
-  }
-
-  /** The outbox table of the first versions, the row's state in its columns (without the closing parenthesis). */
-  private static final String OLD_TABLE = "CREATE TABLE outbox (id INTEGER PRIMARY KEY AUTOINCREMENT, message_id TEXT NOT NULL UNIQUE,"
-      + " device_id TEXT NOT NULL, cycle_id INTEGER NOT NULL, seq INTEGER NOT NULL, routing_key TEXT NOT NULL, body BLOB NOT NULL,"
-      + " created_at INTEGER NOT NULL, confirmed INTEGER NOT NULL DEFAULT 0, confirmed_at INTEGER";
-
-  /** An outbox file an older version wrote: {@code statements} run on a new file. */
-  private Path oldFile(String name, String... statements) throws Exception {
-    Path file = dir.resolve(name);
-    try (var c = DriverManager.getConnection("jdbc:sqlite:" + file); Statement st = c.createStatement()) {
-      for (String sql : statements) st.execute(sql);
-    }
-    return file;
-  }
-
-  @Test
-  void anOutboxFileOfTheFormerVersionGainsThePriorityColumn() throws Exception {
-    Path file = oldFile("old.db", OLD_TABLE + ")",
-        "INSERT INTO outbox (message_id, device_id, cycle_id, seq, routing_key, body, created_at) VALUES ('p1:1:a:1', 'a', 1, 1, 'slot.1.normal', x'00', 1)");
-    Outbox o = await(Outbox.open(vertx, file, "p1", topology, Clock.systemUTC()));
-    assertEquals(Map.of(2, new ShedPolicy.Backlog(1, 1)), await(new OutboxShed(o, file).backlog()), "old rows count as normal");
-    await(o.closeAsync());
-  }
-
-  /**
-   * A file of before 2026-12-06 keeps each row's state in the wide row's columns, with three partial indexes on them: the
-   * upgrade moves the ids to the narrow tables and drops the columns, and the file then works as a new one.
-   */
-  @Test
-  void anOutboxFileWithTheStateInItsRowsHasItMovedToTheNarrowTables() throws Exception {
-    Path file = oldFile("columns.db", OLD_TABLE + ", priority INTEGER NOT NULL DEFAULT 2)",
-        "CREATE INDEX idx_outbox_unconfirmed ON outbox(id) WHERE confirmed = 0",
-        "CREATE INDEX idx_outbox_confirmed_created ON outbox(created_at) WHERE confirmed = 1",
-        "CREATE INDEX idx_outbox_unconfirmed_critical ON outbox(id) WHERE confirmed = 0 AND priority = 1", """
-          INSERT INTO outbox (message_id, device_id, cycle_id, seq, routing_key, body, created_at, confirmed, confirmed_at, priority) VALUES
-            ('p1:1:a:1', 'a', 1, 1, 'slot.1.normal', x'00', 100, 1, 150, 2),
-            ('p1:1:b:2', 'b', 1, 2, 'slot.2.high', x'0000', 100, 0, NULL, 1),
-            ('p1:1:c:3', 'c', 1, 3, 'slot.3.normal', x'000000', 200, 1, NULL, 3),
-            ('p1:1:d:4', 'd', 1, 4, 'slot.4.normal', x'00000000', 200, 0, NULL, 2)""");
-    Outbox o = await(Outbox.open(vertx, file, "p1", topology, Clock.systemUTC()));
-    assertEquals(List.of(2L, 4L), await(o.pending(0, Long.MAX_VALUE, Long.MAX_VALUE, 10)).stream().map(OutboxRow::id).toList(), "the unconfirmed rows");
-    assertEquals(2, await(o.stats()).depth());
-    assertEquals(Map.of(1, new ShedPolicy.Backlog(1, 2), 2, new ShedPolicy.Backlog(1, 4)), await(new OutboxShed(o, file).backlog()), "by priority");
-    List<OutboxRow> added = await(o.append(normal(1, 60_000)));
-    assertEquals(5L, added.get(0).id(), "ids go on from the file's");
-    assertEquals(2, await(o.markConfirmed(List.of(2L, 5L))));
-    assertEquals(1, await(o.stats()).depth());
-    await(o.closeAsync());
-    try (var c = DriverManager.getConnection("jdbc:sqlite:" + file); Statement st = c.createStatement()) {
-      try (ResultSet rs = st.executeQuery("SELECT count(*) FROM pragma_table_info('outbox') WHERE name IN ('confirmed', 'confirmed_at')")) {
-        rs.next();
-        assertEquals(0, rs.getLong(1), "the state columns are gone: nothing reads a state no longer written");
-      }
-      try (ResultSet rs = st.executeQuery("SELECT id, confirmed_at FROM outbox_confirmed WHERE id IN (1, 3) ORDER BY id")) {
-        rs.next();
-        assertEquals(150, rs.getLong(2), "a confirmed row keeps its time");
-        rs.next();
-        assertEquals(200, rs.getLong(2), "one confirmed without a time gets its append time");
-      }
-      try (ResultSet rs = st.executeQuery("SELECT group_concat(id) FROM outbox_unconfirmed")) {
-        rs.next();
-        assertEquals("4", rs.getString(1));
-      }
-    }
   }
 }
