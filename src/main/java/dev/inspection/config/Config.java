@@ -193,6 +193,12 @@ public final class Config {
           + c.get(Keys.RESHARD_EFFECTIVE_AFTER_MS) + "), which must not be negative: the grace window ends after the new map takes effect");
     }
     if (c.getInt(Keys.WORKER_BATCH_MAX) < 1) throw new ConfigException("worker.batch.max must be at least 1");
+    if (c.getLong(Keys.WORKER_DIRECTORY_TTL_MS) < 1000) {
+      throw new ConfigException("worker.directory.ttl.ms must be at least 1000 (got " + c.get(Keys.WORKER_DIRECTORY_TTL_MS) + ")");
+    }
+    if (c.getInt(Keys.WORKER_DIRECTORY_MAX_DEVICES) < 1) {
+      throw new ConfigException("worker.directory.max.devices must be at least 1 (got " + c.get(Keys.WORKER_DIRECTORY_MAX_DEVICES) + ")");
+    }
     for (ConfigKey k : List.of(Keys.WORKER_PREFETCH_HIGH, Keys.WORKER_PREFETCH_NORMAL, Keys.WORKER_PREFETCH_LOW, Keys.WORKER_LANE_WEIGHT_HIGH,
         Keys.QUEUE_LOW_MAX_LENGTH, Keys.WORKER_CONSUMER_OPEN_THREADS)) {
       if (c.getInt(k) < 1) throw new ConfigException(k.name() + " must be at least 1 (got " + c.get(k) + ")");

@@ -142,6 +142,8 @@ public final class Keys {
   public static final ConfigKey HISTORY_POLICY_BY_PROFILE = k("history.policy.by.profile", "", STRING, "per payload profile overrides of history.policy, as profile=policy[,profile=policy] (e.g. hotel_room=changes); empty = none");
   public static final ConfigKey HISTORY_HEARTBEAT_MS = k("history.heartbeat.ms", "900000", LONG, "under history.policy=changes, an unchanged device still gets a history row this often (by collected_at)");
   public static final ConfigKey HISTORY_IGNORED_FIELDS = k("history.ignored.fields", "latency_ms", STRING, "top-level payload fields whose change alone is not a change for history.policy=changes (measurements that jitter); comma-separated; never status");
+  public static final ConfigKey WORKER_DIRECTORY_TTL_MS = k("worker.directory.ttl.ms", "600000", LONG, "how long the worker keeps a device's inventory listing (priority, payload profile) before it reads it again: an older one is still used for the device's results while it is read again in the background, so an inventory change reaches the worker within this plus one check interval of the device");
+  public static final ConfigKey WORKER_DIRECTORY_MAX_DEVICES = k("worker.directory.max.devices", "1000000", INT, "most inventory listings the worker keeps (about 100 bytes each); a device beyond them is read from the inventory before its results are planned, so set it above the devices this worker may hold");
   public static final ConfigKey WORKER_SNAPSHOT_PAGE = k("worker.snapshot.page", "1000", INT, "rows per page when a new owner loads a slot's derived state (INV-10)");
   public static final ConfigKey WORKER_FAULT_FREEZE_HEARTBEAT_AFTER_MS = k("worker.fault.freeze.heartbeat.after.ms", "0", LONG, "DRILLS ONLY: after this many ms the worker stops heartbeating and reading its leases but keeps consuming (a zombie, seed 000 scenario E); 0 = off");
 
@@ -253,7 +255,7 @@ public final class Keys {
       WORKER_MAX_FUTURE_SKEW_MS, WORKER_DB_RETRIES, WORKER_POISON_MAX_SPLIT_COMMITS, WORKER_DEGRADED_ENABLED, WORKER_DEGRADED_WINDOW_MS, WORKER_DEGRADED_MIN_COMMITS,
       WORKER_DEGRADED_ENTER_FAILURE_RATIO, WORKER_DEGRADED_ENTER_P99_MS, WORKER_DEGRADED_EXIT_FAILURE_RATIO, WORKER_DEGRADED_EXIT_P99_MS,
       WORKER_DEGRADED_DWELL_MS, WORKER_DEGRADED_TICK_MS, WORKER_BACKFILL_BATCH, WORKER_BACKFILL_INTERVAL_MS, WORKER_LEASE_TTL_MS, WORKER_HEARTBEAT_MS, WORKER_LEASE_POLL_MS,
-      WORKER_SUSPECT_AFTER_MS, WORKER_DEAD_AFTER_MS, WORKER_WARMUP_MS, WORKER_QUARANTINE_MS, WORKER_SNAPSHOT_PAGE, WORKER_FAULT_FREEZE_HEARTBEAT_AFTER_MS,
+      WORKER_SUSPECT_AFTER_MS, WORKER_DEAD_AFTER_MS, WORKER_WARMUP_MS, WORKER_QUARANTINE_MS, WORKER_SNAPSHOT_PAGE, WORKER_DIRECTORY_TTL_MS, WORKER_DIRECTORY_MAX_DEVICES, WORKER_FAULT_FREEZE_HEARTBEAT_AFTER_MS,
       HISTORY_POLICY, HISTORY_POLICY_BY_PROFILE, HISTORY_HEARTBEAT_MS, HISTORY_IGNORED_FIELDS,
       SCHEDULER_TICK_MS, SCHEDULER_ELECTION_MS, SCHEDULER_LEADER_SESSION_TIMEOUT_MS, SCHEDULER_LEADER_GRACE_MS, SCHEDULER_LEASE_EXPIRY_GRACE_MS,
       SCHEDULER_MOVE_TIMEOUT_MS, SCHEDULER_LOCK_TIMEOUT_MS, SCHEDULER_DRAIN_BATCH, SCHEDULER_REBALANCE_INTERVAL_MS, SCHEDULER_DEVICE_COUNT_INTERVAL_MS, SCHEDULER_REBALANCE_THRESHOLD,

@@ -133,7 +133,7 @@ public final class WorkerVerticle extends VerticleBase {
     slotMap = new SlotMapFollower(controlPool, clock, topology.totalSlots());
     slotMap.refresh();
     mapTimer = vertx.setPeriodic(config.getLong(Keys.WORKER_LEASE_POLL_MS), t -> slotMap.refresh());
-    directory = new DeviceDirectory(pool, 600_000, 1_000_000);
+    directory = new DeviceDirectory(pool, config.getLong(Keys.WORKER_DIRECTORY_TTL_MS), config.getInt(Keys.WORKER_DIRECTORY_MAX_DEVICES), clock);
     snapshots = new SnapshotLoader(controlPool, config.getInt(Keys.WORKER_SNAPSHOT_PAGE), directory::listed);
     for (int p = 1; p <= 3; p++) rules.put(p, AlertRules.fromConfig(p, config::raw));
     deadLetters = new DeadLetterPublisher(vertx, topology, workerId);

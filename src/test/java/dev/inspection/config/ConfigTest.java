@@ -134,6 +134,15 @@ class ConfigTest {
   }
 
   @Test
+  void badDirectorySettingsStopStartUpNamingTheKey() {
+    for (Map.Entry<String, String> bad : Map.of("worker.directory.ttl.ms", "999", "worker.directory.max.devices", "0").entrySet()) {
+      ConfigException e = assertThrows(ConfigException.class, () -> Config.validateAll(Config.of(Map.of(bad.getKey(), bad.getValue()))));
+      assertTrue(e.getMessage().contains(bad.getKey()) && e.getMessage().contains(bad.getValue()), e.getMessage());
+    }
+    Config.validateAll(Config.of(Map.of("worker.directory.ttl.ms", "1000", "worker.directory.max.devices", "1")));
+  }
+
+  @Test
   void shippedConfFileDocumentsExactlyTheBuiltInDefaults() throws Exception {
     assertEquals(Config.propertiesTemplate(), Files.readString(Path.of("conf/node.properties")),
         "conf/node.properties is stale: regenerate it with java -jar target/node.jar --print-config > conf/node.properties");

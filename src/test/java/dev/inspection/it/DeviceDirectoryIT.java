@@ -13,10 +13,16 @@ import dev.inspection.store.Migrations;
 import dev.inspection.store.PgOptions;
 import dev.inspection.worker.DeviceDirectory;
 import dev.inspection.worker.SnapshotLoader;
+import dev.inspection.ManualClock;
+import io.vertx.core.Context;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.sqlclient.Pool;
 import java.util.List;
+import java.time.Duration;
 import java.util.Map;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -62,6 +68,72 @@ class DeviceDirectoryIT {
         // a device of a slot that was not loaded still needs the database, whose pool is gone: the lookup says so
         Exception e = assertThrows(Exception.class, () -> awaitResult(directory.lookup(List.of("elsewhere"), Map.of("elsewhere", Priority.NORMAL))));
         assertTrue(e.getMessage() != null && !e.getMessage().isEmpty(), "the failure names its cause");
+      } finally {
+        awaitResult(pool.close());
+        awaitResult(vertx.close());
+      }
+    }
+  }
+
+  /** {@code call} made on {@code ctx} (the directory is used from one context, as a worker's is), its result awaited. */
+  private static <T> T on(Context ctx, Supplier<Future<T>> call) throws Exception {
+    Promise<T> p = Promise.promise();
+    ctx.runOnContext(v -> call.get().onComplete(p));
+    return awaitResult(p.future());
+  }
+
+  /** {@code f} if it was complete when the call returned (checked on the calling context), else a failure saying so. */
+  private static <T> Future<T> answeredAtOnce(Future<T> f) {
+    return f.isComplete() ? f : Future.failedFuture("the lookup waited for the database");
+  }
+
+  /**
+   * A listing older than the TTL is answered at once, from what the worker read before, and read again in the
+   * background: the device's next results get the inventory's change, and no batch waits for the read. When the read
+   * fails (the database is gone), the old listings are still answered.
+   */
+  @Test
+  void anOldListingIsAnsweredAtOnceAndReadAgainInTheBackgroundAlsoWhenTheReadFails() throws Exception {
+    try (TestEnv env = new TestEnv(4)) {
+      Vertx vertx = Vertx.vertx();
+      Pool pool = Db.pool(vertx, PgOptions.from(env.config(Map.of())), 2);
+      Pool directoryPool = Db.pool(vertx, PgOptions.from(env.config(Map.of())), 1);
+      try {
+        awaitResult(Migrations.apply(vertx, pool, PgOptions.from(env.config(Map.of())), 4, true));
+        env.execute("""
+            INSERT INTO $S.device_resource (device_id, priority, check_type, interval_ms, payload_profile, resource_version)
+            VALUES ('d1', 1, 'sim', 10000, 'hotel_room', 1), ('d2', 3, 'sim', 10000, 'default', 1)""");
+        ManualClock clock = new ManualClock(1_000_000);
+        DeviceDirectory directory = new DeviceDirectory(directoryPool, 60_000, 1_000, clock);
+        Context ctx = vertx.getOrCreateContext();
+        List<String> both = List.of("d1", "d2");
+        Map<String, Priority> queue = Map.of("d1", Priority.NORMAL, "d2", Priority.NORMAL);
+
+        Map<String, DeviceDirectory.Info> first = on(ctx, () -> directory.lookup(both, queue));
+        assertEquals(new DeviceDirectory.Info(1, PayloadProfiles.HOTEL_ROOM, true), first.get("d1"), "never seen: read before the answer");
+        env.execute("UPDATE $S.device_resource SET priority = 2, payload_profile = 'default' WHERE device_id = 'd1'");
+
+        clock.advance(30_000);
+        assertEquals(1, on(ctx, () -> directory.lookup(both, queue)).get("d1").priority(), "within the TTL: the listing as read");
+        assertEquals(0, directory.refreshed());
+
+        clock.advance(31_000); // 61 s since the read
+        Map<String, DeviceDirectory.Info> stale = on(ctx, () -> answeredAtOnce(directory.lookup(both, queue)));
+        assertEquals(1, stale.get("d1").priority(), "the old listing, until the new one is read");
+        TestEnv.awaitTrue(Duration.ofSeconds(20), "the background read brings the inventory's change",
+            () -> on(ctx, () -> directory.lookup(both, queue)).get("d1").equals(new DeviceDirectory.Info(2, PayloadProfiles.DEFAULT, true)));
+        assertEquals(2, directory.refreshed(), "both old listings read again, once");
+        assertEquals(3, on(ctx, () -> directory.lookup(both, queue)).get("d2").priority());
+
+        // the database goes away: old listings are still answered, and so are the next lookups after the failed read
+        awaitResult(directoryPool.close());
+        clock.advance(61_000);
+        Map<String, DeviceDirectory.Info> without = on(ctx, () -> answeredAtOnce(directory.lookup(both, queue)));
+        assertEquals(2, without.get("d1").priority(), "no batch fails for a listing it could not read again");
+        assertEquals(2, on(ctx, () -> directory.lookup(both, queue)).get("d1").priority());
+        assertEquals(2, directory.refreshed(), "nothing read since");
+        // a device never seen still needs the database: that lookup fails, as before
+        assertThrows(Exception.class, () -> on(ctx, () -> directory.lookup(List.of("d3"), Map.of("d3", Priority.NORMAL))));
       } finally {
         awaitResult(pool.close());
         awaitResult(vertx.close());
