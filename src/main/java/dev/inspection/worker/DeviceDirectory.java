@@ -67,7 +67,10 @@ public final class DeviceDirectory {
   private final Set<String> due = new LinkedHashSet<>();
   private boolean refreshing;
   private long refreshNotBeforeMs;
-  private long refreshed;
+  // written on the directory's context only, read by the metrics' scrape
+  private volatile long firstReads;
+  private volatile long refreshed;
+  private volatile long refreshFailed;
 
   public DeviceDirectory(Pool pool, long ttlMs, int maxEntries) {
     this(pool, ttlMs, maxEntries, Clock.systemUTC());
@@ -119,6 +122,7 @@ public final class DeviceDirectory {
     }
     refresh();
     if (missing.isEmpty()) return Future.succeededFuture(out);
+    firstReads += missing.size();
     return read(missing, now).map(found -> {
       for (String id : missing) {
         Info i = found.get(id);
@@ -128,9 +132,19 @@ public final class DeviceDirectory {
     });
   }
 
+  /** Devices whose listing was read before their batch could plan (never seen, or evicted), since the start. */
+  public long firstReads() {
+    return firstReads;
+  }
+
   /** Listings read again in the background since the start. */
   public long refreshed() {
     return refreshed;
+  }
+
+  /** Listings whose background read failed (each is tried again), since the start. */
+  public long refreshFailed() {
+    return refreshFailed;
   }
 
   /**
@@ -156,6 +170,7 @@ public final class DeviceDirectory {
         refreshed += ids.size();
         refresh();
       } else {
+        refreshFailed += ids.size();
         due.addAll(ids);
         refreshNotBeforeMs = clock.millis() + REFRESH_RETRY_MS;
         log.warn("cannot read the inventory listings of {} devices again ({}); their results are planned with the listings read before,"

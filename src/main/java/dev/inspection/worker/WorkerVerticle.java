@@ -28,6 +28,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
+import java.util.function.ToDoubleFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -134,6 +135,13 @@ public final class WorkerVerticle extends VerticleBase {
     slotMap.refresh();
     mapTimer = vertx.setPeriodic(config.getLong(Keys.WORKER_LEASE_POLL_MS), t -> slotMap.refresh());
     directory = new DeviceDirectory(pool, config.getLong(Keys.WORKER_DIRECTORY_TTL_MS), config.getInt(Keys.WORKER_DIRECTORY_MAX_DEVICES), clock);
+    for (Map.Entry<String, ToDoubleFunction<DeviceDirectory>> kind : Map.<String, ToDoubleFunction<DeviceDirectory>>of(
+        "first", DeviceDirectory::firstReads, "again", DeviceDirectory::refreshed, "again_failed", DeviceDirectory::refreshFailed).entrySet()) {
+      FunctionCounter.builder("worker_directory_reads_total", directory, kind.getValue()).tag("kind", kind.getKey())
+          .description("devices whose inventory listing was read: first = before their batch could plan, again = in the background once aged"
+              + " (worker.directory.ttl.ms), again_failed = such reads that failed and are tried again")
+          .register(metrics.registry());
+    }
     snapshots = new SnapshotLoader(controlPool, config.getInt(Keys.WORKER_SNAPSHOT_PAGE), directory::listed);
     for (int p = 1; p <= 3; p++) rules.put(p, AlertRules.fromConfig(p, config::raw));
     deadLetters = new DeadLetterPublisher(vertx, topology, workerId);

@@ -114,6 +114,7 @@ class DeviceDirectoryIT {
 
       Map<String, DeviceDirectory.Info> first = on(ctx, () -> directory.lookup(both, queue));
       assertEquals(new DeviceDirectory.Info(1, PayloadProfiles.HOTEL_ROOM, true), first.get("d1"), "never seen: read before the answer");
+      assertEquals(2, directory.firstReads());
       env.execute("UPDATE $S.device_resource SET priority = 2, payload_profile = 'default' WHERE device_id = 'd1'");
 
       clock.advance(30_000);
@@ -135,6 +136,8 @@ class DeviceDirectoryIT {
       assertEquals(2, without.get("d1").priority(), "no batch fails for a listing it could not read again");
       assertEquals(2, on(ctx, () -> directory.lookup(both, queue)).get("d1").priority());
       assertEquals(2, directory.refreshed(), "nothing read since");
+      TestEnv.awaitTrue(Duration.ofSeconds(20), "the failed background read is counted", () -> directory.refreshFailed() == 2);
+      assertEquals(2, directory.firstReads(), "the aged listings were never read before an answer");
       // a device never seen still needs the database: that lookup fails, as before
       assertThrows(Exception.class, () -> on(ctx, () -> directory.lookup(List.of("d3"), Map.of("d3", Priority.NORMAL))));
     });

@@ -75,6 +75,9 @@ class PrometheusIT {
         awaitTrue(Duration.ofSeconds(30), "the private Prometheus answers", () -> ready(port));
         awaitTrue(Duration.ofSeconds(60), "the node is scraped", () -> !query(port, "up{job=\"inspection\"} == 1").isEmpty());
         awaitTrue(Duration.ofSeconds(90), "results committed", () -> !query(port, "sum(worker_committed_total) > 0").isEmpty());
+        // the simulated devices were never seen by the worker: their listings were read before their first batches planned
+        awaitTrue(Duration.ofSeconds(60), "the directory's reads are exposed",
+            () -> !query(port, "sum(worker_directory_reads_total{kind=\"first\"}) > 0").isEmpty());
         Files.writeString(dir.resolve("scrape.txt"), TestEnv.http(node.httpPort(), "GET", "/metrics").getValue()); // for a reader of a failure
 
         JsonObject labels = query(port, "count by (node, role) (jvm_threads_live_threads)").getJsonObject(0).getJsonObject("metric");
