@@ -77,8 +77,9 @@ final class OutboxSchema {
    */
   private static void dropMessageIdIndex(Statement st) throws SQLException {
     if (!hasUniqueMessageId(st)) return;
-    long rows = single(st, "SELECT count(*) FROM outbox");
-    log.info("outbox file upgrade: rebuilding the outbox table of {} rows without its message_id index (once; start-up waits for it)", rows);
+    long mb = single(st, "SELECT page_count * page_size FROM pragma_page_count(), pragma_page_size()") >> 20;
+    log.info("outbox file upgrade: rebuilding the outbox table of a {} MB file without its message_id index (once; start-up waits for it,"
+        + " about as long as a copy of the file takes)", mb);
     long t0 = System.nanoTime();
     st.execute("BEGIN IMMEDIATE");
     try {
@@ -86,7 +87,7 @@ final class OutboxSchema {
       long highest = single(st, "SELECT coalesce(max(v), 0) FROM (SELECT seq AS v FROM sqlite_sequence WHERE name = 'outbox' UNION ALL SELECT max(id) FROM outbox)");
       st.execute("DROP TABLE IF EXISTS outbox_rebuilt");
       st.execute(outboxTable("outbox_rebuilt"));
-      st.execute("INSERT INTO outbox_rebuilt (" + COLUMNS + ") SELECT " + COLUMNS + " FROM outbox ORDER BY id");
+      int rows = st.executeUpdate("INSERT INTO outbox_rebuilt (" + COLUMNS + ") SELECT " + COLUMNS + " FROM outbox ORDER BY id");
       st.execute("DROP TABLE outbox");
       st.execute("ALTER TABLE outbox_rebuilt RENAME TO outbox");
       st.execute("DELETE FROM sqlite_sequence WHERE name IN ('outbox', 'outbox_rebuilt')");
@@ -125,7 +126,8 @@ final class OutboxSchema {
     return false;
   }
 
-  private static long single(Statement st, String sql) throws SQLException {
+  /** The first column of the first row {@code sql} answers. */
+  static long single(Statement st, String sql) throws SQLException {
     try (ResultSet rs = st.executeQuery(sql)) {
       rs.next();
       return rs.getLong(1);

@@ -84,9 +84,9 @@ public final class OutboxShed {
       long pages;
       long freePages;
       try (Statement st = db.createStatement()) {
-        pageSize = single(st, "PRAGMA page_size");
-        pages = single(st, "PRAGMA page_count");
-        freePages = single(st, "PRAGMA freelist_count");
+        pageSize = OutboxSchema.single(st, "PRAGMA page_size");
+        pages = OutboxSchema.single(st, "PRAGMA page_count");
+        freePages = OutboxSchema.single(st, "PRAGMA freelist_count");
       } finally {
         db.commit();
       }
@@ -95,13 +95,6 @@ public final class OutboxShed {
       long diskFree = Files.getFileStore(file.toAbsolutePath().getParent()).getUsableSpace();
       return new Usage(unconfirmedRows, (pages - freePages) * pageSize + walBytes, diskFree + freePages * pageSize);
     });
-  }
-
-  private static long single(Statement st, String sql) throws SQLException {
-    try (ResultSet rs = st.executeQuery(sql)) {
-      rs.next();
-      return rs.getLong(1);
-    }
   }
 
   /** Unconfirmed rows and their body bytes per device priority (read only when a watermark is crossed: it scans them). */

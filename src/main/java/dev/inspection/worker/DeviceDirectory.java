@@ -153,8 +153,8 @@ public final class DeviceDirectory {
    * context, as every other call here.
    */
   private void refresh() {
-    if (refreshing || due.isEmpty() || clock.millis() < refreshNotBeforeMs) return;
     long now = clock.millis();
+    if (refreshing || due.isEmpty() || now < refreshNotBeforeMs) return;
     List<String> ids = new ArrayList<>(Math.min(due.size(), REFRESH_MAX));
     for (Iterator<String> it = due.iterator(); it.hasNext() && ids.size() < REFRESH_MAX; ) {
       String id = it.next();
