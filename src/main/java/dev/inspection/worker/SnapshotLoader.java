@@ -67,11 +67,13 @@ public final class SnapshotLoader {
   /**
    * A slot's loaded state: {@code states}, the derived state of each of its devices that has a readable one (a device
    * without is not in it: its counters start again); {@code devices}, how many devices the slot holds; {@code millis},
-   * its own load time; {@code mapVersion}, the slot map version its devices were switched to, read before them. The
-   * slot's processor takes {@code states} over as they are (before, each state was wrapped with the device's position,
-   * which nothing read, and copied into a second map at the hand-over).
+   * its own load time; {@code mapVersion}, the slot map version its devices were switched to, read before them; {@code pages},
+   * the pages that held its devices (one for an empty slot: the page it was finished on), and {@code waitedMillis}, how
+   * much of {@code millis} the walk spent waiting for them with nothing to read (the database, or the context busy with
+   * other work) rather than reading them. The slot's processor takes {@code states} over as they are (before, each state
+   * was wrapped with the device's position, which nothing read, and copied into a second map at the hand-over).
    */
-  public record Snapshot(int slot, Map<String, DerivedState> states, int devices, long millis, long mapVersion) {}
+  public record Snapshot(int slot, Map<String, DerivedState> states, int devices, long millis, long mapVersion, int pages, long waitedMillis) {}
 
   private final Pool pool;
   private final int page;
@@ -127,6 +129,7 @@ public final class SnapshotLoader {
     long sent = System.nanoTime();
     return pool.preparedQuery(PAGE).execute(Tuple.of(afterSlot, afterDevice, walk.after(afterSlot), page)).compose(rows -> {
       if (walk.stopped) return Future.failedFuture("the walk stopped at an earlier page");
+      walk.arrived(sent, System.nanoTime());
       Row lastRow = null;
       for (Row r : rows) lastRow = r;
       boolean end = rows.size() < page;
@@ -143,6 +146,7 @@ public final class SnapshotLoader {
           listings.listed(device, r.getShort(3), r.getString(4));
         }
         if (end) walk.finishBefore(Integer.MAX_VALUE, sent, done);
+        walk.readEnd = System.nanoTime();
         if (!done.isEmpty()) walk.loaded.accept(done);
       } catch (RuntimeException e) {
         walk.stopped = true; // the page asked for meanwhile is not read
@@ -162,6 +166,12 @@ public final class SnapshotLoader {
     int at;
     long since;
     boolean stopped;
+    /** When the rows of the page before were read (0 before the first). */
+    long readEnd;
+    /** The slot being read: its pages so far and how long the walk waited for them; the current page's wait. */
+    int pages;
+    long waitedNs;
+    long pageWaitNs;
 
     Walk(int[] order, Consumer<List<Snapshot>> loaded, long start) {
       this.order = order;
@@ -181,14 +191,27 @@ public final class SnapshotLoader {
       return Arrays.stream(order, i, order.length).mapToObj(s -> (short) s).toArray(Short[]::new);
     }
 
+    /**
+     * A page asked for at {@code sent} is in at {@code in}: the walk waited from when it had both asked for it and read the
+     * page before (the next page is asked for before this one is read) until now.
+     */
+    void arrived(long sent, long in) {
+      pageWaitNs = Math.max(0, in - Math.max(sent, readEnd));
+      pages++;
+      waitedNs += pageWaitNs;
+    }
+
     /** Every slot before {@code slot} is complete: into {@code done}; the next one's load counts from the page {@code sent}. */
     void finishBefore(int slot, long sent, List<Snapshot> done) {
       while (at < order.length && order[at] < slot) {
         int s = order[at++];
-        done.add(new Snapshot(s, states, devices, (System.nanoTime() - since) / 1_000_000, versions.getOrDefault(s, 1L)));
+        done.add(new Snapshot(s, states, devices, (System.nanoTime() - since) / 1_000_000, versions.getOrDefault(s, 1L), pages,
+            waitedNs / 1_000_000));
         states = new HashMap<>(HashSizes.capacityFor(devices)); // a slot holds about as many devices as the one before
         devices = 0;
         since = sent;
+        pages = 1; // the next slot starts on this page
+        waitedNs = pageWaitNs;
       }
     }
   }

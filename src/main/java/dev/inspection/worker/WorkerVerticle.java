@@ -31,6 +31,7 @@ import java.util.function.Consumer;
 import java.util.function.ToDoubleFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.event.Level;
 
 /**
  * The worker role: holds slot leases ({@link LeaseKeeper}) and runs one {@link SlotProcessor} per held
@@ -38,6 +39,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class WorkerVerticle extends VerticleBase {
   private static final Logger log = LoggerFactory.getLogger(WorkerVerticle.class);
+  /** A slot whose own load takes this long is logged at INFO with where its time went (issue 11: at most 200 ms for 4,000 devices). */
+  static final long SLOW_LOAD_MS = 200;
 
   private final Config config;
   private final Metrics metrics;
@@ -164,7 +167,11 @@ public final class WorkerVerticle extends VerticleBase {
                 // two walks may both hold a slot (dropped, then taken again while the first still loads): the later epoch's state stays
                 loaded.merge(snap.slot(), new Loaded(slots.get(snap.slot()), SlotMemory.of(snap)), (was, now) -> now.epoch() >= was.epoch() ? now : was);
                 metrics.moves().loaded(snap.millis());
-                log.debug("slot {}: {} devices loaded in {} ms", snap.slot(), snap.devices(), snap.millis());
+                // a slow slot says where its time went: waiting for its pages, or reading them (CPU, pauses)
+                log.atLevel(snap.millis() >= SLOW_LOAD_MS ? Level.INFO : Level.DEBUG).log(
+                    "slot {}: {} devices loaded in {} ms over {} page(s), {} ms of it waiting for the pages (the database, or this worker's"
+                        + " event loop busy with other slots), the rest reading them", snap.slot(), snap.devices(), snap.millis(), snap.pages(),
+                    snap.waitedMillis());
               }
               done.accept(snaps.stream().map(SnapshotLoader.Snapshot::slot).toList());
             });

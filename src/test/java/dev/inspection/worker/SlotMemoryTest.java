@@ -18,7 +18,7 @@ class SlotMemoryTest {
     DerivedState state = DerivedState.fromJson(DerivedState.initial().toJson());
     for (int i = 0; i < 100; i++) states.put("dev-" + i, state);
     // 101 devices: one without a readable snapshot, which the loader left out (its counters start again)
-    SlotMemory memory = SlotMemory.of(new Snapshot(7, states, 101, 3, 4));
+    SlotMemory memory = SlotMemory.of(new Snapshot(7, states, 101, 3, 4, 1, 0));
 
     assertEquals(4, memory.mapVersion());
     assertEquals(100, memory.devices().size());

@@ -67,7 +67,13 @@ class TakeoverWalkIT {
         assertEquals(sizeWhenHanded.get(s.slot()), s.states().size(), "slot " + s.slot() + ": nothing added after its hand-over");
         assertEquals(sizeWhenHanded.get(s.slot()), s.devices(), "slot " + s.slot() + ": every device read has its state");
         assertEquals(s.slot() == 4 ? 7 : 1, s.mapVersion(), "slot " + s.slot() + "'s map version");
+        assertTrue(s.waitedMillis() >= 0 && s.waitedMillis() <= s.millis(), "slot " + s.slot() + " waited for its pages within its own load: " + s);
       }
+      // the pages that held each slot's devices: 1 on pages 1-2, 2 on 2-3, 4 on 3-5 (the empty last page ends it); an empty
+      // slot counts the page it was finished on
+      Map<Integer, Integer> pages = new TreeMap<>();
+      handed.forEach(s -> pages.put(s.slot(), s.pages()));
+      assertEquals(Map.of(1, 2, 2, 2, 3, 1, 4, 3, 5, 1), pages);
       assertEquals(List.of("e", "f", "g", "h"), handed.get(3).states().keySet().stream().sorted().toList());
     }
   }
