@@ -32,7 +32,8 @@ import java.util.function.IntFunction;
  * (a device it rejects: {@code unprocessable}). The guard also refuses what PostgreSQL would refuse
  * ({@code invalid_payload}, {@code bad_field}); what it cannot foresee is found by splitting the commit, and
  * {@link #refused} turns those devices' results into {@code db_rejected} letters (D9). Holds the slot's derived
- * state (D7), which follows the database: it changes only through {@link #committed}.
+ * state (D7), which follows the database: it changes only through {@link #committed}, and a device's snapshot loaded at
+ * the takeover is read into its state at the device's first result (the state the previous owner committed).
  */
 public final class BatchHandler {
 
@@ -72,12 +73,14 @@ public final class BatchHandler {
   private final HistoryPolicies histories;
   private final SnapshotLayout layout;
   private final Map<String, DerivedState> memory;
+  /** The snapshots loaded at the takeover of the devices without a result since (null once none is left). */
+  private Map<String, String> loaded;
 
   /** Largest v2 message (one result) and largest v3 message (a batch of results), in bytes. */
   public record Limits(int maxResultBytes, int maxBatchBytes) {}
 
   public BatchHandler(ResultGuard guard, Clock clock, Limits limits, Topology topology, Lookup lookup, IntFunction<AlertRules> rules,
-      HistoryPolicies histories, SnapshotLayout layout, Map<String, DerivedState> memory) {
+      HistoryPolicies histories, SnapshotLayout layout, Map<String, String> loaded) {
     this.histories = histories;
     this.layout = layout;
     this.slot = guard.slot();
@@ -87,7 +90,9 @@ public final class BatchHandler {
     this.topology = topology;
     this.lookup = lookup;
     this.rules = rules;
-    this.memory = new HashMap<>(memory); // the copy constructor sizes the table for the entries: no rehash
+    // the loaded texts are taken over (the slot's alone), and each is removed as it is read
+    this.loaded = loaded.isEmpty() ? null : loaded;
+    this.memory = new HashMap<>(HashSizes.capacityFor(loaded.size()));
   }
 
   /** Parses, looks up, normalises and plans; the lookup is the only step that can fail (a database error). */
@@ -146,6 +151,7 @@ public final class BatchHandler {
         }
       }
       if (ready.isEmpty()) return new Handled<>(null, List.of(), dead);
+      for (Valid<D> v : ready) read(v.envelope().deviceId());
       StatePlanner.Plan plan = StatePlanner.plan(ready.stream().map(Valid::envelope).toList(), memory, infos, rules, histories, layout);
       List<Valid<D>> toCommit = new ArrayList<>(ready.size());
       for (Valid<D> v : ready) {
@@ -203,7 +209,25 @@ public final class BatchHandler {
 
   /** A device's derived state as this owner holds it. */
   public DerivedState derived(String deviceId) {
-    return memory.get(deviceId);
+    DerivedState s = memory.get(deviceId);
+    if (s != null || loaded == null) return s;
+    String text = loaded.get(deviceId);
+    return text == null ? null : SnapshotLoader.stateOf(slot, deviceId, text);
+  }
+
+  /**
+   * A device's loaded snapshot into its state, at its first result: the state its previous owner committed, so memory
+   * still follows the database. An unreadable one is logged and dropped (the device's counters start again).
+   */
+  private void read(String deviceId) {
+    if (loaded == null) return;
+    // the loaded map's own key is kept: the device directory holds the same id object, the result's is a copy
+    loaded.computeIfPresent(deviceId, (id, text) -> {
+      DerivedState s = SnapshotLoader.stateOf(slot, id, text);
+      if (s != null) memory.put(id, s);
+      return null; // read, and dropped
+    });
+    if (loaded.isEmpty()) loaded = null;
   }
 
   private <D extends Received> Dead<D> dead(D d, byte[] body, String reason, String detail) {

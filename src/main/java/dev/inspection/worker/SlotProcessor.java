@@ -101,7 +101,7 @@ public final class SlotProcessor {
         .holding(d -> settings.windows().windowMs(d.body())); // first batch: 1 message (a v3 one may carry hundreds); pushed frames: their window
     this.handler = new BatchHandler(new ResultGuard(slot, services.slotMap(), settings.maxFutureSkewMs(), memory.mapVersion()), services.clock(),
         settings.limits(), services.topology(), services.devices(), services.rules(), settings.histories(), settings.layout(),
-        memory.devices());
+        memory.snapshots());
     this.reopen = new Retry(vertx, settings.reopen(), log);
     this.stats = new SlotStats(metrics);
     metrics.fenced(slot, 0); // at zero from the takeover on, so an alert on their rate sees the series before the first event

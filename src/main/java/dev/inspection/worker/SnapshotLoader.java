@@ -25,11 +25,14 @@ import org.slf4j.LoggerFactory;
  * soon as its own pages are in. No derived value lives only in memory (D7): what is loaded here is exactly what the
  * previous owner committed.
  *
- * <p>Each row's derived snapshot is read into its {@link DerivedState} as its page arrives, and the page's text is
- * dropped: a load of a million devices kept every parsed snapshot (about 1,900 bytes a device, 1.9 GB) until the
- * last page was in, and the slot processors kept them after that. The snapshot comes as text ({@code ::text}; the
- * column is {@code json}, so it is the text the worker wrote) and is read token by token ({@link DerivedJson#decode}):
- * the client's JSON tree of every snapshot and the walk through it were half of a takeover's load.
+ * <p>Each row's derived snapshot is kept as the text PostgreSQL sent ({@code ::text}; the column is {@code json}, so it is
+ * the text the worker wrote), and the slot's {@link BatchHandler} reads it into the device's {@link DerivedState} at the
+ * device's first result ({@link #stateOf}, token by token: {@link DerivedJson#decode}). A loaded device is then two objects
+ * (the text and its bytes) where its state is eight or nine (the state, its ring and its array, instants, its rate window,
+ * position and history mark): a lone worker taking a million devices over spent most of a slow slot's load in G1's young
+ * pauses, each copying the states loaded since the one before (README, "Taking slots up"). The text is what a new owner
+ * needs and no more: it is exactly what the previous owner committed. (Before that, a load kept every parsed JSON tree,
+ * about 1,900 bytes a device, until the last page was in.)
  */
 public final class SnapshotLoader {
   private static final Logger log = LoggerFactory.getLogger(SnapshotLoader.class);
@@ -65,15 +68,25 @@ public final class SnapshotLoader {
   static final String MAP_VERSIONS = "SELECT slot_id, slot_map_version FROM slot_lease WHERE slot_id = ANY($1::smallint[])";
 
   /**
-   * A slot's loaded state: {@code states}, the derived state of each of its devices that has a readable one (a device
-   * without is not in it: its counters start again); {@code devices}, how many devices the slot holds; {@code millis},
-   * its own load time; {@code mapVersion}, the slot map version its devices were switched to, read before them; {@code pages},
-   * the pages that held its devices (one for an empty slot: the page it was finished on), and {@code waitedMillis}, how
-   * much of {@code millis} the walk spent waiting for them with nothing to read (the database, or the context busy with
-   * other work) rather than reading them. The slot's processor takes {@code states} over as they are (before, each state
-   * was wrapped with the device's position, which nothing read, and copied into a second map at the hand-over).
+   * A slot's loaded state: {@code snapshots}, the stored derived snapshot of each of its devices that has one, as text
+   * (read into a state at the device's first result; an unreadable one then starts the device's counters again);
+   * {@code devices}, how many devices the slot holds; {@code millis}, its own load time; {@code mapVersion}, the slot map
+   * version its devices were switched to, read before them; {@code pages}, the pages that held its devices (one for an
+   * empty slot: the page it was finished on), and {@code waitedMillis}, how much of {@code millis} the walk spent waiting
+   * for them with nothing to read (the database, or the context busy with other work) rather than reading them. The
+   * slot's processor takes {@code snapshots} over as they are, and removes each text as it reads it.
    */
-  public record Snapshot(int slot, Map<String, DerivedState> states, int devices, long millis, long mapVersion, int pages, long waitedMillis) {}
+  public record Snapshot(int slot, Map<String, String> snapshots, int devices, long millis, long mapVersion, int pages, long waitedMillis) {
+    /** Every device's state, read now from its text (an unreadable one left out, as a worker would start it again). */
+    public Map<String, DerivedState> states() {
+      Map<String, DerivedState> out = new HashMap<>(HashSizes.capacityFor(snapshots.size()));
+      snapshots.forEach((device, text) -> {
+        DerivedState s = stateOf(slot, device, text);
+        if (s != null) out.put(device, s);
+      });
+      return out;
+    }
+  }
 
   private final Pool pool;
   private final int page;
@@ -140,8 +153,8 @@ public final class SnapshotLoader {
           short slot = r.getShort(0);
           String device = r.getString(1);
           walk.finishBefore(slot, sent, done);
-          DerivedState state = stateOf(slot, device, r.getString(2));
-          if (state != null) walk.states.put(device, state);
+          String snapshot = r.getString(2);
+          if (snapshot != null) walk.snapshots.put(device, snapshot);
           walk.devices++;
           listings.listed(device, r.getShort(3), r.getString(4));
         }
@@ -161,7 +174,7 @@ public final class SnapshotLoader {
     final int[] order;
     final Consumer<List<Snapshot>> loaded;
     final Map<Integer, Long> versions = new HashMap<>();
-    Map<String, DerivedState> states = new HashMap<>();
+    Map<String, String> snapshots = new HashMap<>();
     int devices;
     int at;
     long since;
@@ -205,9 +218,9 @@ public final class SnapshotLoader {
     void finishBefore(int slot, long sent, List<Snapshot> done) {
       while (at < order.length && order[at] < slot) {
         int s = order[at++];
-        done.add(new Snapshot(s, states, devices, (System.nanoTime() - since) / 1_000_000, versions.getOrDefault(s, 1L), pages,
+        done.add(new Snapshot(s, snapshots, devices, (System.nanoTime() - since) / 1_000_000, versions.getOrDefault(s, 1L), pages,
             waitedNs / 1_000_000));
-        states = new HashMap<>(HashSizes.capacityFor(devices)); // a slot holds about as many devices as the one before
+        snapshots = new HashMap<>(HashSizes.capacityFor(devices)); // a slot holds about as many devices as the one before
         devices = 0;
         since = sent;
         pages = 1; // the next slot starts on this page

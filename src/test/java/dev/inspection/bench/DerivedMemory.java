@@ -3,9 +3,11 @@ package dev.inspection.bench;
 import dev.inspection.messaging.Envelope;
 import dev.inspection.messaging.Priority;
 import dev.inspection.state.AlertRules;
+import dev.inspection.state.DerivedJson;
 import dev.inspection.state.DerivedState;
 import dev.inspection.state.HistoryPolicies;
 import dev.inspection.state.PayloadProfiles;
+import dev.inspection.state.SnapshotLayout;
 import dev.inspection.worker.DeviceDirectory;
 import dev.inspection.worker.StatePlanner;
 import io.vertx.core.json.JsonObject;
@@ -20,8 +22,9 @@ import java.util.Random;
 /**
  * Issue 11 goal 5: the heap a worker holds per device for its derived state (the slot's map of device id to
  * {@link DerivedState}, as {@code BatchHandler} keeps it), for devices that have seen a full flap ring: each
- * device's state is planned from 30 results (10 % DOWN) through {@link StatePlanner}, then read back from its
- * snapshot JSON as a new owner does. Heap measured after full GCs, before and after.
+ * device's state is planned from 30 results (10 % DOWN) through {@link StatePlanner}; its snapshot, in the layout a
+ * worker writes by default ({@link SnapshotLayout#COMPACT}), is what a new owner keeps of it until the device's first
+ * result ("as loaded"), and the state read back from it what it keeps after. Heap measured after full GCs, before and after.
  */
 final class DerivedMemory {
   private DerivedMemory() {}
@@ -35,17 +38,25 @@ final class DerivedMemory {
     long before = usedAfterGc();
     Map<String, DerivedState> planned = planned(devices);
     long afterPlanned = usedAfterGc();
-    Map<String, String> json = new HashMap<>();
-    planned.forEach((id, st) -> json.put(id, st.toJson().encode()));
-    long snapshotBytes = json.values().stream().mapToLong(String::length).sum();
+    Map<String, String> texts = new HashMap<>();
+    for (Map.Entry<String, DerivedState> e : planned.entrySet()) texts.put(new String(e.getKey()), SnapshotLayout.COMPACT.encode(e.getValue()));
+    long snapshotBytes = texts.values().stream().mapToLong(String::length).sum();
     planned = null;
-    long jsonOnly = usedAfterGc();
-    Map<String, DerivedState> loaded = new HashMap<>();
-    json.forEach((id, text) -> loaded.put(new String(id), DerivedState.fromJson(new JsonObject(text)))); // its own id, as after a takeover
-    long both = usedAfterGc();
-    System.out.printf("worker derived state: %.0f bytes/device as planned, %.0f bytes/device as loaded from snapshots (%d devices,"
-        + " device id and map entry included); snapshot JSON %.0f bytes/device%n", (double) (afterPlanned - before) / devices,
-        (double) (both - jsonOnly) / devices, loaded.size(), (double) snapshotBytes / devices);
+    long textsOnly = usedAfterGc();
+    Map<String, DerivedState> read = read(texts);
+    texts = null;
+    long readOnly = usedAfterGc();
+    System.out.printf("worker derived state: %.0f bytes/device as planned, %.0f as loaded (the snapshot's text, until the device's first"
+        + " result), %.0f as read from it (%d devices, device id and map entry included); snapshot %.0f characters/device%n",
+        (double) (afterPlanned - before) / devices, (double) (textsOnly - before) / devices, (double) (readOnly - before) / devices, read.size(),
+        (double) snapshotBytes / devices);
+  }
+
+  /** Each text read into its state under the loaded id, as {@code BatchHandler} keeps it (in a frame of its own: nothing of the walk stays reachable). */
+  private static Map<String, DerivedState> read(Map<String, String> texts) {
+    Map<String, DerivedState> read = new HashMap<>();
+    for (Map.Entry<String, String> e : texts.entrySet()) read.put(e.getKey(), DerivedJson.decode(e.getValue()));
+    return read;
   }
 
   /** Each device's state after 30 results, as the slot's memory holds it. */

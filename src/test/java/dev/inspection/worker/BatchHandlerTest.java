@@ -9,6 +9,9 @@ import dev.inspection.messaging.ResultBatch;
 import dev.inspection.messaging.Priority;
 import dev.inspection.messaging.Topology;
 import dev.inspection.state.AlertRules;
+import dev.inspection.state.Check;
+import dev.inspection.state.DerivedState;
+import dev.inspection.state.DeviceFold;
 import dev.inspection.state.HistoryPolicies;
 import dev.inspection.state.SnapshotLayout;
 import dev.inspection.state.PayloadProfiles;
@@ -198,6 +201,36 @@ class BatchHandlerTest {
     assertNull(handler.derived("d1"), "planning alone changes nothing");
     handler.committed(h.plan());
     assertEquals(1, handler.derived("d1").consecFailures());
+  }
+
+  @Test
+  void aLoadedSnapshotIsReadAtTheDevicesFirstResultAndAnUnreadableOneStartsItsCountersAgain() {
+    DerivedState twoDown = DerivedState.initial();
+    for (int k = 1; k <= 2; k++) {
+      twoDown = DeviceFold.apply(twoDown, new Check("d1", 900 + k, k, Instant.ofEpochMilli(900 + k), false, new JsonObject()), AlertRules.forPriority(2)).next();
+    }
+    Map<String, String> loaded = new HashMap<>(Map.of("d1", SnapshotLayout.COMPACT.encode(twoDown), "d2", "{not json", "d9",
+        SnapshotLayout.COMPACT.encode(twoDown)));
+    BatchHandler taking = new BatchHandler(new ResultGuard(SLOT, 1, SKEW), CLOCK, new BatchHandler.Limits(2048, 8192), TOPOLOGY,
+        (ids, queue) -> {
+          Map<String, DeviceDirectory.Info> out = new HashMap<>();
+          for (String id : ids) out.put(id, DeviceDirectory.Info.fallback(queue.get(id)));
+          return Future.succeededFuture(out);
+        }, AlertRules::forPriority, HistoryPolicies.EVERY, SnapshotLayout.COMPACT, loaded);
+    assertEquals(twoDown, taking.derived("d1"), "a loaded device's state before its first result: the one its previous owner committed");
+    assertNull(taking.derived("d2"), "an unreadable snapshot");
+
+    Future<Handled<Msg>> f = taking.handle(List.of(msg("d1", envelope("d1", SLOT, 5, new JsonObject().put("status", "DOWN"))),
+        msg("d2", envelope("d2", SLOT, 6, new JsonObject().put("status", "DOWN")))));
+    assertTrue(f.succeeded(), () -> "handled: " + f.cause());
+    StatePlanner.Plan plan = f.result().plan();
+    assertEquals(3, plan.next().get("d1").consecFailures(), "the third failure in a row, counted on the loaded state");
+    assertEquals(1, plan.next().get("d2").consecFailures(), "the unreadable snapshot's device starts again");
+    assertEquals(Map.of("d9", SnapshotLayout.COMPACT.encode(twoDown)), loaded, "the texts of d1 and d2 read and dropped; d9 waits for its result");
+    assertEquals(twoDown, taking.derived("d1"), "before the commit the state stays the loaded one");
+    taking.committed(plan);
+    assertEquals(3, taking.derived("d1").consecFailures());
+    assertEquals(twoDown, taking.derived("d9"));
   }
 
   private static Envelope at(String device, int slot, long cycle, long seq) {

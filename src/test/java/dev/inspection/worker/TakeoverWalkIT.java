@@ -32,6 +32,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -57,15 +58,15 @@ class TakeoverWalkIT {
       List<SnapshotLoader.Snapshot> handed = new CopyOnWriteArrayList<>();
       awaitResult(new SnapshotLoader(db.pool(), 2).load(List.of(5, 4, 3, 2, 1), snaps -> {
         groups.add(snaps.stream().map(SnapshotLoader.Snapshot::slot).toList());
-        snaps.forEach(s -> sizeWhenHanded.put(s.slot(), s.states().size()));
+        snaps.forEach(s -> sizeWhenHanded.put(s.slot(), s.snapshots().size()));
         handed.addAll(snaps);
       }));
       // page 2 (c, d) finishes slot 1; page 3 (e, f) finishes 2 and the empty 3; the short last page finishes 4 and 5
       assertEquals(List.of(List.of(1), List.of(2, 3), List.of(4, 5)), groups, "slots handed over in order, each with the page that finished it");
       assertEquals(Map.of(1, 3, 2, 1, 3, 0, 4, 4, 5, 0), sizeWhenHanded, "every device of a slot is in when it is handed over");
       for (SnapshotLoader.Snapshot s : handed) {
-        assertEquals(sizeWhenHanded.get(s.slot()), s.states().size(), "slot " + s.slot() + ": nothing added after its hand-over");
-        assertEquals(sizeWhenHanded.get(s.slot()), s.devices(), "slot " + s.slot() + ": every device read has its state");
+        assertEquals(sizeWhenHanded.get(s.slot()), s.snapshots().size(), "slot " + s.slot() + ": nothing added after its hand-over");
+        assertEquals(sizeWhenHanded.get(s.slot()), s.devices(), "slot " + s.slot() + ": every device read has its snapshot");
         assertEquals(s.slot() == 4 ? 7 : 1, s.mapVersion(), "slot " + s.slot() + "'s map version");
         assertTrue(s.waitedMillis() >= 0 && s.waitedMillis() <= s.millis(), "slot " + s.slot() + " waited for its pages within its own load: " + s);
       }
@@ -74,7 +75,8 @@ class TakeoverWalkIT {
       Map<Integer, Integer> pages = new TreeMap<>();
       handed.forEach(s -> pages.put(s.slot(), s.pages()));
       assertEquals(Map.of(1, 2, 2, 2, 3, 1, 4, 3, 5, 1), pages);
-      assertEquals(List.of("e", "f", "g", "h"), handed.get(3).states().keySet().stream().sorted().toList());
+      assertEquals(List.of("e", "f", "g", "h"), handed.get(3).snapshots().keySet().stream().sorted().toList());
+      assertEquals(List.of("e", "f", "g", "h"), handed.get(3).states().keySet().stream().sorted().toList(), "each read into its state");
     }
   }
 
@@ -167,6 +169,8 @@ class TakeoverWalkIT {
       assertTrue(!slot.states().containsKey("corrupt"), "an unreadable snapshot: the device starts again");
       assertTrue(!slot.states().containsKey("none"), "no snapshot yet");
       assertEquals(4, slot.states().size());
+      assertEquals(reordered, slot.snapshots().get("jsonb"), "the text kept as PostgreSQL sent it, read at the device's first result");
+      assertEquals(Set.of("written", "jsonb", "corrupt", "compact", "compact-jsonb"), slot.snapshots().keySet(), "every snapshot stored is kept");
       assertEquals(6, slot.devices(), "six devices read");
     }
   }
