@@ -94,7 +94,7 @@ public record DerivedState(
   public DerivedState {
     if (consecFailures < 0) throw new IllegalArgumentException("consecutive failures cannot be negative: " + consecFailures);
     Objects.requireNonNull(ring, "ring");
-    ring = List.copyOf(ring);
+    ring = FlapRing.of(ring); // the bits of one long: 32 bytes (a full ring of 21 was 120 in two objects)
     if (ring.size() > MAX_RING) throw new IllegalArgumentException("ring holds " + ring.size() + " results, at most " + MAX_RING);
     Objects.requireNonNull(offlinePhase, "offlinePhase");
     Objects.requireNonNull(firing, "firing");

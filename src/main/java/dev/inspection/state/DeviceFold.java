@@ -73,9 +73,7 @@ public final class DeviceFold {
     TreeMap<String, Integer> firing = new TreeMap<>(s.firing());
 
     // Ring and flapping first: whether this very check starts flapping decides whether it may fire offline.
-    List<CheckStatus> ring = new ArrayList<>(s.ring());
-    ring.add(c.status());
-    while (ring.size() > r.flapWindow()) ring.remove(0);
+    List<CheckStatus> ring = FlapRing.plus(s.ring(), c.status(), r.flapWindow());
     double pct = Flapping.percentStateChange(ring, r.flapWindow());
     boolean flapping = s.flapping();
     if (!flapping && pct > r.flapHighPct()) {
