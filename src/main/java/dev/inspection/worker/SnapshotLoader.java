@@ -28,7 +28,7 @@ import org.slf4j.LoggerFactory;
  * <p>Each row's derived snapshot is kept as the text PostgreSQL sent ({@code ::text}; the column is {@code json}, so it is
  * the text the worker wrote), and the slot's {@link BatchHandler} reads it into the device's {@link DerivedState} at the
  * device's first result ({@link #stateOf}, token by token: {@link DerivedJson#decode}). A loaded device is then two objects
- * (the text and its bytes) where its state is eight or nine (the state, its ring and its array, instants, its rate window,
+ * (the text and its bytes) where its state is about eight (the state, its ring, instants, its rate window,
  * position and history mark): a lone worker taking a million devices over spent most of a slow slot's load in G1's young
  * pauses, each copying the states loaded since the one before (README, "Taking slots up"). The text is what a new owner
  * needs and no more: it is exactly what the previous owner committed. (Before that, a load kept every parsed JSON tree,
