@@ -368,14 +368,14 @@ public final class Metrics {
     checked[i].increment();
   }
 
-  /** Inspections a backpressure mode skipped (issue 12), by device priority. */
-  public void inspectionSkipped(int priority) {
+  /** {@code n} inspections a backpressure mode skipped (issue 12), by device priority (0: one outside 1-3); the probe adds them once a second. */
+  public void inspectionsSkipped(int priority, long n) {
     int i = priority >= 1 && priority <= 3 ? priority : 0;
     if (skippedByMode[i] == null) {
       skippedByMode[i] = counter("probe_mode_skipped_total", "inspections skipped by the effective backpressure mode, by device priority", "priority",
           Integer.toString(priority));
     }
-    skippedByMode[i].increment();
+    skippedByMode[i].increment(n);
   }
 
   /** The sum of the counters of this name with these tags (all slots, all reasons, ... for the tags not given). */
