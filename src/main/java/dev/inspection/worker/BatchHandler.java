@@ -136,7 +136,7 @@ public final class BatchHandler {
    */
   public <D extends Received> Future<Handled<D>> plan(Parsed<D> parsed) {
     if (parsed.valid().isEmpty()) return Future.succeededFuture(new Handled<>(null, List.of(), parsed.dead()));
-    Map<String, Priority> queueOf = new HashMap<>();
+    Map<String, Priority> queueOf = new HashMap<>(HashSizes.capacityFor(parsed.valid().size()));
     for (Valid<D> v : parsed.valid()) queueOf.put(v.envelope().deviceId(), v.delivery().priority());
     return lookup.infos(queueOf.keySet(), queueOf).map(listed -> {
       Map<String, DeviceDirectory.Info> infos = pushedProfiles(listed, parsed.valid());

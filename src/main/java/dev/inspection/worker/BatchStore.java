@@ -257,7 +257,7 @@ public final class BatchStore {
     history.sort(Comparator.comparing((HistoryRollups.Item h) -> h.row().envelope().deviceId()).thenComparingLong(h -> h.row().envelope().cycleId())
         .thenComparingLong(h -> h.row().envelope().seq()));
     // a device's newest payload is usually the same object in current and in history: encode it once
-    Map<JsonObject, Buffer> encoded = new IdentityHashMap<>();
+    Map<JsonObject, Buffer> encoded = new IdentityHashMap<>(history.size());
     Function<JsonObject, Buffer> once = j -> encoded.computeIfAbsent(j, JsonObject::toBuffer);
     // current and history go out together (the connection pipelines them: one wait for both answers, not two); PostgreSQL runs them in
     // order, and when the first fails the second fails with 25P02 after it, so the batch fails with the first one's error

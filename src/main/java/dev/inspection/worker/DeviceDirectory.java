@@ -109,7 +109,7 @@ public final class DeviceDirectory {
    */
   public Future<Map<String, Info>> lookup(Collection<String> ids, Map<String, Priority> queue) {
     long now = clock.millis();
-    Map<String, Info> out = new HashMap<>();
+    Map<String, Info> out = new HashMap<>(HashSizes.capacityFor(ids.size()));
     List<String> missing = new ArrayList<>();
     for (String id : ids) {
       Cached c = cache.get(id);

@@ -164,7 +164,7 @@ final class HistoryRollups {
     List<BatchStore.ResultRow> rows = new ArrayList<>(items.size());
     Boolean[] keep = new Boolean[items.size()];
     Short[] rc = new Short[items.size()];
-    Map<JsonObject, Long> index = new IdentityHashMap<>();
+    Map<JsonObject, Long> index = new IdentityHashMap<>(items.size());
     // writing fresh, the (minute, device) rows that may exist already: any of their results not the first of its minute
     Set<RollupFold.Key> existing = new HashSet<>();
     for (int i = 0; i < items.size(); i++) {

@@ -104,12 +104,14 @@ public final class StatePlanner {
   /** @param layout the layout the derived snapshots are written in */
   public static Plan plan(List<Envelope> batch, Map<String, DerivedState> memory, Map<String, DeviceDirectory.Info> infos,
       IntFunction<AlertRules> rules, HistoryPolicies histories, SnapshotLayout layout) {
-    Map<String, List<Envelope>> byDevice = new LinkedHashMap<>();
-    for (Envelope e : batch) byDevice.computeIfAbsent(e.deviceId(), k -> new ArrayList<>()).add(e);
-    List<CurrentRow> current = new ArrayList<>();
-    List<HistoryRow> history = new ArrayList<>();
+    // sized for the batch up front (a device is seldom twice in one): growing them was about 1 % of the event loops' samples at capacity
+    int size = HashSizes.capacityFor(batch.size());
+    Map<String, List<Envelope>> byDevice = new LinkedHashMap<>(size);
+    for (Envelope e : batch) byDevice.computeIfAbsent(e.deviceId(), k -> new ArrayList<>(2)).add(e);
+    List<CurrentRow> current = new ArrayList<>(byDevice.size());
+    List<HistoryRow> history = new ArrayList<>(batch.size());
     List<AlertEvent> events = new ArrayList<>();
-    Map<String, DerivedState> next = new HashMap<>();
+    Map<String, DerivedState> next = new HashMap<>(size);
     Map<String, String> rejected = new HashMap<>();
     for (Map.Entry<String, List<Envelope>> d : byDevice.entrySet()) {
       try {
