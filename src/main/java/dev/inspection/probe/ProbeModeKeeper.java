@@ -48,8 +48,8 @@ public final class ProbeModeKeeper {
   private long lastHeardAtMs = -1;
   /**
    * Checks skipped by the mode since the last look, by priority (0: any other): added to {@code probe_mode_skipped_total} once a second
-   * rather than with each check. An overloaded probe skips thousands a second, and the counter's own increment was 1.8 % of the event
-   * loops' samples in a capacity run's flight recording. The schedule and the looks run on the probe verticle's event loop.
+   * rather than with each check. An overloaded probe skips thousands a second, and the counter's own increment was 1.3-1.8 % of the
+   * event loops' samples in capacity runs' flight recordings. The schedule and the looks run on the probe verticle's event loop.
    */
   private final long[] skipped = new long[4];
 
