@@ -93,6 +93,14 @@
 #   days keeps (history up to retention.history.days.high/normal, 30/14; alert events and rollups up to 90): a fresh schema
 #   has only yesterday to 3 days ahead, and a statement that cannot prune partitions costs more with every day kept;
 #   e.g. BENCH_AGED_DAYS=90 ./run.sh bench --capacity
+#   BENCH_AGED_HISTORY_MIN (0): before each run, fill history with this many minutes of the run's own devices' results
+#   (one row per device and interval, cycle_ids before the run's), as a node that has run that long has it: the history
+#   key begins with the device, so with every minute kept each insert lands on a leaf of a larger index; a fresh day
+#   partition holds none of it. About 6-15 s per million rows; the fill is vacuumed and analysed and a checkpoint taken
+#   before the node starts; e.g. BENCH_AGED_HISTORY_MIN=60 ./run.sh bench --million. BENCH_AGED_HISTORY_STEP_MS (the run's
+#   interval): one row per device this often instead, as history.policy=changes keeps (a heartbeat row, 15 min by default,
+#   and the changes: the simulated fleet's history kept about one row in 13 minutes a device), e.g.
+#   BENCH_AGED_HISTORY_MIN=60 BENCH_AGED_HISTORY_STEP_MS=780000 BENCH_NODE_FLAGS=--history.policy=changes
 #   BENCH_ID (default bench: the node's schema, queue prefix, Redis prefix and node id, the scratch schema
 #   <id>_pg and the PerfTest queues <id>.perf.N) and BENCH_PORT (18080): to run beside another checkout's bench
 #   (the figures of both are then skewed).
@@ -241,6 +249,10 @@ for x in ROLE_DRAIN_S ROLE_PROBE_S; do
 done
 AGED_DAYS="${BENCH_AGED_DAYS:-0}"
 [[ "$AGED_DAYS" =~ ^[0-9]+$ ]] || { echo "bench.sh: BENCH_AGED_DAYS must be a whole number of days (0 = a fresh schema), got '$AGED_DAYS'" >&2; exit 2; }
+AGED_HISTORY_MIN="${BENCH_AGED_HISTORY_MIN:-0}"
+[[ "$AGED_HISTORY_MIN" =~ ^[0-9]+$ ]] || { echo "bench.sh: BENCH_AGED_HISTORY_MIN must be a whole number of minutes (0 = an empty history), got '$AGED_HISTORY_MIN'" >&2; exit 2; }
+AGED_HISTORY_STEP="${BENCH_AGED_HISTORY_STEP_MS:-}"
+[ -z "$AGED_HISTORY_STEP" ] || [[ "$AGED_HISTORY_STEP" =~ ^[1-9][0-9]*$ ]] || { echo "bench.sh: BENCH_AGED_HISTORY_STEP_MS must be a positive number of ms (unset = the run's interval), got '$AGED_HISTORY_STEP'" >&2; exit 2; }
 STEP=10 # seconds between progress samples inside a window
 # after the warm-up, wait (at most this long) until the JIT compiler has settled: at most JIT_SETTLE_SHARE of
 # the node's CPU, or JIT_SETTLE_MC milli-cores, over JIT_SETTLE_STEP seconds
@@ -520,6 +532,39 @@ SQL
   AGED_PARTS=$("${PSQL[@]}" -Atc "SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = '$PREFIX' AND c.relkind = 'r' AND c.relispartition")
 }
 
+age_history() { # tag devices interval_ms (BENCH_AGED_HISTORY_MIN): the run's devices' history of the minutes before it
+  local tag=$1 n=$2 i=${AGED_HISTORY_STEP:-$3} t0 rounds r ms
+  [ "$AGED_DAYS" != 0 ] || java -jar "$JAR" migrate --pg.schema="$PREFIX" --slots.total=$RUN_SLOTS --security.allow.insecure.credentials=true \
+    >"$OUT/migrate.log" 2>&1 || die "migrating schema $PREFIX for BENCH_AGED_HISTORY_MIN failed (log: $OUT/migrate.log)"
+  rounds=$(( (AGED_HISTORY_MIN * 60000 + i - 1) / i ))
+  ms=$(( $(date +%s%3N) - 5000 ))
+  t0=$(now)
+  say "[$tag] filling history with $AGED_HISTORY_MIN minutes of $n devices, a row each every $i ms: $rounds rounds of $n rows (BENCH_AGED_HISTORY_MIN${AGED_HISTORY_STEP:+, BENCH_AGED_HISTORY_STEP_MS})"
+  for ((r = rounds; r >= 1; r--)); do
+    # round r: every device once, spread over the interval that ends r intervals before the run; the seq is unique per
+    # device and round, and the message id names the fill
+    "${PSQL[@]}" -v schema="$PREFIX" -v n="$n" -v i="$i" -v hi="$((ms - (r - 1) * i))" -v r="$r" >>"$OUT/age-history.log" 2>&1 <<'SQL' ||
+SET client_min_messages = warning;
+SET synchronous_commit = off;
+SET search_path = :"schema";
+INSERT INTO device_status_history (device_id, cycle_id, seq, retention_class, slot_id, collected_at, received_at, writer_epoch, message_id, status_payload)
+SELECT d, c, s, CASE WHEN k % 20 = 0 THEN 1 ELSE 2 END, (k % 256)::smallint, to_timestamp(c / 1000.0), to_timestamp(c / 1000.0 + 0.5), 1,
+       'aged:' || c || ':' || d || ':' || s, ('{"check":"sim","status":"UP","latency_ms":' || (1 + k % 50) || '}')::jsonb
+FROM (SELECT k, 'sim-' || CASE WHEN k < 1000000 THEN lpad(k::text, 6, '0') ELSE k::text END AS d, :hi::bigint - :i::bigint + (k * :i::bigint / :n::bigint) AS c, 1000000000000::bigint * :r + k AS s
+      FROM generate_series(1, :n::bigint) k) g;
+SQL
+      die "filling history for BENCH_AGED_HISTORY_MIN failed (log: $OUT/age-history.log)"
+    (( (rounds - r + 1) % 10 == 0 )) && say "  [$tag] history fill: $((rounds - r + 1)) of $rounds rounds in $(fmt0 "$(calc 'a - b' "$(now)" "$t0")") s"
+  done
+  "${PSQL[@]}" -c "SET client_min_messages = warning" -c "VACUUM (ANALYZE) $PREFIX.device_status_history" -c "CHECKPOINT" >>"$OUT/age-history.log" 2>&1 ||
+    die "vacuuming the filled history failed (log: $OUT/age-history.log)"
+  AGED_HISTORY_SIZES=$("${PSQL[@]}" -Atc "SELECT string_agg(format('%s %s rows, %s MB heap + %s MB key', c.relname, c.reltuples::bigint,
+      pg_relation_size(c.oid) >> 20, pg_indexes_size(c.oid) >> 20), '; ' ORDER BY c.relname)
+    FROM pg_class c JOIN pg_namespace ns ON ns.oid = c.relnamespace
+    WHERE ns.nspname = '$PREFIX' AND c.relkind = 'r' AND c.relname LIKE 'device_status_history_c%' AND c.reltuples > 0")
+  say "[$tag] history filled in $(fmt0 "$(calc 'a - b' "$(now)" "$t0")") s (with the vacuum and checkpoint): $AGED_HISTORY_SIZES"
+}
+
 stop_node() { # sets NODE_STOP_S
   [ -n "$NODE_PID" ] || return 0
   local t0 pid="$NODE_PID"
@@ -708,6 +753,7 @@ start_node() { # tag devices interval_ms heap
   NODE_TEARDOWN_MAYBE=1
   teardown_node || die "Teardown before the run failed (RabbitMQ or PostgreSQL down?)"
   [ "$AGED_DAYS" = 0 ] || age_schema
+  [ "$AGED_HISTORY_MIN" = 0 ] || age_history "$tag" "$n" "$i"
   local jvm_opts=${BENCH_JVM_OPTS:-}
   jvm_opts=${jvm_opts//\{run\}/$tag}
   # the scheduler's API needs real secrets: throwaway ones, through the environment
@@ -1333,6 +1379,7 @@ notes=()
 [ "$QUICK" = 1 ] && notes+=("--quick smoke run: ${WINDOW} s windows, smaller fleets; not figures for the README")
 notes+=("git $COMMIT$DIRTY, target/node.jar built $JAR_TIME; $SLOTS slots = $((2 * SLOTS)) quorum queues$( [ "$IDLE_SLOTS" = "$SLOTS" ] || echo " ($IDLE_SLOTS slots = $((2 * IDLE_SLOTS)) in the idle run, BENCH_IDLE_SLOTS)")${BENCH_NODE_FLAGS:+; node flags $BENCH_NODE_FLAGS}")
 [ "$AGED_DAYS" = 0 ] || notes+=("BENCH_AGED_DAYS=$AGED_DAYS: before each run the node's schema got the past days' partitions its retention keeps: ${AGED_PARTS:-NA} partitions of history, alert events and rollups (a fresh schema: yesterday to 3 days ahead)")
+[ "$AGED_HISTORY_MIN" = 0 ] || notes+=("BENCH_AGED_HISTORY_MIN=$AGED_HISTORY_MIN: before each run history was filled with the run's devices' results of the $AGED_HISTORY_MIN minutes before it$([ -z "$AGED_HISTORY_STEP" ] || echo ", one row a device every $AGED_HISTORY_STEP ms") (last run's tables: ${AGED_HISTORY_SIZES:-NA}); a fresh schema's history is empty")
 notes+=("PostgreSQL shared_buffers $PG_BUFFERS (the server's setting, not the node's; pages beyond it are read from and written to the OS cache by the sessions themselves)")
 ran capacity && notes+=("capacity and half: -Xmx$HEAP, warm-up ${WARMUP} s, window ${WINDOW} s")
 jitw=""; for tag in capacity half idle million; do ran "$tag" && jitw+="${jitw:+, }$tag ${R[$tag.jit_wait]:-0} s"; done
