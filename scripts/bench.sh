@@ -96,7 +96,7 @@
 #   BENCH_AGED_HISTORY_MIN (0): before each run, fill history with this many minutes of the run's own devices' results
 #   (one row per device and interval, cycle_ids before the run's), as a node that has run that long has it: the history
 #   key begins with the device, so with every minute kept each insert lands on a leaf of a larger index; a fresh day
-#   partition holds none of it. About 6-15 s per million rows; the fill is vacuumed and analysed and a checkpoint taken
+#   partition holds none of it. 7-22 s per million rows (an hour of a million devices: about 15 minutes); the fill is vacuumed and analysed and a checkpoint taken
 #   before the node starts; e.g. BENCH_AGED_HISTORY_MIN=60 ./run.sh bench --million. BENCH_AGED_HISTORY_STEP_MS (the run's
 #   interval): one row per device this often instead, as history.policy=changes keeps (a heartbeat row, 15 min by default,
 #   and the changes: the simulated fleet's history kept about one row in 13 minutes a device), e.g.
