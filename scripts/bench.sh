@@ -96,8 +96,9 @@
 #   BENCH_AGED_HISTORY_MIN (0): before each run, fill history with this many minutes of the run's own devices' results
 #   (one row per device and interval, cycle_ids before the run's), as a node that has run that long has it: the history
 #   key begins with the device, so with every minute kept each insert lands on a leaf of a larger index; a fresh day
-#   partition holds none of it. 7-22 s per million rows (an hour of a million devices: about 15 minutes); the fill is vacuumed and analysed and a checkpoint taken
-#   before the node starts; e.g. BENCH_AGED_HISTORY_MIN=60 ./run.sh bench --million. BENCH_AGED_HISTORY_STEP_MS (the run's
+#   partition holds none of it. 7-22 s per million rows (an hour of a million devices: about 15 minutes); the fill is
+#   vacuumed, analysed and checkpointed before the node starts; e.g. BENCH_AGED_HISTORY_MIN=60 ./run.sh bench --million.
+#   BENCH_AGED_HISTORY_STEP_MS (the run's
 #   interval): one row per device this often instead, as history.policy=changes keeps (a heartbeat row, 15 min by default,
 #   and the changes: the simulated fleet's history kept about one row in 13 minutes a device), e.g.
 #   BENCH_AGED_HISTORY_MIN=60 BENCH_AGED_HISTORY_STEP_MS=780000 BENCH_NODE_FLAGS=--history.policy=changes
@@ -499,9 +500,13 @@ teardown_node() {
   return 1
 }
 
-age_schema() { # BENCH_AGED_DAYS: migrate the node's schema and add the past days' partitions the retention keeps
+migrate_schema() { # why: the node's schema, migrated before the node starts, for what the caller adds to it
   java -jar "$JAR" migrate --pg.schema="$PREFIX" --slots.total=$RUN_SLOTS --security.allow.insecure.credentials=true >"$OUT/migrate.log" 2>&1 ||
-    die "migrating schema $PREFIX for BENCH_AGED_DAYS failed (log: $OUT/migrate.log)"
+    die "migrating schema $PREFIX for $1 failed (log: $OUT/migrate.log)"
+}
+
+age_schema() { # BENCH_AGED_DAYS: migrate the node's schema and add the past days' partitions the retention keeps
+  migrate_schema BENCH_AGED_DAYS
   "${PSQL[@]}" -v schema="$PREFIX" -v days="$AGED_DAYS" >"$OUT/age.log" 2>&1 <<'SQL' || die "adding $AGED_DAYS past days of partitions to $PREFIX failed (log: $OUT/age.log)"
 SET client_min_messages = warning;
 SELECT set_config('bench.schema', :'schema', false), set_config('bench.days', :'days', false);
@@ -534,15 +539,15 @@ SQL
 
 age_history() { # tag devices interval_ms (BENCH_AGED_HISTORY_MIN): the run's devices' history of the minutes before it
   local tag=$1 n=$2 i=${AGED_HISTORY_STEP:-$3} t0 rounds r ms
-  [ "$AGED_DAYS" != 0 ] || java -jar "$JAR" migrate --pg.schema="$PREFIX" --slots.total=$RUN_SLOTS --security.allow.insecure.credentials=true \
-    >"$OUT/migrate.log" 2>&1 || die "migrating schema $PREFIX for BENCH_AGED_HISTORY_MIN failed (log: $OUT/migrate.log)"
+  [ "$AGED_DAYS" != 0 ] || migrate_schema BENCH_AGED_HISTORY_MIN # age_schema migrated it already
   rounds=$(( (AGED_HISTORY_MIN * 60000 + i - 1) / i ))
   ms=$(( $(date +%s%3N) - 5000 ))
   t0=$(now)
   say "[$tag] filling history with $AGED_HISTORY_MIN minutes of $n devices, a row each every $i ms: $rounds rounds of $n rows (BENCH_AGED_HISTORY_MIN${AGED_HISTORY_STEP:+, BENCH_AGED_HISTORY_STEP_MS})"
   for ((r = rounds; r >= 1; r--)); do
     # round r: every device once, spread over the interval that ends r intervals before the run; the seq is unique per
-    # device and round, and the message id names the fill
+    # device and round, and the message id names the fill. Ids and retention classes as Inventory.simulated makes them
+    # (sim-%06d, every 20th device critical): change both together
     "${PSQL[@]}" -v schema="$PREFIX" -v n="$n" -v i="$i" -v hi="$((ms - (r - 1) * i))" -v r="$r" >>"$OUT/age-history.log" 2>&1 <<'SQL' ||
 SET client_min_messages = warning;
 SET synchronous_commit = off;
