@@ -226,6 +226,35 @@ public final class BatchPicker<D> {
     return new Take<>(batch, taken);
   }
 
+  /** Whether the high lane holds a delivery ({@link #pickHigh}). */
+  public boolean hasHigh() {
+    return !lanes.get(Priority.HIGH).isEmpty();
+  }
+
+  /**
+   * The high lane alone, in arrival order (at most {@code batchMax}, or the first batch's limit): critical results that go
+   * ahead while the worker's commit queue is full ({@link CommitRoom}); the other lanes and the merge window wait for the
+   * slot's turn.
+   */
+  public Take<D> pickHigh() {
+    ArrayDeque<Waiting<D>> lane = lanes.get(Priority.HIGH);
+    int n = Math.min(lane.size(), limit);
+    if (n == 0) return new Take<>(List.of(), Map.of());
+    limit = batchMax;
+    long now = clock.millis();
+    long oldest = Long.MAX_VALUE;
+    List<D> batch = new ArrayList<>(n);
+    for (int i = 0; i < n; i++) {
+      Waiting<D> w = lane.poll();
+      oldest = Math.min(oldest, w.collectedAtMs());
+      batch.add(w.delivery());
+    }
+    size -= n;
+    Map<Priority, LaneTake> taken = new EnumMap<>(Priority.class);
+    taken.put(Priority.HIGH, new LaneTake(n, now - oldest, 0));
+    return new Take<>(batch, taken);
+  }
+
   /** The merge window's deliveries as one batch, high, then normal, then low (each in arrival order). */
   private Take<D> closeWindow(long now) {
     List<MergeWindow.Held<D>> held = window.take();

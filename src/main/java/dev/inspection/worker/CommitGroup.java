@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -29,7 +30,8 @@ import org.slf4j.LoggerFactory;
  * write mode on ({@link #degradedMode}), every group commit is measured by the {@link DegradedMonitor}, and while
  * it is DEGRADED a group is committed without its non-critical history rows ({@link Spill}), which are published
  * to the back-fill queue before the slots hear that they committed (so their deliveries are acked only after
- * both). Runs on the worker's event loop.
+ * both). The queue holds about one round of transactions: a slot starts its next batch only while there is room
+ * ({@link CommitRoom}), and a slot's critical results alone may go ahead of a full queue. Runs on the worker's event loop.
  */
 public final class CommitGroup {
   private static final Logger log = LoggerFactory.getLogger(CommitGroup.class);
@@ -53,6 +55,8 @@ public final class CommitGroup {
   private final int maxRows;
   private final ArrayDeque<Waiting> waiting = new ArrayDeque<>();
   private int inFlight;
+  /** Admission to {@link #waiting}: one round of transactions ({@code maxRows} x {@code maxConcurrent}) queued and being planned. */
+  private final CommitRoom room;
   /** Lingering slots' {@code goNow}, by owner ({@link #lingering}); in the order they began to linger. */
   private final Map<Object, Runnable> lingering = new LinkedHashMap<>();
   private final boolean takeAlongOn;
@@ -66,6 +70,7 @@ public final class CommitGroup {
     this.maxRows = maxRows;
     this.metrics = metrics;
     this.takeAlongOn = config.getBool(Keys.WORKER_COMMIT_TAKE_ALONG);
+    this.room = new CommitRoom(maxConcurrent * maxRows);
   }
 
   /**
@@ -82,13 +87,50 @@ public final class CommitGroup {
     return this;
   }
 
-  public Future<SlotCommit> submit(int slot, long epoch, StatePlanner.Plan plan) {
+  /**
+   * {@code owner}'s batch for a transaction: it joins the queue (its reservation, {@link #reserve}, becomes queued results) and
+   * goes with the next transaction that has room for it.
+   */
+  public Future<SlotCommit> submit(Object owner, int slot, long epoch, StatePlanner.Plan plan) {
+    return submit(owner, slot, epoch, plan, false);
+  }
+
+  /** As above; {@code ahead}: a slot's critical results alone (started while the queue was full), first into the next transaction. */
+  public Future<SlotCommit> submit(Object owner, int slot, long epoch, StatePlanner.Plan plan, boolean ahead) {
     Promise<SlotCommit> p = Promise.promise();
-    waiting.add(new Waiting(new Part(slot, epoch, plan), p));
+    Part part = new Part(slot, epoch, plan);
+    if (ahead) waiting.addFirst(new Waiting(part, p));
+    else waiting.add(new Waiting(part, p));
+    room.queued(owner, part.size());
     if (takingAlong) return p.future(); // the submit that takes this slot along flushes it
     if (takesAlong(takeAlongOn, inFlight, lingering.size())) takeAlong();
     flush();
+    room.wake();
     return p.future();
+  }
+
+  /**
+   * Whether {@code owner} may start its next batch now ({@link CommitRoom}); if not, it waits in line and {@code go} is asked
+   * once there is room (the slots with critical results first); false from it keeps the owner's place.
+   */
+  public boolean admits(Object owner, boolean hasCritical, BooleanSupplier go) {
+    return room.admits(owner, hasCritical, go);
+  }
+
+  /** {@code owner} picked and parsed a batch of {@code results}: they count against the room until submitted or released. */
+  public void reserve(Object owner, int results) {
+    room.reserve(owner, results);
+  }
+
+  /** {@code owner}'s batch ended (whether it was submitted or not) or it closed: no reservation and no wait of it is left. */
+  public void release(Object owner) {
+    room.release(owner);
+    room.wake();
+  }
+
+  /** {@code owner} closed: it no longer waits for room. */
+  public void forget(Object owner) {
+    room.forget(owner);
   }
 
   /**
@@ -156,6 +198,7 @@ public final class CommitGroup {
       while (!waiting.isEmpty() && (group.isEmpty() || rows + waiting.peek().part().size() <= maxRows)) {
         Waiting w = waiting.poll();
         rows += w.part().size();
+        room.dequeued(w.part().size());
         group.add(w);
       }
       inFlight++;
@@ -178,6 +221,7 @@ public final class CommitGroup {
             else w.result().complete(ar.result().get(w.part().slot()));
           }
           flush();
+          room.wake();
         });
       });
     }

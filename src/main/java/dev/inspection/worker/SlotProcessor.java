@@ -27,8 +27,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Consumes one slot that this worker holds at a given lease epoch, one batch at a time: pick
- * ({@link BatchPicker}) → handle ({@link BatchHandler}) → dead-letter ∥ commit ({@link CommitGroup}) → ack
+ * Consumes one slot that this worker holds at a given lease epoch, one batch at a time: room in the commit queue
+ * ({@link CommitRoom}) → pick ({@link BatchPicker}) → handle ({@link BatchHandler}) → dead-letter ∥ commit ({@link CommitGroup}) → ack
  * ({@link SlotConsumers}) — ack only after commit (INV-19). A graceful {@link #close} (D6, and the old
  * owner's half of a move) cancels the consumers, commits and acks everything the broker sent before its
  * cancel-ok and during the quiet period after it, then closes the channels: a move redelivers nothing.
@@ -88,6 +88,7 @@ public final class SlotProcessor {
   private Promise<Void> settled;
   private Future<Void> closed = Future.succeededFuture();
   private final SlotStats stats;
+  private final SlotTurn turn;
 
   public SlotProcessor(Vertx vertx, int slot, long epoch, SlotMemory memory, SlotSettings settings, SlotServices services) {
     this.vertx = vertx;
@@ -104,6 +105,7 @@ public final class SlotProcessor {
         memory.snapshots());
     this.reopen = new Retry(vertx, settings.reopen(), log);
     this.stats = new SlotStats(metrics);
+    this.turn = new SlotTurn(services.store(), this);
     metrics.fenced(slot, 0); // at zero from the takeover on, so an alert on their rate sees the series before the first event
     metrics.committed(slot, 0);
   }
@@ -175,7 +177,7 @@ public final class SlotProcessor {
     metrics.channelsBroken(slot);
     log.atWarn().addKeyValue(SLOT, slot).log("slot {} (epoch {}): {}; its channels close and its consumers open again", slot, epoch, why);
     consumers.close();
-    mailbox.clear();
+    clearMailbox();
     to(Phase.DISCONNECTED);
     if (again) vertx.setTimer(1000, t -> open());
     else open();
@@ -184,8 +186,14 @@ public final class SlotProcessor {
   /** The connection is gone: so are the channels and every unacked delivery (the broker requeues them). */
   public void connectionLost() {
     consumers.lost();
-    mailbox.clear();
+    clearMailbox();
     if (phase == Phase.OPENING || phase == Phase.CONSUMING) to(Phase.DISCONNECTED);
+  }
+
+  /** Every delivery is gone (the broker has them back, or they go back when the channels close): nothing waits for room. */
+  private void clearMailbox() {
+    mailbox.clear();
+    turn.cancel();
   }
 
   private void accept(Delivery d) {
@@ -200,7 +208,8 @@ public final class SlotProcessor {
     if (batchInFlight || (phase != Phase.OPENING && phase != Phase.CONSUMING && phase != Phase.CLOSING)) return;
     long due = mailbox.dueInMs(phase == Phase.CLOSING);
     if (due == 0) {
-      start();
+      if (turn.admits(phase == Phase.CLOSING, mailbox.hasHigh(), this::roomFreed)) start(false);
+      else if (mailbox.hasHigh()) start(true); // the high lane goes ahead of the full queue; the slot keeps its place in line for the rest
     } else if (due > 0 && lingerTimer < 0) {
       lingerTimer = vertx.setTimer(due, t -> {
         lingerTimer = -1;
@@ -210,36 +219,48 @@ public final class SlotProcessor {
       closeWhenQuiet();
     }
     if (due > 0 && mailbox.laneSize() > 0) services.store().lingering(this, () -> {
-      if (mailbox.laneSize() > 0) start(); // the merge window keeps its own time
+      if (mailbox.laneSize() > 0) start(false); // the merge window keeps its own time
     });
+  }
+
+  /** The commit queue has room ({@link CommitRoom}): false while a batch of this slot is in flight, which keeps its place in line. */
+  private boolean roomFreed() {
+    if (batchInFlight) return false;
+    if (mailbox.isEmpty()) turn.cancel(); // the high lane went ahead with all there was
+    else start(false);
+    return true;
   }
 
   /**
    * Also run by a commit that takes this slot along ({@link CommitGroup#lingering}: the lanes' batch goes now, not after its linger); a
    * slot closed or paused since, or with nothing left in its lanes, does nothing (a stale registration goes with the next take-along).
+   * {@code highOnly}: the high lane alone, ahead of a full commit queue.
    */
-  private void start() {
+  private void start(boolean highOnly) {
     if (batchInFlight || (phase != Phase.OPENING && phase != Phase.CONSUMING && phase != Phase.CLOSING) || mailbox.isEmpty()) return;
     if (lingerTimer >= 0) vertx.cancelTimer(lingerTimer);
     lingerTimer = -1;
     services.store().notLingering(this);
-    BatchPicker.Take<Delivery> take = mailbox.pick();
+    if (!highOnly) services.store().forget(this); // taken along while it waited for room
+    BatchPicker.Take<Delivery> take = highOnly ? mailbox.pickHigh() : mailbox.pick();
     take.lanes().forEach((lane, t) -> metrics.laneTaken(lane.wire, t.taken(), t.oldestAgeMs(), t.starved()));
-    run(take.batch());
+    run(take.batch(), highOnly);
   }
 
   /** One batch: handle → (dead-letter ∥ commit) → settle every delivery of it on the broker at once. */
-  private void run(List<Delivery> batch) {
+  private void run(List<Delivery> batch, boolean ahead) {
     batchInFlight = true;
-    long start = System.nanoTime();
+    long start = turn.began(ahead);
     BatchHandler.Parsed<Delivery> parsed = handler.parse(batch);
+    services.store().reserve(this, parsed.valid().size());
     Future<Handled<Delivery>> handled = handler.plan(parsed);
     Future<Void> dead = handled.transform(ar -> setAside(ar.succeeded() ? ar.result().dead() : parsed.dead())); // parse failures even when the lookup fails
-    Future<SlotCommit> commit = handled.compose(this::commit);
+    Future<SlotCommit> commit = handled.compose(h -> commit(h, ahead));
     // results PostgreSQL refused (D9): set aside after the rest committed, acked once the broker confirmed them
     Future<List<Dead<Delivery>>> refused = commit.map(c -> handler.refused(handled.result().toCommit(), c.refused()));
     Future<Void> refusedDead = refused.compose(this::setAside);
     Future.join(dead, commit, refusedDead).onComplete(ar -> {
+      services.store().release(this); // not submitted (nothing to write, or a failure first): its reservation goes
       List<Dead<Delivery>> deadOnes = handled.succeeded() ? handled.result().dead() : parsed.dead();
       boolean committed = commit.succeeded() && commit.result().outcome() instanceof Committed;
       if (dead.failed()) {
@@ -297,9 +318,9 @@ public final class SlotProcessor {
     });
   }
 
-  private Future<SlotCommit> commit(Handled<Delivery> h) {
+  private Future<SlotCommit> commit(Handled<Delivery> h, boolean ahead) {
     if (h.plan() == null) return Future.succeededFuture(new SlotCommit(new Committed(0, 0), Map.of()));
-    return services.store().submit(slot, epoch, h.plan()).map(out -> {
+    return services.store().submit(this, slot, epoch, h.plan(), ahead).map(out -> {
       if (out.outcome() instanceof Committed) handler.committed(PoisonSplit.without(h.plan(), out.refused().keySet()));
       return out;
     });
@@ -318,7 +339,7 @@ public final class SlotProcessor {
     Future<Void> healthy = services.gate().failed(cause);
     if (phase == Phase.STOPPED || phase == Phase.PAUSED_FOR_DATABASE) return;
     consumers.close();
-    mailbox.clear();
+    clearMailbox();
     if (phase == Phase.CLOSING) {
       settled.tryComplete(); // what was not acked goes back to the queue
       return;
@@ -336,7 +357,7 @@ public final class SlotProcessor {
     if (phase == Phase.STOPPED) return;
     to(Phase.STOPPED);
     consumers.close();
-    mailbox.clear();
+    clearMailbox();
     if (settled != null) settled.tryComplete();
   }
 
@@ -357,7 +378,7 @@ public final class SlotProcessor {
     closed = settled.future().transform(ar -> consumers.acked()).transform(ar -> {
       if (phase == Phase.CLOSING) to(Phase.STOPPED);
       consumers.close();
-      mailbox.clear();
+      clearMailbox();
       return Future.<Void>succeededFuture();
     });
     return closed;

@@ -9,6 +9,7 @@ import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.ConfirmListener;
 import dev.inspection.messaging.Envelope;
 import dev.inspection.messaging.Priority;
+import dev.inspection.messaging.ResultBatch;
 import dev.inspection.messaging.SlotHash;
 import dev.inspection.messaging.Topology;
 import dev.inspection.node.Node;
@@ -19,6 +20,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -28,7 +30,8 @@ import org.junit.jupiter.api.Test;
  * Issue 12, priority lanes under overload, on the real broker and database: a normal backlog of 20,000
  * results (or {@code -Dlanes.backlog}) waits in the slot queues when the worker starts; critical results published while it drains keep
  * a p99 lag (history {@code received_at - collected_at}) under one second; the low lane's short queue
- * refuses publishes (reject-publish) while the normal queue of the same slot still takes them.
+ * refuses publishes (reject-publish) while the normal queue of the same slot still takes them. And issue 11, at capacity: when every
+ * slot has a batch waiting for the worker's commit queue, critical results go ahead of them (the high lane alone, {@code CommitRoom}).
  */
 class LanesIT {
   private static final String NODE = "lanesprobe";
@@ -39,9 +42,7 @@ class LanesIT {
   private static final int LOW_OFFERED = 1_000;
 
   private static Envelope result(String device, long seq, Priority lane) {
-    Instant now = Instant.now();
-    return new Envelope(Envelope.messageId(NODE, now.toEpochMilli(), device, seq), device, SlotHash.slotOf(device, SLOTS), 1, 1, 1, NODE,
-        now.toEpochMilli(), seq, now, lane, new JsonObject().put("status", "UP"));
+    return result(device, seq, lane, SLOTS);
   }
 
   private static void publish(Channel ch, Topology t, Envelope e) throws Exception {
@@ -126,6 +127,68 @@ class LanesIT {
       assertEquals(criticalSent, crit.size());
       assertTrue(percentile(crit, 0.99) < 1_000, "critical p99 lag under 1 s with a normal backlog of " + NORMAL_BACKLOG + ": " + percentile(crit, 0.99) + " ms");
     }
+  }
+
+  /**
+   * The backlog in the worker itself: 32 slots, each with about 1,000 normal results in v3 messages of 20, all prefetched into the
+   * slots' mailboxes at once; batches of 40 messages (800 results) and one transaction at a time with room for 160 results queued
+   * behind it, so every slot waits its turn for the database. Critical results published meanwhile go ahead: before the commit queue
+   * had a room, each slot queued its next 800 results as soon as its last batch committed, and a critical result waited for the
+   * whole queue, seconds here.
+   */
+  @Test
+  void criticalResultsGoAheadOfEverySlotsWaitingBatchWhenTheWorkerIsTheBacklog() throws Exception {
+    int slots = 32;
+    int normalTotal = 32_000;
+    try (TestEnv env = new TestEnv(slots); Channel ch = env.channel()) {
+      Topology t = Topology.of(env.config(Map.of()));
+      t.declare(ch);
+      ch.confirmSelect();
+      Map<Integer, List<byte[]>> bySlot = new HashMap<>();
+      for (int i = 0; i < normalTotal; i++) {
+        Envelope e = result("bn" + i, 1, Priority.NORMAL, slots);
+        bySlot.computeIfAbsent(e.slotId(), k -> new ArrayList<>()).add(e.toBytes());
+      }
+      for (Map.Entry<Integer, List<byte[]>> slot : bySlot.entrySet()) {
+        List<byte[]> bodies = slot.getValue();
+        for (int from = 0; from < bodies.size(); from += 20) {
+          ch.basicPublish(t.exchange(), t.routingKey(slot.getKey(), Priority.NORMAL), new AMQP.BasicProperties.Builder().deliveryMode(2).build(),
+              ResultBatch.join(bodies.subList(from, Math.min(bodies.size(), from + 20))));
+        }
+      }
+      ch.waitForConfirmsOrDie(30_000);
+      env.start(Map.of("role", "worker", "node.id", env.name + "-w", "worker.batch.max", "40", "pg.pool.size", "2"));
+      awaitTrue(Duration.ofSeconds(60), "the worker begins to commit the backlog", () -> env.queryLong("SELECT count(*) FROM $S.device_status_history") > 0);
+
+      // critical results, 50/s over every slot, for as long as the normal backlog lasts (at most 30 s)
+      int critical = 0;
+      int duringBacklog = 0;
+      long end = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+      while (System.nanoTime() < end && env.queryLong("SELECT count(*) FROM $S.device_status_history WHERE device_id LIKE 'bn%'") < normalTotal) {
+        for (int k = 0; k < 5; k++) publish(ch, t, result("bc" + critical++, 1, Priority.HIGH, slots));
+        ch.waitForConfirmsOrDie(10_000);
+        duringBacklog += 5;
+        Thread.sleep(100); // the publishing pace (50/s), not a synchronisation
+      }
+      int criticalSent = critical;
+      awaitTrue(Duration.ofSeconds(120), "every result committed (" + (normalTotal + criticalSent) + ")",
+          () -> env.queryLong("SELECT count(*) FROM $S.device_status_history") == normalTotal + criticalSent);
+      List<Long> crit = lags(env, "bc%");
+      List<Long> norm = lags(env, "bn%");
+      System.out.printf("worker backlog: critical results published while it lasted: %d%n", duringBacklog);
+      print("critical", crit);
+      print("normal", norm);
+      assertTrue(duringBacklog >= 20, "critical results went out while the worker's backlog lasted: " + duringBacklog);
+      assertEquals(criticalSent, crit.size());
+      assertTrue(percentile(crit, 0.99) < 1_000, "critical p99 lag under 1 s while every slot waited its turn (normal p99 "
+          + percentile(norm, 0.99) + " ms): " + percentile(crit, 0.99) + " ms");
+    }
+  }
+
+  private static Envelope result(String device, long seq, Priority lane, int slots) {
+    Instant now = Instant.now();
+    return new Envelope(Envelope.messageId(NODE, now.toEpochMilli(), device, seq), device, SlotHash.slotOf(device, slots), 1, 1, 1, NODE,
+        now.toEpochMilli(), seq, now, lane, new JsonObject().put("status", "UP"));
   }
 
   @Test

@@ -187,6 +187,22 @@ class BatchPickerTest {
   }
 
   @Test
+  void theHighLaneAloneGoesAheadInArrivalOrderAndLeavesTheOtherLanesForTheSlotsTurn() {
+    add(Priority.NORMAL, "n", 3);
+    add(Priority.HIGH, "h", 10);
+    add(Priority.LOW, "l", 2);
+    assertTrue(picker.hasHigh());
+    BatchPicker.Take<String> t = picker.pickHigh();
+    assertEquals(List.of("h0", "h1", "h2", "h3", "h4", "h5", "h6", "h7"), t.batch(), "at most batchMax, oldest first");
+    assertEquals(8, t.lanes().get(Priority.HIGH).taken());
+    assertEquals(7, picker.size(), "2 high, 3 normal and 2 low wait");
+    assertEquals(List.of("h8", "h9"), picker.pickHigh().batch());
+    assertTrue(!picker.hasHigh());
+    assertTrue(picker.pickHigh().batch().isEmpty(), "no high: an empty batch");
+    assertEquals(List.of("n0", "n1", "n2", "l0", "l1"), picker.take());
+  }
+
+  @Test
   void eachLaneReportsHowManyItGaveAndTheAgeOfItsOldest() {
     BatchPicker<String> p = picker200(BatchPicker.Lanes.DEFAULT);
     p.add(Priority.HIGH, "h0", clock.millis() - 300);
