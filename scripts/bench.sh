@@ -14,7 +14,8 @@
 #                         /metrics samples; CPU per process (node, RabbitMQ, PostgreSQL) over the window,
 #                         and the node's split by thread group (event loops, JIT compiler, outbox, ...);
 #                         probe->commit lag also from the database (received_at - collected_at of the
-#                         history rows committed in the window); what was sent twice (the probe's replays,
+#                         history rows committed in the window), and of the critical results alone (retention
+#                         class 1, the high lane's) in the notes; what was sent twice (the probe's replays,
 #                         the worker's history rewrites: 0 in a run without nacks, returns or lost connections);
 #   4. a million devices  only with --million or --all (long: about 4 minutes and a 6g heap): 1,000,000
 #                         simulated devices every 60 s (16,667 results/s offered), 90 s warm-up (every
@@ -813,14 +814,15 @@ hist_bytes() {
 
 # probe->commit lag from the database: history rows whose received_at falls in [t0, t1) (epoch seconds);
 # received_at is the column default now(), the start of the worker's commit transaction
-db_lag() { # t0 t1 -> "rows p50_ms p99_ms max_ms" (NA when no row)
-  local out
+db_lag() { # t0 t1 [retention_class] -> "rows p50_ms p99_ms max_ms" (NA when no row); class 1 = the critical devices' rows
+  local out class=""
+  [ -z "${3:-}" ] || class="AND retention_class = $3"
   out="$(timeout 600 "${PSQL[@]}" -At -F ' ' -c "SELECT count(*),
         coalesce(round((percentile_cont(0.5) WITHIN GROUP (ORDER BY l))::numeric, 1)::text, 'NA'),
         coalesce(round((percentile_cont(0.99) WITHIN GROUP (ORDER BY l))::numeric, 1)::text, 'NA'),
         coalesce(round(max(l)::numeric, 1)::text, 'NA')
       FROM (SELECT extract(epoch FROM received_at - collected_at) * 1000 AS l FROM $PREFIX.device_status_history
-            WHERE received_at >= to_timestamp($1) AND received_at < to_timestamp($2)) AS w" 2>"$OUT/db-lag.err")" || out=""
+            WHERE received_at >= to_timestamp($1) AND received_at < to_timestamp($2) $class) AS w" 2>"$OUT/db-lag.err")" || out=""
   [ -n "$out" ] && echo "$out" || echo "NA NA NA NA"
 }
 
@@ -1155,6 +1157,7 @@ e2e_run() { # tag devices interval_ms warm-up_s window_s heap
   # from the database, with the node stopped (the queries do not load the measured window)
   say "[$tag] probe->commit lag of the history rows committed in the window (database) ..."
   read -r "R[$tag.db_rows]" "R[$tag.db_p50]" "R[$tag.db_p99]" "R[$tag.db_max]" < <(db_lag "$t0" "$t1")
+  read -r "R[$tag.crit_rows]" "R[$tag.crit_p50]" "R[$tag.crit_p99]" "R[$tag.crit_max]" < <(db_lag "$t0" "$t1" 1)
   R[$tag.db_rate]=$(calc 'a / b' "${R[$tag.db_rows]}" "$dt")
   R[$tag.hist_gb_day]=$(calc '(a - b) / c * 86400 / 1e9' "$hb1" "$hb0" "$dt")
   R[$tag.hist_bytes_row]=$(calc '(a - b) / c' "$hb1" "$hb0" "${R[$tag.db_rows]}")
@@ -1416,6 +1419,7 @@ for tag in capacity half idle million; do
   notes+=("$tag: the probe published $(fmt0 "${R[$tag.msgs]}") AMQP messages/s carrying $(fmt1 "${R[$tag.per_msg]}") results each; rabbitmq $(fmt0 "${R[$tag.us_msg]}") µs per message (each published, delivered and acked once)")
   notes+=("$tag: sent twice since the node started: $(fmt0 "${R[$tag.replayed]}") rows replayed by the probe (after $(fmt0 "${R[$tag.nacks]}") nacked and $(fmt0 "${R[$tag.returns]}") returned), $(fmt0 "${R[$tag.rewrites]}") worker commits written again because history held one of their results or a rollup row taken for new existed")
   [ "${R[$tag.rabbit_rest]:-NA}" = NA ] || notes+=("$tag: RabbitMQ with the node stopped: $(fmt2 "${R[$tag.rabbit_rest]}") cores while its queues stayed ($((IDLE_SLOTS * 2)) quorum and $IDLE_SLOTS classic slot queues and a few more), $(fmt2 "${R[$tag.rabbit_bare]}") once they were deleted (${IDLE_REST} s each); of the window's $(fmt2 "${R[$tag.cpu_rabbit]}"), about $(fmt2 "$(calc 'a - b' "${R[$tag.rabbit_rest]}" "${R[$tag.rabbit_bare]}")") is the queues with no client (quorum queue ticks and management statistics, every 5 s) and $(fmt2 "$(calc 'a - b' "${R[$tag.cpu_rabbit]}" "${R[$tag.rabbit_rest]}")") the node's connections, consumers and traffic")
+  [ "${R[$tag.crit_rows]:-NA}" = NA ] || notes+=("$tag: critical results (history retention class 1, the devices of priority 1): $(fmt0 "${R[$tag.crit_rows]}") rows in the window, lag from the database p50 $(fmt0 "${R[$tag.crit_p50]}") ms p99 $(fmt0 "${R[$tag.crit_p99]}") ms max $(fmt0 "${R[$tag.crit_max]}") ms (all results: p99 $(fmt0 "${R[$tag.db_p99]}") ms)")
   if awk -v a="${R[$tag.appended]}" -v o="${R[$tag.offered]}" 'BEGIN { exit !(a != "NA" && a < 0.95 * o) }'; then
     notes+=("$tag: the probe generated only $(fmt0 "${R[$tag.appended]}") of the $(fmt0 "${R[$tag.offered]}") results/s offered (it shares the CPU with worker, broker and database)")
   fi
