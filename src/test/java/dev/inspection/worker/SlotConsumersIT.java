@@ -96,6 +96,70 @@ class SlotConsumersIT {
     }
   }
 
+  /**
+   * Issue 11: a slot's critical batches that went ahead leave their acks for the next settle, and one multiple ack then covers
+   * them with it; acks left with no settle after them go within {@link SlotConsumers#LATER_MS}; {@code acked()} (a close) sends
+   * them at once. Nothing is refused and nothing comes back when the channels close.
+   */
+  @Test
+  void acksLeftForLaterRideTheNextMultipleAckOrGoOnTheirOwnSoon() throws Exception {
+    Vertx vertx = Vertx.vertx();
+    try (TestEnv env = new TestEnv(1)) {
+      Topology topology = new Topology(env.name, 1, 20_000_000, 20);
+      ConnectionFactory factory = new ConnectionFactory();
+      factory.setHost("127.0.0.1");
+      Connection conn = factory.newConnection(env.name + "-slot-consumers-later");
+      try (Channel ch = conn.createChannel()) {
+        topology.declare(ch);
+        ch.confirmSelect();
+        for (int i = 0; i < 7; i++) {
+          ch.basicPublish(topology.exchange(), topology.routingKey(0, Priority.HIGH), new AMQP.BasicProperties.Builder().deliveryMode(2).build(),
+              ("c" + i).getBytes());
+        }
+        ch.waitForConfirms(10_000);
+      }
+      WorkerExecutor acks = vertx.createSharedWorkerExecutor("it-acks-later-" + env.name, 1);
+      WorkerExecutor opens = vertx.createSharedWorkerExecutor("it-opens-later-" + env.name, 1);
+      Metrics metrics = Metrics.prometheus();
+      List<Delivery> delivered = new CopyOnWriteArrayList<>();
+      Context slotContext = ((VertxInternal) vertx).createEventLoopContext();
+      SlotConsumers consumers = on(slotContext, () -> new SlotConsumers(vertx, 0, 1, "it-worker", topology, new SlotConsumers.Prefetch(10, 10, 10),
+          () -> conn, acks, opens, metrics, delivered::add));
+      on(slotContext, () -> consumers.open()).toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+      TestEnv.awaitTrue(Duration.ofSeconds(10), "7 deliveries", () -> delivered.size() == 7);
+
+      // two batches ahead, then a batch settled at once: one task on the slot's context, so no timer can run in between
+      on(slotContext, () -> {
+        consumers.settle(settles(delivered.subList(0, 2)), true);
+        consumers.settle(settles(delivered.subList(2, 4)), true);
+        return consumers.settle(settles(delivered.subList(4, 5)));
+      }).toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+      assertEquals(1.0, metrics.count("worker_ack_calls_total"), "one multiple ack for the three batches");
+
+      on(slotContext, () -> consumers.settle(settles(delivered.subList(5, 6)), true));
+      TestEnv.awaitTrue(Duration.ofSeconds(10), "a batch ahead with no settle after it is acked by the timer",
+          () -> metrics.count("worker_ack_calls_total") == 2.0);
+
+      on(slotContext, () -> {
+        consumers.settle(settles(delivered.subList(6, 7)), true);
+        return consumers.acked();
+      }).toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+      assertEquals(3.0, metrics.count("worker_ack_calls_total"), "acked() sends what was left for later at once");
+      assertEquals(0.0, metrics.count("worker_ack_refused_total"), "no settle named a tag its channel no longer held");
+      on(slotContext, () -> {
+        consumers.close();
+        return null;
+      });
+      TestEnv.awaitTrue(Duration.ofSeconds(10), "channels closed", () -> env.consumers(0, Priority.HIGH) == 0);
+      assertEquals(0, env.ready(0, Priority.HIGH), "every delivery acked: nothing came back when the channels closed");
+      acks.close();
+      opens.close();
+      conn.close();
+    } finally {
+      vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    }
+  }
+
   private static List<AckPlan.Settle<Channel>> settles(List<Delivery> batch) {
     return batch.stream().map(d -> new AckPlan.Settle<>(d.channel(), d.tag(), AckPlan.Outcome.ACK)).toList();
   }
