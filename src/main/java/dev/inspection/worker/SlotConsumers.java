@@ -45,9 +45,7 @@ import org.slf4j.LoggerFactory;
  *   <li>acks run on one thread (the worker's ack executor), a slot's settles one after another in the order asked for
  *       ({@link #settle}), a batch settled with one {@code basicAck(tag, multiple=true)} per channel where {@link AckPlan}
  *       allows it and the channel holds nothing else below that tag ({@link ChannelTags#ackBatch}); a settle naming a tag
- *       the channel does not hold is not sent ({@link ChannelTags}: the broker would close the channel over it); a
- *       committed batch of critical results that went ahead leaves its acks for the next settle ({@link #settle(List, boolean)},
- *       at most {@link #LATER_MS}).</li>
+ *       the channel does not hold is not sent ({@link ChannelTags}: the broker would close the channel over it).</li>
  * </ul>
  * Deliveries reach the owner's {@code sink} on its context; everything else here is called on that context.
  */
@@ -93,9 +91,6 @@ final class SlotConsumers {
   private Promise<Void> cancelled;
   private Future<Void> opening = Future.succeededFuture();
   private Future<Void> lastAck = Future.succeededFuture();
-  /** Acks of committed batches left for the next settle's multiple ack ({@link #settle(List, boolean)}); the slot's context only. */
-  private final List<AckPlan.Settle<Channel>> later = new ArrayList<>();
-  private long laterTimer = -1;
   private long lastDeliveryNanos = System.nanoTime() - QUIET_MS * 1_000_000;
   private final AtomicInteger redeliveriesLogged = new AtomicInteger();
   private final long createdNanos = System.nanoTime();
@@ -291,33 +286,6 @@ final class SlotConsumers {
    * quietly: the broker redelivers, and the write is idempotent.
    */
   Future<Void> settle(List<AckPlan.Settle<Channel>> settles) {
-    return settle(settles, false);
-  }
-
-  /** How long a committed batch's acks may wait for the next settle to carry them ({@link #settle(List, boolean)}). */
-  static final long LATER_MS = 1_000;
-
-  /**
-   * As {@link #settle(List)}; {@code later}, for a committed batch whose deliveries are all to be acked (a slot's critical results
-   * that went ahead, a few at a time): its acks wait for the next settle, whose multiple ack then covers them too, or at most
-   * {@link #LATER_MS} (and {@link #acked} sends them at once). Each of those small batches acked on its own cost RabbitMQ 3–6 µs a
-   * result at capacity (issue 11). They are committed, so if a channel closes first their redelivery is a duplicate the ledger
-   * ignores.
-   */
-  Future<Void> settle(List<AckPlan.Settle<Channel>> batch, boolean later) {
-    if (later && batch.stream().allMatch(x -> x.outcome() == AckPlan.Outcome.ACK)) {
-      this.later.addAll(batch);
-      if (laterTimer < 0) laterTimer = vertx.setTimer(LATER_MS, t -> {
-        laterTimer = -1;
-        settle(List.of());
-      });
-      return Future.succeededFuture();
-    }
-    List<AckPlan.Settle<Channel>> settles = this.later.isEmpty() ? batch : new ArrayList<>(this.later);
-    if (settles != batch) {
-      settles.addAll(batch);
-      dropLater();
-    }
     List<AckPlan.Step<Channel>> steps = AckPlan.plan(settles);
     if (steps.isEmpty()) return Future.succeededFuture();
     lastAck = lastAck.transform(previous -> acks.executeBlocking(() -> {
@@ -349,26 +317,17 @@ final class SlotConsumers {
     return lastAck;
   }
 
-  /** Forgets the acks left for later (their channels are gone or closing: the broker redelivers them). */
-  private void dropLater() {
-    later.clear();
-    if (laterTimer >= 0) vertx.cancelTimer(laterTimer);
-    laterTimer = -1;
-  }
-
   private void refused(Channel ch, String why) {
     log.atError().addKeyValue(SLOT, slot).log("slot {} (epoch {}): not sent on channel {}: {}", slot, epoch, ch.getChannelNumber(), why);
   }
 
-  /** Completes once every ack asked for so far has run (those left for later are sent now). */
+  /** Completes once every ack asked for so far has run. */
   Future<Void> acked() {
-    if (!later.isEmpty()) settle(List.of());
     return lastAck.recover(e -> Future.succeededFuture());
   }
 
   /** Closes the channels (in the background); everything unacked on them returns to the queue. */
   void close() {
-    dropLater();
     List<Channel> chs = new ArrayList<>(channels.values());
     channels.clear();
     if (chs.isEmpty()) return;
@@ -380,7 +339,6 @@ final class SlotConsumers {
 
   /** The connection is gone: so are the channels and every unacked delivery (the broker requeues them). */
   void lost() {
-    dropLater();
     channels.clear();
     held.clear();
   }

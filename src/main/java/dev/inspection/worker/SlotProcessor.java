@@ -279,7 +279,7 @@ public final class SlotProcessor {
       done.forEach(v -> outcomes.merge(v.delivery(), AckPlan.Outcome.ACK, AckPlan.Outcome::worse));
       if (!committed) parsed.valid().forEach(v -> outcomes.merge(v.delivery(), AckPlan.Outcome.LEAVE, AckPlan.Outcome::worse)); // not written: not acked
       Future<Void> settled = consumers.settle(Stream.concat(batch.stream().map(d -> new AckPlan.Settle<>(d.channel(), d.tag(), outcomes.getOrDefault(d,
-          AckPlan.Outcome.LEAVE))), mailbox.held().stream().map(d -> new AckPlan.Settle<>(d.channel(), d.tag(), AckPlan.Outcome.LEAVE))).toList(), ahead && committed); // no multiple ack over a held one; a batch ahead: acked with the next
+          AckPlan.Outcome.LEAVE))), mailbox.held().stream().map(d -> new AckPlan.Settle<>(d.channel(), d.tag(), AckPlan.Outcome.LEAVE))).toList()); // no multiple ack over a held one
       if (dead.succeeded()) countDead(deadOnes);
       if (refusedDead.succeeded()) countDead(refusedOnes);
       else if (!refusedOnes.isEmpty()) {
