@@ -212,18 +212,22 @@ public final class BatchPicker<D> {
     Map<Priority, LaneTake> taken = new EnumMap<>(Priority.class);
     for (Priority p : Priority.values()) {
       int n = shares.take().get(p);
-      if (n == 0) continue;
-      ArrayDeque<Waiting<D>> lane = lanes.get(p);
-      long oldest = Long.MAX_VALUE;
-      for (int i = 0; i < n; i++) {
-        Waiting<D> w = lane.poll();
-        oldest = Math.min(oldest, w.collectedAtMs());
-        batch.add(w.delivery());
-      }
-      size -= n;
-      taken.put(p, new LaneTake(n, now - oldest, shares.starved().get(p)));
+      if (n > 0) taken.put(p, takeFrom(p, n, now, shares.starved().get(p), batch));
     }
     return new Take<>(batch, taken);
+  }
+
+  /** The first {@code n} deliveries of lane {@code p} into {@code batch}, in arrival order: what the lane gave. */
+  private LaneTake takeFrom(Priority p, int n, long now, int starved, List<D> batch) {
+    ArrayDeque<Waiting<D>> lane = lanes.get(p);
+    long oldest = Long.MAX_VALUE;
+    for (int i = 0; i < n; i++) {
+      Waiting<D> w = lane.poll();
+      oldest = Math.min(oldest, w.collectedAtMs());
+      batch.add(w.delivery());
+    }
+    size -= n;
+    return new LaneTake(n, now - oldest, starved);
   }
 
   /** Whether the high lane holds a delivery ({@link #pickHigh}). */
@@ -237,22 +241,11 @@ public final class BatchPicker<D> {
    * slot's turn.
    */
   public Take<D> pickHigh() {
-    ArrayDeque<Waiting<D>> lane = lanes.get(Priority.HIGH);
-    int n = Math.min(lane.size(), limit);
+    int n = Math.min(lanes.get(Priority.HIGH).size(), limit);
     if (n == 0) return new Take<>(List.of(), Map.of());
     limit = batchMax;
-    long now = clock.millis();
-    long oldest = Long.MAX_VALUE;
     List<D> batch = new ArrayList<>(n);
-    for (int i = 0; i < n; i++) {
-      Waiting<D> w = lane.poll();
-      oldest = Math.min(oldest, w.collectedAtMs());
-      batch.add(w.delivery());
-    }
-    size -= n;
-    Map<Priority, LaneTake> taken = new EnumMap<>(Priority.class);
-    taken.put(Priority.HIGH, new LaneTake(n, now - oldest, 0));
-    return new Take<>(batch, taken);
+    return new Take<>(batch, Map.of(Priority.HIGH, takeFrom(Priority.HIGH, n, clock.millis(), 0, batch)));
   }
 
   /** The merge window's deliveries as one batch, high, then normal, then low (each in arrival order). */

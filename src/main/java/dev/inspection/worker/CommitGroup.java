@@ -89,13 +89,9 @@ public final class CommitGroup {
 
   /**
    * {@code owner}'s batch for a transaction: it joins the queue (its reservation, {@link #reserve}, becomes queued results) and
-   * goes with the next transaction that has room for it.
+   * goes with the next transaction that has room for it; {@code ahead}: a slot's critical results alone (started while the queue
+   * was full), first into the next transaction.
    */
-  public Future<SlotCommit> submit(Object owner, int slot, long epoch, StatePlanner.Plan plan) {
-    return submit(owner, slot, epoch, plan, false);
-  }
-
-  /** As above; {@code ahead}: a slot's critical results alone (started while the queue was full), first into the next transaction. */
   public Future<SlotCommit> submit(Object owner, int slot, long epoch, StatePlanner.Plan plan, boolean ahead) {
     Promise<SlotCommit> p = Promise.promise();
     Part part = new Part(slot, epoch, plan);

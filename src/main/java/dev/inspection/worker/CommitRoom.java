@@ -118,6 +118,8 @@ final class CommitRoom {
       do {
         wakeAgain = false;
         for (Map<Object, BooleanSupplier> line : List.of(critical, others)) {
+          if (!hasRoom()) return; // the common case at capacity (every commit and every batch's end wakes): nothing copied
+          if (line.isEmpty()) continue;
           for (Object owner : new ArrayList<>(line.keySet())) {
             if (!hasRoom()) return;
             BooleanSupplier go = line.get(owner);

@@ -141,7 +141,7 @@ class PoisonIT {
         Promise<Map<Integer, SlotCommit>> all = Promise.promise();
         vertx.getOrCreateContext().runOnContext(v -> {
           Map<Integer, Future<SlotCommit>> f = new HashMap<>();
-          for (int slot : List.of(2, 0, 1, 3)) f.put(slot, group.submit(null, slot, 1, plans.get(slot)));
+          for (int slot : List.of(2, 0, 1, 3)) f.put(slot, group.submit(null, slot, 1, plans.get(slot), false));
           Future.all(new ArrayList<>(f.values())).onComplete(ar -> {
             if (ar.failed()) all.fail(ar.cause());
             Map<Integer, SlotCommit> out = new HashMap<>();
