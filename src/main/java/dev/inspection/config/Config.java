@@ -215,6 +215,10 @@ public final class Config {
       throw new ConfigException("worker.poison.max.split.commits must be at least 2 (got " + c.get(Keys.WORKER_POISON_MAX_SPLIT_COMMITS)
           + "): one split of a refused batch commits two halves");
     }
+    if (c.getLong(Keys.WORKER_COMMIT_P99_WINDOW_MS) < c.getLong(Keys.WORKER_HEARTBEAT_MS)) {
+      throw new ConfigException("worker.commit.p99.window.ms (" + c.get(Keys.WORKER_COMMIT_P99_WINDOW_MS) + ") must be at least worker.heartbeat.ms ("
+          + c.get(Keys.WORKER_HEARTBEAT_MS) + "): a shorter window leaves out the batches committed between two heartbeats");
+    }
     if (c.getLong(Keys.WORKER_HEARTBEAT_MS) * 2 > c.getLong(Keys.WORKER_LEASE_TTL_MS)) {
       throw new ConfigException("worker.lease.ttl.ms (" + c.get(Keys.WORKER_LEASE_TTL_MS) + ") must be at least twice worker.heartbeat.ms ("
           + c.get(Keys.WORKER_HEARTBEAT_MS) + "), or leases expire between renewals");

@@ -5,7 +5,6 @@ import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
-import io.micrometer.core.instrument.distribution.ValueAtPercentile;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.prometheus.metrics.core.metrics.Info;
@@ -28,7 +27,7 @@ public final class Metrics {
   private final Counter publishedMessages;
   private final Counter outboxAppended;
   private final DistributionSummary batchSize;
-  private final Latency commitLatency;
+  private final CommitLatency commitLatency;
   private final Latency lag;
 
   private final NodeMeters node;
@@ -50,7 +49,7 @@ public final class Metrics {
     replayed = Counter.builder("outbox_replayed_total").description("unconfirmed rows published again").register(registry);
     outboxAppended = Counter.builder("outbox_appended_total").description("results written to the outbox").register(registry);
     batchSize = DistributionSummary.builder("worker_batch_size").description("messages per committed batch").register(registry);
-    commitLatency = new Latency(registry, "worker_commit_latency", "batch transaction time", Duration.ofMinutes(2), b -> b);
+    commitLatency = new CommitLatency(registry);
     lag = new Latency(registry, "worker_probe_to_commit_lag", "collected_at to commit", Duration.ofMinutes(1), b -> b);
     String[] wire = {"high", "normal", "low"};
     for (int i = 0; i < 3; i++) {
@@ -280,9 +279,15 @@ public final class Metrics {
     counter("worker_lease_changes_total", "slots gained or lost by this worker", "kind", kind).increment();
   }
 
-  public void batch(int size, long commitNanos) {
+  /** A batch of {@code size} results committed at {@code atMs} (epoch ms), {@code commitNanos} after it was due. */
+  public void batch(int size, long commitNanos, long atMs) {
     batchSize.record(size);
-    commitLatency.record(commitNanos, TimeUnit.NANOSECONDS);
+    commitLatency.record(commitNanos, atMs);
+  }
+
+  /** The worker's commit latency: the exported percentiles and the heartbeat's recent p99. */
+  public CommitLatency commitLatency() {
+    return commitLatency;
   }
 
   /** One result's collected_at to commit; {@code devicePriority} 1 high, 2 normal, 3 low. */
@@ -325,15 +330,6 @@ public final class Metrics {
   /** A duration with p50/p99. */
   private void time(String name, String description, long millis) {
     timers.computeIfAbsent(name, n -> new Latency(registry, n, description, Duration.ofMinutes(5), b -> b)).record(millis, TimeUnit.MILLISECONDS);
-  }
-
-  /** The worker's commit p99 in ms over the timer's recent window; -1 before the first commit. For its heartbeat (the fleet mode's signal). */
-  public double commitP99Ms() {
-    if (commitLatency.percentiles().count() == 0) return -1;
-    for (ValueAtPercentile v : commitLatency.percentiles().takeSnapshot().percentileValues()) {
-      if (v.percentile() == 0.99) return v.value(TimeUnit.MILLISECONDS);
-    }
-    return -1;
   }
 
   /**

@@ -4,6 +4,7 @@ import dev.inspection.config.Config;
 import dev.inspection.config.ConfigException;
 import dev.inspection.config.Keys;
 import dev.inspection.control.TransitionTable;
+import dev.inspection.metrics.CommitWindow;
 import java.util.List;
 import java.util.Optional;
 

@@ -33,7 +33,7 @@ public final class SlotStats {
   /** A batch of these results committed in {@code nanos}; {@code nowMs} for their lag. */
   void committed(List<Envelope> results, long nanos, long nowMs) {
     if (results.isEmpty()) return;
-    metrics.batch(results.size(), nanos);
+    metrics.batch(results.size(), nanos, nowMs);
     if (batches == 0) metrics.moves().firstCommit((System.nanoTime() - takenUpNanos) / 1_000_000);
     committedTotal += results.size();
     batchNanosTotal += nanos;

@@ -127,6 +127,7 @@ public final class WorkerVerticle extends VerticleBase {
         .description("commits written again with history's insert-or-ignore and the rollups' upsert: history held one of their results (a redelivery, a probe's replay) or a rollup row taken for new existed")
         .register(metrics.registry());
     store = new CommitGroup(vertx, batches, Math.max(1, poolSize / 2), 4 * config.getInt(Keys.WORKER_BATCH_MAX), config, metrics);
+    metrics.commitLatency().windowMs(config.getLong(Keys.WORKER_COMMIT_P99_WINDOW_MS));
     degraded = new DegradedMonitor(DegradedMode.Settings.from(config), clock, metrics, workerId, gate::healthy)
         .start(vertx, config.getLong(Keys.WORKER_DEGRADED_TICK_MS));
     spill = new SpillPublisher(vertx, topology, workerId);
@@ -252,7 +253,7 @@ public final class WorkerVerticle extends VerticleBase {
     // db_errors and commit_p99_ms feed the leader's fleet mode (issue 12: workers failing commits, commit latency)
     return new JsonObject().put("slots_held", processors.size()).put("mailbox", mailbox)
         .put("degraded", degraded.json().put("backfill_queue", backFiller.depth())).put("slots", perSlot)
-        .put("db_errors", (long) metrics.count("worker_db_errors_total")).put("commit_p99_ms", Math.round(metrics.commitP99Ms()));
+        .put("db_errors", (long) metrics.count("worker_db_errors_total")).put("commit_p99_ms", metrics.commitLatency().recentP99Ms(clock.millis()));
   }
 
   private record Loaded(long epoch, SlotMemory memory) {}

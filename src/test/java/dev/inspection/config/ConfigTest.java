@@ -72,6 +72,13 @@ class ConfigTest {
   }
 
   @Test
+  void aCommitP99WindowShorterThanTheHeartbeatStopsStartUpNamingBothKeys() {
+    ConfigException e = assertThrows(ConfigException.class, () -> Config.validateAll(Config.load(new String[] {"--worker.commit.p99.window.ms=2000"}, Map.of())));
+    assertTrue(e.getMessage().startsWith("worker.commit.p99.window.ms (2000) must be at least worker.heartbeat.ms (3000)"), e.getMessage());
+    Config.validateAll(Config.load(new String[] {"--worker.commit.p99.window.ms=2000", "--worker.heartbeat.ms=2000", "--worker.lease.ttl.ms=6000"}, Map.of()));
+  }
+
+  @Test
   void flagsWinOverEnvironmentWhichWinsOverTheFile(@TempDir Path dir) throws Exception {
     Path f = dir.resolve("node.properties");
     Files.writeString(f, "pg.host=file-host\nhttp.port=1111\nslots.total=16\n");

@@ -5,10 +5,13 @@ import static dev.inspection.it.TestEnv.http;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
 import dev.inspection.control.FleetMode;
 import dev.inspection.control.Liveness;
+import dev.inspection.messaging.Envelope;
 import dev.inspection.messaging.Priority;
+import dev.inspection.messaging.SlotHash;
 import dev.inspection.messaging.Topology;
 import dev.inspection.node.Node;
 import dev.inspection.scheduler.QueueSampler;
@@ -20,6 +23,7 @@ import java.nio.file.Path;
 import java.sql.DriverManager;
 import java.sql.Statement;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -243,6 +247,62 @@ class FleetModeIT {
         beat.shutdownNow();
       }
     }
+  }
+
+  /**
+   * The commit-latency signal forgets an overload once it is over. A real worker's batches wait (history locked), so it reports a
+   * commit p99 above the HIGH threshold and the leader enters HIGH; once its commits are fast again its heartbeat's p99 is that of
+   * the last {@code worker.commit.p99.window.ms} and the leader leaves, while {@code /metrics}' two-minute p99 still holds the slow
+   * batches. The heartbeat read that one until 2026-12-07: after a capacity run's warm-up it held the fleet in
+   * BACKPRESSURE_CRITICAL, critical devices alone inspected, for about 90 s with the backlog gone.
+   */
+  @Test
+  void aSlowSpellOfCommitsEntersHighAndTheModeLeavesSoonAfterTheCommitsAreFastAgain() throws Exception {
+    try (TestEnv env = new TestEnv(2); Channel ch = env.channel()) {
+      Node sched = env.start(Map.of("role", "scheduler", "node.id", env.name + "-sched", "scheduler.queue.sample.ms", "1000",
+          "scheduler.fleet.min.dwell.ms", "2000", "scheduler.fleet.commit.p99.high.ms", "1500"));
+      Node worker = env.start(Map.of("role", "worker", "node.id", env.name + "-w", "worker.heartbeat.ms", "500", "worker.commit.p99.window.ms", "3000"));
+      env.awaitConsuming();
+      awaitTrue(Duration.ofSeconds(20), "the leader stores NORMAL", () -> stored(sched) == FleetMode.NORMAL);
+      Topology t = env.topology();
+      ch.confirmSelect();
+      long base = System.currentTimeMillis();
+      try (java.sql.Connection locker = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:5432/test", "postgres", "");
+           Statement st = locker.createStatement()) {
+        locker.setAutoCommit(false);
+        st.execute("LOCK TABLE " + env.name + ".device_status_history IN ACCESS EXCLUSIVE MODE");
+        for (int i = 0; i < 20; i++) publish(ch, t, result("slow-" + i, base, 1));
+        ch.waitForConfirmsOrDie(10_000);
+        // the worker's transaction has waited 2 s for history: its batches commit more than 2 s after they were due
+        awaitTrue(Duration.ofSeconds(20), "a commit waits 2 s for the lock", () -> env.queryLong("SELECT count(*) FROM pg_locks l"
+            + " JOIN pg_stat_activity a ON a.pid = l.pid JOIN pg_class c ON c.oid = l.relation WHERE NOT l.granted AND c.relnamespace = '$S'::regnamespace"
+            + " AND c.relname LIKE 'device_status_history%' AND a.query_start < now() - interval '2 seconds'") > 0);
+        locker.rollback();
+      }
+      awaitTrue(Duration.ofSeconds(20), "the slow batches committed", () -> env.queryLong("SELECT count(*) FROM $S.device_status_current") == 20);
+      awaitTrue(Duration.ofSeconds(20), "the leader enters BACKPRESSURE_HIGH", () -> stored(sched) == FleetMode.BACKPRESSURE_HIGH, () -> seen(sched));
+      String reason = (String) env.query("SELECT reason FROM $S.fleet_mode").get(0)[0];
+      assertTrue(reason.startsWith("commit_latency: p99 "), reason);
+
+      // fast again (nothing locked): the next results commit at once
+      long fast = System.currentTimeMillis();
+      for (int i = 0; i < 20; i++) publish(ch, t, result("slow-" + i, base + 1000, 2));
+      ch.waitForConfirmsOrDie(10_000);
+      awaitTrue(Duration.ofSeconds(20), "the leader leaves BACKPRESSURE_HIGH", () -> stored(sched) == FleetMode.NORMAL, () -> seen(sched));
+      System.out.printf("slow commits: NORMAL again %d ms after the fast results were published (window 3 s, dwell 2 s)%n", System.currentTimeMillis() - fast);
+      assertTrue(worker.metrics().commitLatency().p99Ms() >= 1500, "/metrics still holds the slow batches, which kept the mode before: "
+          + worker.metrics().commitLatency().p99Ms());
+      assertTrue(worker.metrics().commitLatency().recentP99Ms(System.currentTimeMillis()) < 750, "the heartbeat's p99 forgot them");
+    }
+  }
+
+  private static Envelope result(String device, long cycle, long seq) {
+    return new Envelope(Envelope.messageId("it", cycle, device, seq), device, SlotHash.slotOf(device, 2), 1, 1, 1, "it", cycle, seq,
+        Instant.ofEpochMilli(cycle), Priority.NORMAL, new JsonObject().put("status", "UP"));
+  }
+
+  private static void publish(Channel ch, Topology t, Envelope e) throws Exception {
+    ch.basicPublish(t.exchange(), t.routingKey(e.slotId(), e.priority()), new AMQP.BasicProperties.Builder().deliveryMode(2).build(), e.toBytes());
   }
 
   @Test

@@ -171,7 +171,7 @@ class ScaleOutIT {
       AtomicLong worstP99 = new AtomicLong(-1);
       AtomicLong samples = new AtomicLong();
       awaitTrue(Duration.ofSeconds(180), "every slot ACTIVE on w1", () -> {
-        worstP99.accumulateAndGet(Math.round(worker.metrics().commitP99Ms()), Math::max);
+        worstP99.accumulateAndGet(Math.round(worker.metrics().commitLatency().p99Ms()), Math::max);
         samples.incrementAndGet();
         return env.activeOwners().size() == SLOTS;
       });

@@ -42,7 +42,7 @@ class MetricsTest {
   @Test
   void latenciesArePublishedAsNodePercentilesAndAsAggregatableBuckets() {
     Metrics m = Metrics.prometheus("w-1", "worker");
-    m.batch(10, 40_000_000L); // 40 ms
+    m.batch(10, 40_000_000L, System.currentTimeMillis()); // 40 ms
     m.lagMillis(1, 3_000);
     String scrape = m.scrape();
     assertTrue(hasLine(scrape, "worker_commit_latency_seconds", null, "quantile=\"0.99\""), "the per-node p99 the scripts read: " + scrape);
@@ -50,7 +50,24 @@ class MetricsTest {
     assertTrue(hasLine(scrape, "worker_commit_latency_histogram_seconds_bucket", "0", "le=\"0.025\""), "and not in the 25 ms one");
     assertTrue(hasLine(scrape, "worker_priority_lag_seconds_bucket", "1", "priority=\"high\"", "le=\"5.0\""), "lag by priority");
     assertTrue(hasLine(scrape, "worker_priority_lag_seconds_bucket", "0", "priority=\"normal\"", "le=\"5.0\""), "only the high lane got it");
-    assertTrue(m.commitP99Ms() >= 30 && m.commitP99Ms() <= 50, "the heartbeat's p99 still reads the percentiles: " + m.commitP99Ms());
+    assertTrue(m.commitLatency().p99Ms() >= 30 && m.commitLatency().p99Ms() <= 50, "the heartbeat's p99 still reads the percentiles: " + m.commitLatency().p99Ms());
+    m.close();
+  }
+
+  @Test
+  void theHeartbeatsCommitP99ForgetsAnOverloadAfterItsWindowWhileTheExportedOneKeepsTwoMinutes() {
+    Metrics m = Metrics.prometheus("w-1", "worker");
+    assertEquals(-1, m.commitLatency().recentP99Ms(0), "no commit yet");
+    m.commitLatency().windowMs(30_000);
+    long t0 = System.currentTimeMillis();
+    for (int i = 0; i < 200; i++) m.batch(40, 40_000_000_000L, t0 + i * 50L); // the backlog's batches, 40 s after they were due, for 10 s
+    assertEquals(40_000, m.commitLatency().recentP99Ms(t0 + 10_000), "overloaded: the waiting batches");
+    long t1 = t0 + 10_000;
+    for (int i = 0; i < 200; i++) m.batch(40, 20_000_000L, t1 + i * 100L); // drained: 20 ms each for 20 s
+    assertEquals(40_000, m.commitLatency().recentP99Ms(t1 + 19_999), "the backlog's batches are still within 30 s: a third of the window");
+    assertEquals(20, m.commitLatency().recentP99Ms(t0 + 10_000 + 30_001), "30 s after the last waiting batch only the fast ones remain");
+    assertTrue(m.commitLatency().p99Ms() > 30_000, "/metrics (and the bench, the drills) keep the two-minute percentiles: " + m.commitLatency().p99Ms());
+    assertEquals(0, m.commitLatency().recentP99Ms(t1 + 20_000 + 30_001), "nothing committed in the window: no latency to report");
     m.close();
   }
 

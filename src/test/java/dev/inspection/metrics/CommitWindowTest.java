@@ -1,4 +1,4 @@
-package dev.inspection.worker;
+package dev.inspection.metrics;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

@@ -1,12 +1,13 @@
-package dev.inspection.worker;
+package dev.inspection.metrics;
 
 import java.util.ArrayDeque;
 import java.util.Arrays;
 
 /**
- * The commits of the last {@code horizonMs}, counted as they come and go, for {@link DegradedMode}: how many, how many
- * failed, and how many took longer than {@code limitMs}, so that "is the nearest-rank p99 above the limit" is answered
- * without sorting. Pure: time comes in as an argument.
+ * The commits of the last {@code horizonMs}, counted as they come and go: how many, how many failed, and how many took
+ * longer than {@code limitMs}, so that "is the nearest-rank p99 above the limit" is answered without sorting. Pure: time
+ * comes in as an argument. Two users: the worker's DB-degraded mode ({@code worker.DegradedMode}), and the commit p99 a
+ * worker reports in its heartbeat ({@link CommitLatency#recentP99Ms}), which asks for the p99 itself.
  *
  * <p>Until 2026-12-07 the mode sorted every commit of its 180 s window after every commit to read the p99: at a million
  * devices (about 140 commits a second, 25,000 in the window) that sort was 3.3 % of the event loops' samples, and it grows
@@ -16,7 +17,7 @@ import java.util.Arrays;
  * <p>A commit's time is taken as at least the one before it: a wall clock stepped back leaves the window in time order,
  * and such a commit counts for as long as the one before it.
  */
-final class CommitWindow {
+public final class CommitWindow {
   private record Sample(long at, long latencyMs, boolean ok) {}
 
   private final long horizonMs;
@@ -28,14 +29,14 @@ final class CommitWindow {
   private long lastAt = Long.MIN_VALUE;
 
   /** {@code maxSamples}: at most this many newest commits are kept (a bound on memory, far above a real window's count). */
-  CommitWindow(long horizonMs, long limitMs, int maxSamples) {
+  public CommitWindow(long horizonMs, long limitMs, int maxSamples) {
     this.horizonMs = horizonMs;
     this.limitMs = limitMs;
     this.maxSamples = maxSamples;
   }
 
   /** One finished commit at {@code at} (epoch ms) that took {@code latencyMs}. */
-  void add(long at, long latencyMs, boolean ok) {
+  public void add(long at, long latencyMs, boolean ok) {
     lastAt = Math.max(lastAt, at);
     Sample s = new Sample(lastAt, latencyMs, ok);
     samples.addLast(s);
@@ -45,19 +46,19 @@ final class CommitWindow {
   }
 
   /** Forgets the commits older than {@code horizonMs} before {@code now}. */
-  void trim(long now) {
+  public void trim(long now) {
     while (!samples.isEmpty() && samples.peekFirst().at() < now - horizonMs) drop();
   }
 
-  int commits() {
+  public int commits() {
     return samples.size();
   }
 
-  int failed() {
+  public int failed() {
     return failed;
   }
 
-  double failureRatio() {
+  public double failureRatio() {
     return samples.isEmpty() ? 0 : (double) failed / samples.size();
   }
 
@@ -65,13 +66,13 @@ final class CommitWindow {
    * Whether the nearest-rank p99 (the {@code ceil(0.99 n)}-th smallest latency) is above the limit: it is when fewer than
    * {@code ceil(0.99 n)} commits took at most the limit. False with no commit.
    */
-  boolean p99AboveLimit() {
+  public boolean p99AboveLimit() {
     int n = samples.size();
     return n > 0 && n - slow < rank(n);
   }
 
   /** The nearest-rank p99 of the commits in the window, 0 with none: sorts them, so only for a message. */
-  long p99Ms() {
+  public long p99Ms() {
     int n = samples.size();
     if (n == 0) return 0;
     long[] l = new long[n];
