@@ -89,9 +89,14 @@ public final class DegradedMonitor {
     evaluate();
   }
 
+  /** How long the oldest commit still in flight has run at {@code now} (epoch ms); 0 when none is. */
+  long oldestInFlightMs(long now) {
+    return inFlight.isEmpty() ? 0 : now - inFlight.firstEntry().getValue();
+  }
+
   private void evaluate() {
     long now = clock.millis();
-    long oldest = inFlight.isEmpty() ? 0 : now - inFlight.firstEntry().getValue();
+    long oldest = oldestInFlightMs(now);
     mode.evaluate(now, oldest, databaseAnswers.getAsBoolean()).ifPresent(c -> {
       long lasted = c.at() - status.since();
       status = mode.status();

@@ -253,7 +253,17 @@ public final class WorkerVerticle extends VerticleBase {
     // db_errors and commit_p99_ms feed the leader's fleet mode (issue 12: workers failing commits, commit latency)
     return new JsonObject().put("slots_held", processors.size()).put("mailbox", mailbox)
         .put("degraded", degraded.json().put("backfill_queue", backFiller.depth())).put("slots", perSlot)
-        .put("db_errors", (long) metrics.count("worker_db_errors_total")).put("commit_p99_ms", metrics.commitLatency().recentP99Ms(clock.millis()));
+        .put("db_errors", (long) metrics.count("worker_db_errors_total")).put("commit_p99_ms", commitP99Ms(clock.millis()));
+  }
+
+  /**
+   * The heartbeat's commit p99: that of the last worker.commit.p99.window.ms, or the age of a commit still in flight if that is
+   * longer, so a stalled database shows before its commits end (a transaction waiting on a lock reported nothing until it did).
+   */
+  private long commitP99Ms(long now) {
+    long recent = metrics.commitLatency().recentP99Ms(now);
+    long stuck = degraded.oldestInFlightMs(now);
+    return stuck > 0 ? Math.max(recent, stuck) : recent;
   }
 
   private record Loaded(long epoch, SlotMemory memory) {}
