@@ -2,11 +2,11 @@ package dev.inspection.it;
 
 import static dev.inspection.it.TestEnv.awaitTrue;
 import static dev.inspection.it.TestEnv.http;
+import static dev.inspection.it.TestEnv.publish;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
 import dev.inspection.messaging.Envelope;
 import dev.inspection.messaging.Priority;
@@ -51,10 +51,6 @@ class DeviceStateIT {
 
   private static Envelope status(String device, int slots, long cycle, long seq, Priority p, String st) {
     return check(device, slots, cycle, seq, p, new JsonObject().put("status", st));
-  }
-
-  private static void publish(Channel ch, Topology t, Envelope e) throws Exception {
-    ch.basicPublish(t.exchange(), t.routingKey(e.slotId(), e.priority()), new AMQP.BasicProperties.Builder().deliveryMode(2).build(), e.toBytes());
   }
 
   private static void publishAll(Channel ch, Topology t, List<Envelope> all) throws Exception {

@@ -1,6 +1,7 @@
 package dev.inspection.it;
 
 import static dev.inspection.it.TestEnv.awaitTrue;
+import static dev.inspection.it.TestEnv.publish;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -43,10 +44,6 @@ class LanesIT {
 
   private static Envelope result(String device, long seq, Priority lane) {
     return result(device, seq, lane, SLOTS);
-  }
-
-  private static void publish(Channel ch, Topology t, Envelope e) throws Exception {
-    ch.basicPublish(t.exchange(), t.routingKey(e.slotId(), e.priority()), new AMQP.BasicProperties.Builder().deliveryMode(2).build(), e.toBytes());
   }
 
   @Test

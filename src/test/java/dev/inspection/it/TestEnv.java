@@ -2,10 +2,12 @@ package dev.inspection.it;
 
 import static org.awaitility.Awaitility.await;
 
+import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
 import dev.inspection.config.Config;
+import dev.inspection.messaging.Envelope;
 import dev.inspection.messaging.Priority;
 import dev.inspection.messaging.Topology;
 import dev.inspection.node.Node;
@@ -141,6 +143,11 @@ public final class TestEnv implements AutoCloseable {
   /** The scheduler started for this test (the first worker start brings one up unless told otherwise). */
   public Node scheduler() {
     return scheduler;
+  }
+
+  /** Publishes {@code e} persistently to its slot's lane, as a probe does (the caller's channel confirms, if it asks). */
+  public static void publish(Channel ch, Topology t, Envelope e) throws Exception {
+    ch.basicPublish(t.exchange(), t.routingKey(e.slotId(), e.priority()), new AMQP.BasicProperties.Builder().deliveryMode(2).build(), e.toBytes());
   }
 
   /** Starts a node in this JVM and waits until it is up. */
