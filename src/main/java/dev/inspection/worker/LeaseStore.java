@@ -61,10 +61,15 @@ final class LeaseStore {
   /**
    * The rows are locked in slot order first, the order the leader's bumps and a reshard's switch lock them in
    * ({@code FOR UPDATE}, slot order): renewing them in the index's order deadlocked with the switch, which locks 16
-   * slots at a time (ReshardIT: 7 heartbeats and 2 switch transactions failed with 40P01 in 11 s).
+   * slots at a time (ReshardIT: 7 heartbeats and 2 switch transactions failed with 40P01 in 11 s). The lock is
+   * {@code FOR NO KEY UPDATE}, the one the update takes anyway: it waits for a bump or a switch, never for a batch's
+   * {@code FOR KEY SHARE} (D1). {@code FOR UPDATE} here waited for every batch in flight on the worker's slots, so a
+   * batch stuck on a lock (history locked by an operator's statement) held the renewals back, the next heartbeats'
+   * renewals took the control pool's three connections, the heartbeats timed out and the leader suspected a worker
+   * that was only waiting (FleetModeIT's first CI run of 8354453; {@code WorkerIT}).
    */
   static final String RENEW = """
-      WITH mine AS (SELECT slot_id FROM slot_lease WHERE owner_worker_id = $1 AND state = ANY($3::varchar[]) ORDER BY slot_id FOR UPDATE)
+      WITH mine AS (SELECT slot_id FROM slot_lease WHERE owner_worker_id = $1 AND state = ANY($3::varchar[]) ORDER BY slot_id FOR NO KEY UPDATE)
       UPDATE slot_lease s SET lease_until = now() + $2::bigint * interval '1 millisecond', last_renewed_at = now()
       FROM mine WHERE s.slot_id = mine.slot_id AND s.owner_worker_id = $1 RETURNING s.slot_id, s.lease_epoch, s.state""";
   static final String MY_LEASES = """
@@ -77,7 +82,7 @@ final class LeaseStore {
    */
   static final String ACTIVATE_ALL = """
       WITH k AS (SELECT * FROM unnest($1::smallint[], $2::bigint[]) AS k(s, e)),
-      lk AS (SELECT l.slot_id FROM slot_lease l JOIN k ON l.slot_id = k.s ORDER BY l.slot_id FOR UPDATE OF l),  -- slot order, as RENEW
+      lk AS (SELECT l.slot_id FROM slot_lease l JOIN k ON l.slot_id = k.s ORDER BY l.slot_id FOR NO KEY UPDATE OF l),  -- slot order and lock, as RENEW
       upd AS (
         UPDATE slot_lease l SET state = 'ACTIVE', state_since = now(), updated_at = now()
         FROM k JOIN lk ON lk.slot_id = k.s WHERE l.slot_id = k.s AND l.owner_worker_id = $3 AND l.lease_epoch = k.e AND l.state = $5::varchar

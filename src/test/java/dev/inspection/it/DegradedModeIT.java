@@ -1,8 +1,8 @@
 package dev.inspection.it;
 
 import static dev.inspection.it.TestEnv.awaitTrue;
+import static dev.inspection.it.TestEnv.publish;
 import static dev.inspection.it.WorkerIT.devicesIn;
-import static dev.inspection.it.WorkerIT.publish;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 

@@ -2,9 +2,9 @@ package dev.inspection.it;
 
 import static dev.inspection.it.TestEnv.awaitResult;
 import static dev.inspection.it.TestEnv.awaitTrue;
+import static dev.inspection.it.TestEnv.publish;
 import static dev.inspection.it.WorkerIT.devicesIn;
 import static dev.inspection.it.WorkerIT.envelope;
-import static dev.inspection.it.WorkerIT.publish;
 import static dev.inspection.it.WorkerIT.publishRaw;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;

@@ -47,7 +47,7 @@ class QueueSampleIT {
         locker.setAutoCommit(false);
         st.execute("LOCK TABLE " + env.name + ".device_status_history IN ACCESS EXCLUSIVE MODE");
         long t0 = System.currentTimeMillis();
-        for (String d : devices) WorkerIT.publish(ch, t, WorkerIT.envelope(d, SLOTS, cycle, 1, "UP"));
+        for (String d : devices) TestEnv.publish(ch, t, WorkerIT.envelope(d, SLOTS, cycle, 1, "UP"));
         ch.waitForConfirmsOrDie(10_000);
         // the worker holds its prefetch while the first commit waits on the lock; the rest waits ready in the broker
         awaitTrue(Duration.ofSeconds(20), "the broker holds slot 0's backlog", () -> env.ready(0, Priority.NORMAL) >= MESSAGES - PREFETCH - 1);

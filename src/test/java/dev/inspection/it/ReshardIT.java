@@ -55,8 +55,8 @@ class ReshardIT {
       long base = System.currentTimeMillis() - 60_000;
       try (Channel ch = env.channel()) {
         ch.confirmSelect();
-        WorkerIT.publish(ch, t, WorkerIT.envelope(d, FROM, base, 1, "UP"));
-        for (int k = 2; k <= 5; k++) WorkerIT.publish(ch, t, WorkerIT.envelope(d, FROM, base + k * 1_000L, k, "DOWN"));
+        TestEnv.publish(ch, t, WorkerIT.envelope(d, FROM, base, 1, "UP"));
+        for (int k = 2; k <= 5; k++) TestEnv.publish(ch, t, WorkerIT.envelope(d, FROM, base + k * 1_000L, k, "DOWN"));
         ch.waitForConfirmsOrDie(30_000);
       }
       TestEnv.awaitTrue(Duration.ofSeconds(30), "UP and 4 failures written under the old slot",
@@ -84,7 +84,7 @@ class ReshardIT {
       // the 5th failure arrives stamped with version 1 at the old slot (a probe's backlog): forwarded, it fires on exactly the 5th
       try (Channel ch = env.channel()) {
         ch.confirmSelect();
-        WorkerIT.publish(ch, t, WorkerIT.envelope(d, FROM, base + 6_000, 6, "DOWN"));
+        TestEnv.publish(ch, t, WorkerIT.envelope(d, FROM, base + 6_000, 6, "DOWN"));
         ch.waitForConfirmsOrDie(30_000);
       }
       TestEnv.awaitTrue(Duration.ofSeconds(30), "the forwarded 5th failure is written by the new slot's owner",
@@ -107,7 +107,7 @@ class ReshardIT {
       String missed = late;
       try (Channel ch = env.channel()) {
         ch.confirmSelect();
-        WorkerIT.publish(ch, t, WorkerIT.envelope(missed, FROM, System.currentTimeMillis(), 1, "UP"));
+        TestEnv.publish(ch, t, WorkerIT.envelope(missed, FROM, System.currentTimeMillis(), 1, "UP"));
         ch.waitForConfirmsOrDie(30_000);
       }
       TestEnv.awaitTrue(Duration.ofSeconds(30), "the late version-1 result is dead-lettered as stale_slot_map",

@@ -63,7 +63,7 @@ class ReshardShrinkIT {
       String d = moved;
       try (Channel ch = env.channel()) {
         ch.confirmSelect();
-        WorkerIT.publish(ch, t, WorkerIT.envelope(d, FROM, System.currentTimeMillis(), 1, "UP"));
+        TestEnv.publish(ch, t, WorkerIT.envelope(d, FROM, System.currentTimeMillis(), 1, "UP"));
         ch.waitForConfirmsOrDie(30_000);
       }
       TestEnv.awaitTrue(Duration.ofSeconds(30), "the forwarded result is written at the device's slot under 8",
@@ -85,7 +85,7 @@ class ReshardShrinkIT {
       holder.basicConsume(t.queue(held, Priority.NORMAL), false, (tag, m) -> heldTags.add(m.getEnvelope().getDeliveryTag()), tag -> { });
       try (Channel ch = env.channel()) {
         ch.confirmSelect();
-        for (String l : leftovers) WorkerIT.publish(ch, t, WorkerIT.envelope(l, FROM, System.currentTimeMillis(), 1, "UP"));
+        for (String l : leftovers) TestEnv.publish(ch, t, WorkerIT.envelope(l, FROM, System.currentTimeMillis(), 1, "UP"));
         ch.waitForConfirmsOrDie(30_000);
       }
       assertEquals(1, env.queryLong("SELECT count(*) FROM $S.slot_map_version WHERE version = 2 AND window_until > now()"),

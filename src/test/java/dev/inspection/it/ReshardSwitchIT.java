@@ -166,7 +166,7 @@ class ReshardSwitchIT {
       try (Channel ch = env.channel()) {
         // version 1 in force: a result stamped 1 is written
         String before = WorkerIT.devicesIn(1, FROM, 1, "before-").get(0);
-        WorkerIT.publish(ch, t, WorkerIT.envelope(before, FROM, System.currentTimeMillis(), 1, "UP"));
+        TestEnv.publish(ch, t, WorkerIT.envelope(before, FROM, System.currentTimeMillis(), 1, "UP"));
         TestEnv.awaitTrue(Duration.ofSeconds(30), "the version-1 result is written",
             () -> env.queryLong("SELECT count(*) FROM $S.device_status_current WHERE device_id = '" + before + "'") == 1);
 
@@ -177,12 +177,12 @@ class ReshardSwitchIT {
 
         // a probe that missed the switch: its version-1 result is dead-lettered, not written
         String missed = WorkerIT.devicesIn(1, FROM, 1, "missed-").get(0);
-        WorkerIT.publish(ch, t, WorkerIT.envelope(missed, FROM, System.currentTimeMillis(), 1, "DOWN"));
+        TestEnv.publish(ch, t, WorkerIT.envelope(missed, FROM, System.currentTimeMillis(), 1, "DOWN"));
         // a probe that switched: a version-2 result of a device whose slot under 8 is slot 1 is written
         String switched = null;
         for (int i = 0; switched == null; i++) if (SlotHash.slotOf("sw2-" + i, TO) == 1) switched = "sw2-" + i;
         Envelope v2 = WorkerIT.envelope(switched, TO, System.currentTimeMillis(), 1, "UP");
-        WorkerIT.publish(ch, t, new Envelope(v2.messageId(), v2.deviceId(), v2.slotId(), 2, 1, 1, v2.isNode(), v2.cycleId(), v2.seq(),
+        TestEnv.publish(ch, t, new Envelope(v2.messageId(), v2.deviceId(), v2.slotId(), 2, 1, 1, v2.isNode(), v2.cycleId(), v2.seq(),
             v2.collectedAt(), v2.priority(), v2.payload()));
         String written = switched;
         TestEnv.awaitTrue(Duration.ofSeconds(30), "the version-2 result is written",
@@ -291,8 +291,8 @@ class ReshardSwitchIT {
       String dev = d;
       int newSlot = SlotHash.slotOf(dev, to);
       long base = System.currentTimeMillis() - 60_000;
-      WorkerIT.publish(ch, t, WorkerIT.envelope(dev, from, base, 1, "UP"));
-      for (int k = 2; k <= 5; k++) WorkerIT.publish(ch, t, WorkerIT.envelope(dev, from, base + k * 1_000L, k, "DOWN"));
+      TestEnv.publish(ch, t, WorkerIT.envelope(dev, from, base, 1, "UP"));
+      for (int k = 2; k <= 5; k++) TestEnv.publish(ch, t, WorkerIT.envelope(dev, from, base + k * 1_000L, k, "DOWN"));
       ch.waitForConfirmsOrDie(30_000);
       TestEnv.awaitTrue(Duration.ofSeconds(30), "UP and 4 failures written under the old slot",
           () -> env.queryLong("SELECT count(*) FROM $S.device_status_history WHERE device_id = '" + dev + "'") == 5);
@@ -310,7 +310,7 @@ class ReshardSwitchIT {
       assertEquals(0, env.queryLong("SELECT count(*) FROM $S.alert_event WHERE device_id = '" + dev + "'"), "not earlier");
 
       Envelope e = WorkerIT.envelope(dev, to, base + 6_000, 6, "DOWN");
-      WorkerIT.publish(ch, t, new Envelope(e.messageId(), e.deviceId(), e.slotId(), 2, 1, 1, e.isNode(), e.cycleId(), e.seq(), e.collectedAt(),
+      TestEnv.publish(ch, t, new Envelope(e.messageId(), e.deviceId(), e.slotId(), 2, 1, 1, e.isNode(), e.cycleId(), e.seq(), e.collectedAt(),
           e.priority(), e.payload()));
       ch.waitForConfirmsOrDie(30_000);
       TestEnv.awaitTrue(Duration.ofSeconds(30), "the 5th failure is written by the new slot's owner",

@@ -1,6 +1,7 @@
 package dev.inspection.it;
 
 import static dev.inspection.it.TestEnv.awaitTrue;
+import static dev.inspection.it.TestEnv.publish;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -14,6 +15,9 @@ import dev.inspection.messaging.Topology;
 import dev.inspection.node.Node;
 import io.vertx.core.json.JsonObject;
 import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -30,10 +34,6 @@ class WorkerIT {
   static Envelope envelope(String device, int slots, long cycle, long seq, String status) {
     return new Envelope(Envelope.messageId(NODE, cycle, device, seq), device, SlotHash.slotOf(device, slots), 1, 1, 1, NODE, cycle, seq,
         Instant.ofEpochMilli(cycle), Priority.NORMAL, new JsonObject().put("status", status).put("seq", seq));
-  }
-
-  static void publish(Channel ch, Topology t, Envelope e) throws Exception {
-    ch.basicPublish(t.exchange(), t.routingKey(e.slotId(), e.priority()), new AMQP.BasicProperties.Builder().deliveryMode(2).build(), e.toBytes());
   }
 
   static void publishRaw(Channel ch, Topology t, int slot, byte[] body) throws Exception {
@@ -188,6 +188,54 @@ class WorkerIT {
       assertEquals("missing_field", dead.get(0)[0]);
       assertEquals(noSeq, new JsonObject((String) dead.get(0)[1]), "the dead letter holds the bad result alone, not its batch");
       awaitTrue(Duration.ofSeconds(10), "queue empty", () -> env.readyTotal() == 0);
+    }
+  }
+
+  /**
+   * D1: a worker's lease renewals never wait for its own batches. A batch that waits on a lock (history locked by an
+   * operator's statement, here for three lease TTLs) holds its slots' lease rows {@code FOR KEY SHARE}; the renewal
+   * locked them {@code FOR UPDATE}, waited behind it, and the heartbeats' further renewals took the control pool's
+   * connections until the heartbeats timed out and the leader suspected the worker (FleetModeIT's first CI run of
+   * 8354453). The renewals and the heartbeats go on, the worker keeps its slots at their epochs, and the batch commits
+   * once the lock is gone.
+   */
+  @Test
+  void aBatchWaitingOnALockedTableHoldsBackNeitherTheLeaseRenewalsNorTheHeartbeats() throws Exception {
+    try (TestEnv env = new TestEnv(2); Channel ch = env.channel()) {
+      String id = env.name + "-w";
+      // a renewal about every second: three TTLs are about eight renewals
+      env.start(Map.of("role", "worker", "node.id", id, "worker.lease.ttl.ms", "3000"));
+      env.awaitConsuming();
+      Topology t = env.topology();
+      ch.confirmSelect();
+      for (int slot = 0; slot < 2; slot++) publish(ch, t, envelope(devicesIn(slot, 2, 1, "first").get(0), 2, 10, 1, "UP"));
+      ch.waitForConfirmsOrDie(10_000);
+      awaitTrue(Duration.ofSeconds(20), "a first result of each slot committed", () -> env.queryLong("SELECT count(*) FROM $S.device_status_current") == 2);
+      Map<Integer, Long> epochs = env.epochsOf(id);
+      assertEquals(Set.of(0, 1), epochs.keySet());
+
+      try (Connection locker = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:5432/test", "postgres", "");
+           Statement st = locker.createStatement()) {
+        locker.setAutoCommit(false);
+        st.execute("LOCK TABLE " + env.name + ".device_status_history IN ACCESS EXCLUSIVE MODE");
+        for (int slot = 0; slot < 2; slot++) for (String d : devicesIn(slot, 2, 5, "stuck")) publish(ch, t, envelope(d, 2, 20, 1, "DOWN"));
+        ch.waitForConfirmsOrDie(10_000);
+        awaitTrue(Duration.ofSeconds(20), "the worker's batch waits for history", () -> env.queryLong("SELECT count(*) FROM pg_locks l"
+            + " JOIN pg_class c ON c.oid = l.relation WHERE NOT l.granted AND c.relnamespace = '$S'::regnamespace AND c.relname LIKE 'device_status_history%'") > 0);
+        String stuckAt = env.dbNow();
+        awaitTrue(Duration.ofSeconds(30), "both leases renewed and the worker's heartbeat written 9 s (three lease TTLs) after its batch got stuck", () ->
+            env.queryLong("SELECT count(*) FROM $S.slot_lease WHERE owner_worker_id = '" + id + "' AND last_renewed_at > '" + stuckAt + "'::timestamptz + interval '9 seconds'") == 2
+                && env.queryLong("SELECT count(*) FROM $S.worker_heartbeat WHERE worker_id = '" + id + "' AND last_heartbeat > '" + stuckAt + "'::timestamptz + interval '9 seconds'") == 1);
+        assertTrue(env.queryLong("SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation WHERE NOT l.granted"
+            + " AND c.relnamespace = '$S'::regnamespace AND c.relname LIKE 'device_status_history%'") > 0, "the batch still waits");
+        assertEquals(0, env.queryLong("SELECT count(*) FROM $S.device_status_current WHERE cycle_id = 20"), "nothing of it committed");
+        assertEquals("ACTIVE", env.workerState(id));
+        assertEquals(epochs, env.epochsOf(id), "the worker keeps its slots at their epochs");
+        locker.rollback();
+      }
+      awaitTrue(Duration.ofSeconds(20), "the stuck batch commits", () -> env.queryLong("SELECT count(*) FROM $S.device_status_current WHERE cycle_id = 20") == 10);
+      assertEquals(epochs, env.epochsOf(id));
+      awaitTrue(Duration.ofSeconds(10), "queues empty", () -> env.readyTotal() == 0);
     }
   }
 }
