@@ -26,7 +26,8 @@ import org.slf4j.LoggerFactory;
  *   <li><b>Heartbeat</b> every {@code heartbeatMs}: reports backlog figures and reads this worker's state;
  *       DEAD or QUARANTINE stops all consumption at once; OFFLINE after a drain makes the worker exit.
  *       Every heartbeat that {@link Settings#renewDue} picks (about every third of the lease TTL) also renews
- *       the leases with a plain UPDATE (no lock that a batch holds, so it never waits on in-flight batches).</li>
+ *       the leases, locking their rows {@code FOR NO KEY UPDATE} (no lock that a batch's {@code FOR KEY SHARE} conflicts
+ *       with, so it never waits on in-flight batches), one renewal at a time.</li>
  *   <li><b>Leases</b> are read every {@code pollMs} and whenever Redis announces a change (INV-14: Redis
  *       only accelerates); {@link LeaseReconciler} decides, {@link HeldSlots} acts.</li>
  *   <li><b>Stop</b> (D6): DRAINING, the leader moves the slots out, the rest is released here, OFFLINE.</li>
@@ -67,6 +68,12 @@ public final class LeaseKeeper {
   private long lastLeaseRead;
   /** When (clock) the leases were last renewed; -1 before the first renewal. */
   private long lastRenewed = -1;
+  /**
+   * A renewal is under way: a heartbeat issues no second one. One that waits (behind a leader's bump that waits for a batch
+   * stuck on a lock) holds one connection of the control pool; a renewal at every heartbeat took all three, and the
+   * heartbeats timed out waiting for a connection.
+   */
+  private boolean renewing;
   private long startedAt;
   private boolean stopping;
   private boolean polling;
@@ -162,13 +169,14 @@ public final class LeaseKeeper {
       if (followOwnState(read.get())) return Future.succeededFuture();
       long now = clock.millis();
       // the lease poll (every pollMs, and on every Redis notice) reads the leases in between
-      if (!settings.renewDue(lastRenewed < 0 ? -1 : now - lastRenewed)) return Future.succeededFuture();
+      if (renewing || !settings.renewDue(lastRenewed < 0 ? -1 : now - lastRenewed)) return Future.succeededFuture();
       long issued = slots.newRead();
+      renewing = true;
       return store.renew(settings.leaseTtlMs()).map(leases -> {
         lastRenewed = now;
         reconcile(leases, issued);
         return null;
-      });
+      }).onComplete(ar -> renewing = false);
     }).onFailure(e -> {
       log.warn("heartbeat failed ({})", e.getMessage());
       overdue();

@@ -238,4 +238,40 @@ class WorkerIT {
       awaitTrue(Duration.ofSeconds(10), "queues empty", () -> env.readyTotal() == 0);
     }
   }
+
+  /**
+   * A renewal that waits is not issued again at every heartbeat. The test holds slot 0's lease row {@code FOR UPDATE}
+   * as a leader's transaction that stopped halfway would; a renewal at every heartbeat took the control pool's three
+   * connections, and the heartbeats timed out waiting for one. One renewal waits, the heartbeats go on, and the leases
+   * are renewed once the row is free.
+   */
+  @Test
+  void aRenewalThatWaitsIsNotIssuedAgainAtEveryHeartbeat() throws Exception {
+    try (TestEnv env = new TestEnv(2); Channel ch = env.channel()) {
+      String id = env.name + "-w";
+      // the default TTL (30 s): renewals every 10 s, the leases far from expiry while the row is held
+      env.start(Map.of("role", "worker", "node.id", id));
+      env.awaitConsuming();
+      awaitTrue(Duration.ofSeconds(20), "both leases renewed once", () -> env.queryLong(
+          "SELECT count(*) FROM $S.slot_lease WHERE owner_worker_id = '" + id + "' AND last_renewed_at IS NOT NULL") == 2);
+      String control = "application_name LIKE '%pg-worker-control' AND wait_event_type = 'Lock' AND query LIKE '%FOR NO KEY UPDATE%'"
+          + " AND query LIKE '%slot_lease%'";
+      try (Connection holder = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:5432/test", "postgres", "");
+           Statement st = holder.createStatement()) {
+        holder.setAutoCommit(false);
+        st.execute("SELECT slot_id FROM " + env.name + ".slot_lease WHERE slot_id = 0 FOR UPDATE");
+        String heldAt = env.dbNow();
+        awaitTrue(Duration.ofSeconds(20), "a renewal waits for the row", () -> env.queryLong(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = 'test' AND " + control) >= 1);
+        awaitTrue(Duration.ofSeconds(30), "heartbeats written 15 s after the row was taken (renewals due from 10 s on)", () -> env.queryLong(
+            "SELECT count(*) FROM $S.worker_heartbeat WHERE worker_id = '" + id + "' AND last_heartbeat > '" + heldAt + "'::timestamptz + interval '15 seconds'") == 1);
+        assertEquals(1, env.queryLong("SELECT count(*) FROM pg_stat_activity WHERE datname = 'test' AND " + control), "one renewal waits, not one a heartbeat");
+        assertEquals("ACTIVE", env.workerState(id));
+        holder.rollback();
+        String freedAt = env.dbNow();
+        awaitTrue(Duration.ofSeconds(20), "both leases renewed once the row is free", () -> env.queryLong("SELECT count(*) FROM $S.slot_lease"
+            + " WHERE owner_worker_id = '" + id + "' AND last_renewed_at >= '" + freedAt + "'::timestamptz") == 2);
+      }
+    }
+  }
 }
