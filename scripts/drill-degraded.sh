@@ -13,7 +13,9 @@
 #   --jar PATH   node jar to run (default target/node.jar, built with mvn only if missing)
 # Uses its own schema and queue names (drill_*) and removes them at the end, also on Ctrl-C or failure. The last
 # line is "ledger: produced N, lost L, duplicated D, unexpected U, stale S"; exits 1 if L, D or S is non-zero, if
-# the worker never entered DEGRADED or did not leave it, or the back-fill queue did not drain; 0 otherwise.
+# the worker never entered DEGRADED or did not leave it, if the leader suspected the worker (a lock on history must
+# stall its commits, not its heartbeats: --hold-s 40 holds one longer than the leader's 15 s and 30 s verdicts), or the
+# back-fill queue did not drain; 0 otherwise.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DRILL=drill-degraded
@@ -98,6 +100,15 @@ entered=$(grep -c "DB-degraded write mode entered" "$dir/w1.log" || true)
 say "mode changes ($entered time(s) entered):"
 echo "$changes"
 [ "$entered" -ge 1 ] || drill_fail "the worker never entered DEGRADED"
+# commits wait on the lock; the worker's heartbeats and lease renewals must not (they did until 2026-12-07: with
+# --hold-s 40 the leader declared the worker SUSPECTED after 15 s and DEAD after 30, and its 16 leases went ORPHANED)
+suspected=$(grep -hE "worker w1: [A-Z_]+ -> (SUSPECTED|DEAD)" "$dir/s1.log" || true)
+if [ -n "$suspected" ]; then
+  echo "$suspected" | sed -E 's/^([0-9TZ:.-]+) .*(worker w1: .*)$/  \1 \2/'
+  drill_fail "the leader suspected the worker during the storm: its heartbeats waited behind the stuck commits (look for 'heartbeat failed' in $dir/w1.log)"
+else
+  say "the leader never suspected the worker: it stayed ACTIVE through the storm"
+fi
 spilled=$(drill_metric w1 worker_spilled_total)
 [ "$spilled" -gt 0 ] || say "note: nothing was spilled"
 say "critical history rows: $(drill_sql "select count(*) from device_status_history where retention_class = 1"), other: $(drill_sql "select count(*) from device_status_history where retention_class = 2")"
