@@ -75,10 +75,10 @@ final class LeaseStore {
   static final String MY_LEASES = """
       SELECT w.state, s.slot_id, s.lease_epoch, s.state FROM worker_heartbeat w
       LEFT JOIN slot_lease s ON s.owner_worker_id = w.worker_id WHERE w.worker_id = $1""";
-  /** History rows make per-slot handover times measurable. */
   /**
    * LOADING_NEW → ACTIVE once the derived state is loaded (INV-10), for several slots at once, each at its own
-   * epoch: one statement, one commit. A slot already ACTIVE at its epoch (loaded again after a drop) is left as it is.
+   * epoch: one statement, one commit, with a history row per slot (they make per-slot handover times measurable). A
+   * slot already ACTIVE at its epoch (loaded again after a drop) is left as it is.
    */
   static final String ACTIVATE_ALL = """
       WITH k AS (SELECT * FROM unnest($1::smallint[], $2::bigint[]) AS k(s, e)),

@@ -29,6 +29,12 @@ public final class SlotMapFollower implements Supplier<SlotMapWindow> {
   private final Clock clock;
   private volatile SlotMapWindow map;
   private volatile long newest = 1;
+  /**
+   * A read is under way: a poll issues no second one. One that waits (the table locked: a migration waiting for its lock
+   * queues every read behind it) holds one connection of the worker's control pool; a read every poll took all three
+   * within seconds, and the heartbeats timed out waiting for a connection (as the lease renewals did, 45ee610).
+   */
+  private boolean reading;
 
   public SlotMapFollower(Pool pool, Clock clock, int totalSlots) {
     this.pool = pool;
@@ -41,9 +47,11 @@ public final class SlotMapFollower implements Supplier<SlotMapWindow> {
     return map;
   }
 
-  /** Reads the versions again; a failure keeps the map this worker has. */
+  /** Reads the versions again, unless a read is under way; a failure keeps the map this worker has. */
   public Future<Void> refresh() {
-    return pool.query(VERSIONS).execute().map(rows -> {
+    if (reading) return Future.succeededFuture();
+    reading = true;
+    return pool.query(VERSIONS).execute().onComplete(ar -> reading = false).map(rows -> {
       SlotMapWindow read = read(rows, clock.millis());
       if (read != null) {
         if (read.newest().version() != newest) {

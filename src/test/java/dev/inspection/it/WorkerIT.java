@@ -274,4 +274,34 @@ class WorkerIT {
       }
     }
   }
+
+  /**
+   * A slot-map read that waits is not issued again at every lease poll: with {@code slot_map_version} locked (as a migration
+   * waiting for its lock holds every read of the table), a read every second took the control pool's three connections within
+   * seconds and the heartbeats timed out. One read waits, the heartbeats go on, and the reads resume once the table is free.
+   */
+  @Test
+  void aSlotMapReadThatWaitsIsNotIssuedAgainAtEveryPoll() throws Exception {
+    try (TestEnv env = new TestEnv(2)) {
+      String id = env.name + "-w";
+      env.start(Map.of("role", "worker", "node.id", id, "worker.lease.poll.ms", "300"));
+      env.awaitConsuming();
+      String waiting = "SELECT count(*) FROM pg_stat_activity WHERE datname = 'test' AND application_name LIKE '%pg-worker-control'"
+          + " AND wait_event_type = 'Lock' AND query LIKE '%FROM slot_map_version%'";
+      try (Connection holder = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:5432/test", "postgres", "");
+           Statement st = holder.createStatement()) {
+        holder.setAutoCommit(false);
+        st.execute("LOCK TABLE " + env.name + ".slot_map_version IN ACCESS EXCLUSIVE MODE");
+        String lockedAt = env.dbNow();
+        awaitTrue(Duration.ofSeconds(20), "a slot-map read waits for the table", () -> env.queryLong(waiting) >= 1);
+        awaitTrue(Duration.ofSeconds(30), "heartbeats written 8 s after the table was locked (a poll every 300 ms)", () -> env.queryLong(
+            "SELECT count(*) FROM $S.worker_heartbeat WHERE worker_id = '" + id + "' AND last_heartbeat > '" + lockedAt + "'::timestamptz + interval '8 seconds'") == 1);
+        assertEquals(1, env.queryLong(waiting), "one read waits, not one a poll");
+        assertEquals("ACTIVE", env.workerState(id));
+        holder.rollback();
+      }
+      awaitTrue(Duration.ofSeconds(10), "no read waits once the table is free", () -> env.queryLong(waiting) == 0);
+      assertEquals("ACTIVE", env.workerState(id));
+    }
+  }
 }
