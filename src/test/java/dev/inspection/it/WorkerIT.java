@@ -247,31 +247,18 @@ class WorkerIT {
    */
   @Test
   void aRenewalThatWaitsIsNotIssuedAgainAtEveryHeartbeat() throws Exception {
-    try (TestEnv env = new TestEnv(2); Channel ch = env.channel()) {
+    try (TestEnv env = new TestEnv(2)) {
       String id = env.name + "-w";
       // the default TTL (30 s): renewals every 10 s, the leases far from expiry while the row is held
       env.start(Map.of("role", "worker", "node.id", id));
       env.awaitConsuming();
       awaitTrue(Duration.ofSeconds(20), "both leases renewed once", () -> env.queryLong(
           "SELECT count(*) FROM $S.slot_lease WHERE owner_worker_id = '" + id + "' AND last_renewed_at IS NOT NULL") == 2);
-      String control = "application_name LIKE '%pg-worker-control' AND wait_event_type = 'Lock' AND query LIKE '%FOR NO KEY UPDATE%'"
-          + " AND query LIKE '%slot_lease%'";
-      try (Connection holder = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:5432/test", "postgres", "");
-           Statement st = holder.createStatement()) {
-        holder.setAutoCommit(false);
-        st.execute("SELECT slot_id FROM " + env.name + ".slot_lease WHERE slot_id = 0 FOR UPDATE");
-        String heldAt = env.dbNow();
-        awaitTrue(Duration.ofSeconds(20), "a renewal waits for the row", () -> env.queryLong(
-            "SELECT count(*) FROM pg_stat_activity WHERE datname = 'test' AND " + control) >= 1);
-        awaitTrue(Duration.ofSeconds(30), "heartbeats written 15 s after the row was taken (renewals due from 10 s on)", () -> env.queryLong(
-            "SELECT count(*) FROM $S.worker_heartbeat WHERE worker_id = '" + id + "' AND last_heartbeat > '" + heldAt + "'::timestamptz + interval '15 seconds'") == 1);
-        assertEquals(1, env.queryLong("SELECT count(*) FROM pg_stat_activity WHERE datname = 'test' AND " + control), "one renewal waits, not one a heartbeat");
-        assertEquals("ACTIVE", env.workerState(id));
-        holder.rollback();
-        String freedAt = env.dbNow();
-        awaitTrue(Duration.ofSeconds(20), "both leases renewed once the row is free", () -> env.queryLong("SELECT count(*) FROM $S.slot_lease"
-            + " WHERE owner_worker_id = '" + id + "' AND last_renewed_at >= '" + freedAt + "'::timestamptz") == 2);
-      }
+      heartbeatsGoOnWhileOneWaits(env, id, "SELECT slot_id FROM " + env.name + ".slot_lease WHERE slot_id = 0 FOR UPDATE",
+          "%FROM slot_lease%FOR NO KEY UPDATE%", 15);
+      String freedAt = env.dbNow();
+      awaitTrue(Duration.ofSeconds(20), "both leases renewed once the row is free", () -> env.queryLong("SELECT count(*) FROM $S.slot_lease"
+          + " WHERE owner_worker_id = '" + id + "' AND last_renewed_at >= '" + freedAt + "'::timestamptz") == 2);
     }
   }
 
@@ -286,22 +273,36 @@ class WorkerIT {
       String id = env.name + "-w";
       env.start(Map.of("role", "worker", "node.id", id, "worker.lease.poll.ms", "300"));
       env.awaitConsuming();
-      String waiting = "SELECT count(*) FROM pg_stat_activity WHERE datname = 'test' AND application_name LIKE '%pg-worker-control'"
-          + " AND wait_event_type = 'Lock' AND query LIKE '%FROM slot_map_version%'";
-      try (Connection holder = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:5432/test", "postgres", "");
-           Statement st = holder.createStatement()) {
-        holder.setAutoCommit(false);
-        st.execute("LOCK TABLE " + env.name + ".slot_map_version IN ACCESS EXCLUSIVE MODE");
-        String lockedAt = env.dbNow();
-        awaitTrue(Duration.ofSeconds(20), "a slot-map read waits for the table", () -> env.queryLong(waiting) >= 1);
-        awaitTrue(Duration.ofSeconds(30), "heartbeats written 8 s after the table was locked (a poll every 300 ms)", () -> env.queryLong(
-            "SELECT count(*) FROM $S.worker_heartbeat WHERE worker_id = '" + id + "' AND last_heartbeat > '" + lockedAt + "'::timestamptz + interval '8 seconds'") == 1);
-        assertEquals(1, env.queryLong(waiting), "one read waits, not one a poll");
-        assertEquals("ACTIVE", env.workerState(id));
-        holder.rollback();
-      }
-      awaitTrue(Duration.ofSeconds(10), "no read waits once the table is free", () -> env.queryLong(waiting) == 0);
+      heartbeatsGoOnWhileOneWaits(env, id, "LOCK TABLE " + env.name + ".slot_map_version IN ACCESS EXCLUSIVE MODE", "%FROM slot_map_version%", 8);
+      awaitTrue(Duration.ofSeconds(10), "no read waits once the table is free", () -> env.queryLong(controlWaiting("%FROM slot_map_version%")) == 0);
       assertEquals("ACTIVE", env.workerState(id));
+    }
+  }
+
+  /** Counts the worker's control-pool statements like {@code statementLike} that wait on a lock. */
+  private static String controlWaiting(String statementLike) {
+    return "SELECT count(*) FROM pg_stat_activity WHERE datname = 'test' AND application_name LIKE '%pg-worker-control'"
+        + " AND wait_event_type = 'Lock' AND query LIKE '" + statementLike + "'";
+  }
+
+  /**
+   * Takes a lock with {@code lockSql} in a transaction of a test connection and requires that one control-pool statement like
+   * {@code statementLike} waits for it, not one per heartbeat or poll, while the worker's heartbeats go on for {@code seconds}
+   * s and it stays ACTIVE; then lets go.
+   */
+  private static void heartbeatsGoOnWhileOneWaits(TestEnv env, String id, String lockSql, String statementLike, int seconds) throws Exception {
+    try (Connection holder = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:5432/test", "postgres", "");
+         Statement st = holder.createStatement()) {
+      holder.setAutoCommit(false);
+      st.execute(lockSql);
+      String heldAt = env.dbNow();
+      awaitTrue(Duration.ofSeconds(20), "a control statement waits for the lock", () -> env.queryLong(controlWaiting(statementLike)) >= 1);
+      awaitTrue(Duration.ofSeconds(30), "heartbeats written " + seconds + " s after the lock was taken", () -> env.queryLong(
+          "SELECT count(*) FROM $S.worker_heartbeat WHERE worker_id = '" + id + "' AND last_heartbeat > '" + heldAt + "'::timestamptz + interval '"
+              + seconds + " seconds'") == 1);
+      assertEquals(1, env.queryLong(controlWaiting(statementLike)), "one statement waits, not one a heartbeat or poll");
+      assertEquals("ACTIVE", env.workerState(id));
+      holder.rollback();
     }
   }
 }
