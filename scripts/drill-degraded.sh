@@ -14,7 +14,7 @@
 # Uses its own schema and queue names (drill_*) and removes them at the end, also on Ctrl-C or failure. The last
 # line is "ledger: produced N, lost L, duplicated D, unexpected U, stale S"; exits 1 if L, D or S is non-zero, if
 # the worker never entered DEGRADED or did not leave it, if the leader suspected the worker (a lock on history must
-# stall its commits, not its heartbeats: --hold-s 40 holds one longer than the leader's 15 s and 30 s verdicts), or the
+# stall its commits, not its heartbeats: --hold-s 40 holds the lock longer than the leader's 15 s and 30 s verdicts), or the
 # back-fill queue did not drain; 0 otherwise.
 set -euo pipefail
 cd "$(dirname "$0")/.."

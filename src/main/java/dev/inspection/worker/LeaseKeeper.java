@@ -69,9 +69,9 @@ public final class LeaseKeeper {
   /** When (clock) the leases were last renewed; -1 before the first renewal. */
   private long lastRenewed = -1;
   /**
-   * A renewal is under way: a heartbeat issues no second one. One that waits (behind a leader's bump that waits for a batch
-   * stuck on a lock) holds one connection of the control pool; a renewal at every heartbeat took all three, and the
-   * heartbeats timed out waiting for a connection.
+   * A renewal is under way: a heartbeat issues no second one. One that waits (behind a leader's transaction that holds a
+   * lease row: a bump or a switch between its lock and its commit, or one that stopped halfway) holds one connection of the
+   * control pool; a renewal at every heartbeat took all three, and the heartbeats timed out waiting for a connection.
    */
   private boolean renewing;
   private long startedAt;
