@@ -19,9 +19,6 @@ import dev.inspection.worker.Spill;
 import dev.inspection.worker.StatePlanner;
 import io.vertx.core.json.JsonObject;
 import java.nio.charset.StandardCharsets;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -68,10 +65,7 @@ class DegradedModeIT {
       DegradedMonitor mode = worker.worker().degraded();
 
       // wave A while history is locked: the commits stall until the lock goes, and the mode turns DEGRADED meanwhile
-      try (Connection locker = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:5432/test", "postgres", "");
-           Statement st = locker.createStatement()) {
-        locker.setAutoCommit(false);
-        st.execute("LOCK TABLE " + env.name + ".device_status_history IN ACCESS EXCLUSIVE MODE");
+      try (TestEnv.Held lock = env.hold("LOCK TABLE $S.device_status_history IN ACCESS EXCLUSIVE MODE")) {
         for (Map.Entry<String, Priority> d : devices.entrySet()) {
           Envelope e = result(d.getKey(), d.getValue(), base, "UP");
           publish(ch, t, e);
@@ -80,7 +74,6 @@ class DegradedModeIT {
         ch.waitForConfirmsOrDie(10_000);
         awaitTrue(Duration.ofSeconds(20), "DEGRADED entered on a commit stalled over 1.5 s", mode::degraded);
         assertTrue(mode.status().reason().startsWith("a commit in flight for"), mode.status().reason());
-        locker.rollback();
       }
       awaitTrue(Duration.ofSeconds(20), "wave A committed", () -> env.queryLong("SELECT count(*) FROM $S.device_status_current") == devices.size());
 
@@ -161,10 +154,7 @@ class DegradedModeIT {
       List<Envelope> published = new ArrayList<>();
       DegradedMonitor mode = worker.worker().degraded();
       // enter DEGRADED on critical results only (nothing of them is ever spilled)
-      try (Connection locker = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:5432/test", "postgres", "");
-           Statement st = locker.createStatement()) {
-        locker.setAutoCommit(false);
-        st.execute("LOCK TABLE " + env.name + ".device_status_history IN ACCESS EXCLUSIVE MODE");
+      try (TestEnv.Held lock = env.hold("LOCK TABLE $S.device_status_history IN ACCESS EXCLUSIVE MODE")) {
         for (String d : critical) {
           Envelope e = result(d, Priority.HIGH, base, "UP");
           publish(ch, t, e);
@@ -172,7 +162,6 @@ class DegradedModeIT {
         }
         ch.waitForConfirmsOrDie(10_000);
         awaitTrue(Duration.ofSeconds(20), "DEGRADED", mode::degraded);
-        locker.rollback();
       }
       try (Channel c = env.channel()) {
         c.queueDelete(t.backfillQueue());

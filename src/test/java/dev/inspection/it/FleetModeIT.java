@@ -275,10 +275,7 @@ class FleetModeIT {
       awaitTrue(Duration.ofSeconds(20), "the first results committed", () -> env.queryLong("SELECT count(*) FROM $S.device_status_current") == 20);
       awaitTrue(Duration.ofSeconds(10), "the leader sees the worker", () ->
           new JsonObject(http(sched.httpPort(), "GET", "/api/v1/fleet-mode").getValue()).getJsonObject("signals", new JsonObject()).getInteger("live_workers", 0) == 1);
-      try (java.sql.Connection locker = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:5432/test", "postgres", "");
-           Statement st = locker.createStatement()) {
-        locker.setAutoCommit(false);
-        st.execute("LOCK TABLE " + env.name + ".device_status_history IN ACCESS EXCLUSIVE MODE");
+      try (TestEnv.Held lock = env.hold("LOCK TABLE $S.device_status_history IN ACCESS EXCLUSIVE MODE")) {
         for (int i = 0; i < 20; i++) publish(ch, t, result("slow-" + i, base, 2));
         ch.waitForConfirmsOrDie(10_000);
         // the worker's transaction has waited 2 s for history: its batches commit more than 2 s after they were due
@@ -289,7 +286,6 @@ class FleetModeIT {
         awaitTrue(Duration.ofSeconds(20), "the leader enters BACKPRESSURE_HIGH while the commits wait", () -> stored(sched) == FleetMode.BACKPRESSURE_HIGH,
             () -> seen(sched));
         assertEquals(0, env.queryLong("SELECT count(*) FROM $S.device_status_current WHERE cycle_id = " + base), "nothing committed yet");
-        locker.rollback();
       }
       String reason = (String) env.query("SELECT reason FROM $S.fleet_mode").get(0)[0];
       assertTrue(reason.startsWith("commit_latency: p99 "), reason);

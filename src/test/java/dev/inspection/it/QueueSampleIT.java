@@ -8,9 +8,6 @@ import dev.inspection.messaging.Priority;
 import dev.inspection.messaging.Topology;
 import dev.inspection.node.Node;
 import dev.inspection.scheduler.QueueSampler;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -42,10 +39,7 @@ class QueueSampleIT {
       ch.confirmSelect();
       List<String> devices = WorkerIT.devicesIn(0, SLOTS, MESSAGES, "q-");
       long cycle = System.currentTimeMillis() - 60_000;
-      try (Connection locker = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:5432/test", "postgres", "");
-           Statement st = locker.createStatement()) {
-        locker.setAutoCommit(false);
-        st.execute("LOCK TABLE " + env.name + ".device_status_history IN ACCESS EXCLUSIVE MODE");
+      try (TestEnv.Held lock = env.hold("LOCK TABLE $S.device_status_history IN ACCESS EXCLUSIVE MODE")) {
         long t0 = System.currentTimeMillis();
         for (String d : devices) TestEnv.publish(ch, t, WorkerIT.envelope(d, SLOTS, cycle, 1, "UP"));
         ch.waitForConfirmsOrDie(10_000);
@@ -60,7 +54,6 @@ class QueueSampleIT {
             && q.skipped() == 1, () -> "depth(0) " + q.depth(0) + ", skipped " + q.skipped() + ", broker ready " + env.ready(0, Priority.NORMAL) + ", heartbeat " + heartbeat(env));
         System.out.printf("queue sample: slot 0's backlog of %d seen %d ms after it was published; %d slot(s) still skipped%n", q.depth(0),
             System.currentTimeMillis() - t0, q.skipped());
-        locker.rollback();
       }
       awaitTrue(Duration.ofSeconds(30), "every result committed", () -> env.queryLong("SELECT count(*) FROM $S.device_status_current") == MESSAGES);
       awaitTrue(Duration.ofSeconds(20), "both slots quiet and skipped again", () -> q.skipped() == SLOTS && q.depth(0) == 0,

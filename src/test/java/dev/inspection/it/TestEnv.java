@@ -254,6 +254,41 @@ public final class TestEnv implements AutoCloseable {
     }
   }
 
+  /**
+   * Runs {@code lockSql} ({@code $S}: this test's schema) in a transaction of a connection of its own and keeps it open until the
+   * returned lock is closed, which rolls it back: a table or a row locked under the node's feet, as an operator's statement or a
+   * stalled transaction would hold it.
+   */
+  public Held hold(String lockSql) throws Exception {
+    java.sql.Connection c = pg();
+    try {
+      c.setAutoCommit(false);
+      try (Statement st = c.createStatement()) {
+        st.execute(lockSql.replace("$S", name));
+      }
+      return new Held(c);
+    } catch (Exception e) {
+      c.close();
+      throw e;
+    }
+  }
+
+  /** A lock {@link #hold} took; closing it rolls its transaction back and lets go. */
+  public static final class Held implements AutoCloseable {
+    private final java.sql.Connection c;
+
+    private Held(java.sql.Connection c) {
+      this.c = c;
+    }
+
+    @Override
+    public void close() throws Exception {
+      try (java.sql.Connection closing = c) {
+        closing.rollback();
+      }
+    }
+  }
+
   /** A fresh connection per call: tests restart PostgreSQL under our feet. */
   private static java.sql.Connection pg() throws Exception {
     return DriverManager.getConnection("jdbc:postgresql://127.0.0.1:5432/test", "postgres", "");

@@ -15,9 +15,6 @@ import dev.inspection.messaging.Topology;
 import dev.inspection.node.Node;
 import io.vertx.core.json.JsonObject;
 import java.nio.charset.StandardCharsets;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -214,24 +211,20 @@ class WorkerIT {
       Map<Integer, Long> epochs = env.epochsOf(id);
       assertEquals(Set.of(0, 1), epochs.keySet());
 
-      try (Connection locker = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:5432/test", "postgres", "");
-           Statement st = locker.createStatement()) {
-        locker.setAutoCommit(false);
-        st.execute("LOCK TABLE " + env.name + ".device_status_history IN ACCESS EXCLUSIVE MODE");
+      try (TestEnv.Held lock = env.hold("LOCK TABLE $S.device_status_history IN ACCESS EXCLUSIVE MODE")) {
         for (int slot = 0; slot < 2; slot++) for (String d : devicesIn(slot, 2, 5, "stuck")) publish(ch, t, envelope(d, 2, 20, 1, "DOWN"));
         ch.waitForConfirmsOrDie(10_000);
-        awaitTrue(Duration.ofSeconds(20), "the worker's batch waits for history", () -> env.queryLong("SELECT count(*) FROM pg_locks l"
-            + " JOIN pg_class c ON c.oid = l.relation WHERE NOT l.granted AND c.relnamespace = '$S'::regnamespace AND c.relname LIKE 'device_status_history%'") > 0);
+        String waitsForHistory = "SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation WHERE NOT l.granted"
+            + " AND c.relnamespace = '$S'::regnamespace AND c.relname LIKE 'device_status_history%'";
+        awaitTrue(Duration.ofSeconds(20), "the worker's batch waits for history", () -> env.queryLong(waitsForHistory) > 0);
         String stuckAt = env.dbNow();
         awaitTrue(Duration.ofSeconds(30), "both leases renewed and the worker's heartbeat written 9 s (three lease TTLs) after its batch got stuck", () ->
             env.queryLong("SELECT count(*) FROM $S.slot_lease WHERE owner_worker_id = '" + id + "' AND last_renewed_at > '" + stuckAt + "'::timestamptz + interval '9 seconds'") == 2
                 && env.queryLong("SELECT count(*) FROM $S.worker_heartbeat WHERE worker_id = '" + id + "' AND last_heartbeat > '" + stuckAt + "'::timestamptz + interval '9 seconds'") == 1);
-        assertTrue(env.queryLong("SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation WHERE NOT l.granted"
-            + " AND c.relnamespace = '$S'::regnamespace AND c.relname LIKE 'device_status_history%'") > 0, "the batch still waits");
+        assertTrue(env.queryLong(waitsForHistory) > 0, "the batch still waits");
         assertEquals(0, env.queryLong("SELECT count(*) FROM $S.device_status_current WHERE cycle_id = 20"), "nothing of it committed");
         assertEquals("ACTIVE", env.workerState(id));
         assertEquals(epochs, env.epochsOf(id), "the worker keeps its slots at their epochs");
-        locker.rollback();
       }
       awaitTrue(Duration.ofSeconds(20), "the stuck batch commits", () -> env.queryLong("SELECT count(*) FROM $S.device_status_current WHERE cycle_id = 20") == 10);
       assertEquals(epochs, env.epochsOf(id));
@@ -254,7 +247,7 @@ class WorkerIT {
       env.awaitConsuming();
       awaitTrue(Duration.ofSeconds(20), "both leases renewed once", () -> env.queryLong(
           "SELECT count(*) FROM $S.slot_lease WHERE owner_worker_id = '" + id + "' AND last_renewed_at IS NOT NULL") == 2);
-      heartbeatsGoOnWhileOneWaits(env, id, "SELECT slot_id FROM " + env.name + ".slot_lease WHERE slot_id = 0 FOR UPDATE",
+      heartbeatsGoOnWhileOneWaits(env, id, "SELECT slot_id FROM $S.slot_lease WHERE slot_id = 0 FOR UPDATE",
           "%FROM slot_lease%FOR NO KEY UPDATE%", 15);
       String freedAt = env.dbNow();
       awaitTrue(Duration.ofSeconds(20), "both leases renewed once the row is free", () -> env.queryLong("SELECT count(*) FROM $S.slot_lease"
@@ -273,7 +266,7 @@ class WorkerIT {
       String id = env.name + "-w";
       env.start(Map.of("role", "worker", "node.id", id, "worker.lease.poll.ms", "300"));
       env.awaitConsuming();
-      heartbeatsGoOnWhileOneWaits(env, id, "LOCK TABLE " + env.name + ".slot_map_version IN ACCESS EXCLUSIVE MODE", "%FROM slot_map_version%", 8);
+      heartbeatsGoOnWhileOneWaits(env, id, "LOCK TABLE $S.slot_map_version IN ACCESS EXCLUSIVE MODE", "%FROM slot_map_version%", 8);
       awaitTrue(Duration.ofSeconds(10), "no read waits once the table is free", () -> env.queryLong(controlWaiting("%FROM slot_map_version%")) == 0);
       assertEquals("ACTIVE", env.workerState(id));
     }
@@ -291,10 +284,7 @@ class WorkerIT {
    * s and it stays ACTIVE; then lets go.
    */
   private static void heartbeatsGoOnWhileOneWaits(TestEnv env, String id, String lockSql, String statementLike, int seconds) throws Exception {
-    try (Connection holder = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:5432/test", "postgres", "");
-         Statement st = holder.createStatement()) {
-      holder.setAutoCommit(false);
-      st.execute(lockSql);
+    try (TestEnv.Held lock = env.hold(lockSql)) {
       String heldAt = env.dbNow();
       awaitTrue(Duration.ofSeconds(20), "a control statement waits for the lock", () -> env.queryLong(controlWaiting(statementLike)) >= 1);
       awaitTrue(Duration.ofSeconds(30), "heartbeats written " + seconds + " s after the lock was taken", () -> env.queryLong(
@@ -302,7 +292,6 @@ class WorkerIT {
               + seconds + " seconds'") == 1);
       assertEquals(1, env.queryLong(controlWaiting(statementLike)), "one statement waits, not one a heartbeat or poll");
       assertEquals("ACTIVE", env.workerState(id));
-      holder.rollback();
     }
   }
 }
