@@ -14,6 +14,7 @@ import io.vertx.core.WorkerExecutor;
 import io.vertx.core.json.JsonObject;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.Tuple;
+import java.time.Clock;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
@@ -44,11 +45,18 @@ import org.slf4j.LoggerFactory;
  * batches drained a 185,000-row spill at about 50 rows/s: most of an hour.) Live traffic is protected by the mode
  * itself: a database slow enough to put the worker back into the degraded mode stops the back-fill.
  *
+ * <p>While history is locked ({@link HistoryLock}) no batch is taken: a back-fill that met the lock would requeue what it took, each
+ * requeue a delivery towards the queue's {@code x-delivery-limit}. Instead, when a probe is due, a round asks for the locks a history
+ * write takes ({@link #PROBE}, waiting at most {@code worker.degraded.history.lock.timeout.ms}), so a worker with no live batch still
+ * learns that the lock went. Its transactions wait for a lock at most that long too, and one that waited that long marks history locked.
+ *
  * <p>A body that is no spilled batch, or rows PostgreSQL refuses (a data error), are rejected without requeue: the
  * queue dead-letters them to {@code {prefix}.dlx}. Any other failure requeues and waits for the next round.
  */
 public final class BackFiller {
   private static final Logger log = LoggerFactory.getLogger(BackFiller.class);
+  /** The locks a history write takes, asked for and let go: whether an operator's lock on history or the rollups is still there. */
+  static final String PROBE = "LOCK TABLE device_status_history, device_status_rollup_1m IN ROW EXCLUSIVE MODE";
   static final String LOCK_SLOT = "SELECT pg_advisory_xact_lock(hashtext('inspection.backfill.' || current_schema()), $1)::text";
 
   private record Got(long tag, byte[] body) {}
@@ -62,14 +70,22 @@ public final class BackFiller {
   private final int batch;
   private final long intervalMs;
   private final WorkerExecutor thread;
+  /** Null: none (the transaction waits for a lock as long as it lasts). */
+  private final HistoryLock historyLock;
+  private final long lockTimeoutMs;
+  private final Clock clock;
   private Supplier<Connection> broker = () -> null;
   private Channel channel;
   private volatile long depth = -1;
   private long timer = -1;
   private boolean stopped;
 
+  /** {@code historyLock}: null, or told when a back-fill waited out {@code lockTimeoutMs} for a lock, and asked before each round. */
   public BackFiller(Vertx vertx, Pool pool, Topology topology, DegradedMonitor monitor, DbGate gate, Metrics metrics, int batch, long intervalMs,
-      String workerId) {
+      String workerId, HistoryLock historyLock, long lockTimeoutMs, Clock clock) {
+    this.historyLock = historyLock;
+    this.lockTimeoutMs = historyLock == null ? 0 : lockTimeoutMs;
+    this.clock = clock;
     this.vertx = vertx;
     this.pool = pool;
     this.topology = topology;
@@ -112,13 +128,18 @@ public final class BackFiller {
   }
 
   private boolean mayRun() {
-    return !stopped && !monitor.degraded() && gate.healthy();
+    return !stopped && !monitor.degraded() && gate.healthy() && (historyLock == null || !historyLock.locked());
   }
 
   private void round() {
     Connection c = broker.get();
-    if (!mayRun() || c == null) {
+    if (stopped || monitor.degraded() || !gate.healthy() || c == null) {
       schedule(10 * intervalMs);
+      return;
+    }
+    if (historyLock != null && historyLock.locked()) {
+      if (!historyLock.writesHistory(clock.millis())) schedule(intervalMs); // the probe is not due yet, or a live batch is it
+      else probe().onComplete(ar -> schedule(historyLock.locked() ? intervalMs : 1));
       return;
     }
     long started = System.nanoTime();
@@ -174,6 +195,10 @@ public final class BackFiller {
             log.warn("back-fill: PostgreSQL refuses a spilled batch of slot {} ({}); dead-lettered", b.slot(), e.describe());
             return settle(g.tag(), false, false).map(true);
           }
+          if (historyLock != null && DbErrors.isLockTimeout(ar.cause()) && historyLock.timedOut(clock.millis())) {
+            log.warn("back-fill: a lock on history or the rollups held its transaction {} ms (worker.degraded.history.lock.timeout.ms); history counts"
+                + " as locked: the batches spill their history rows until it takes rows again", lockTimeoutMs);
+          }
           log.info("back-fill of slot {} failed ({}); requeued", b.slot(), e.describe());
           return settle(g.tag(), false, true).map(false);
         });
@@ -195,9 +220,26 @@ public final class BackFiller {
     for (StatePlanner.HistoryRow h : b.rows()) items.add(new HistoryRollups.Item(b.slot(), b.epoch(), h));
     items.sort(Comparator.comparing((HistoryRollups.Item h) -> h.row().envelope().deviceId()).thenComparingLong(h -> h.row().envelope().cycleId())
         .thenComparingLong(h -> h.row().envelope().seq()));
-    return Db.inTransaction(pool, conn -> conn.preparedQuery(LOCK_SLOT).execute(Tuple.of(b.slot()))
-        .compose(v -> HistoryRollups.write(conn, items, JsonObject::toBuffer, b.committedAtMs() > 0
-            ? OffsetDateTime.ofInstant(Instant.ofEpochMilli(b.committedAtMs()), ZoneOffset.UTC) : null, false)));
+    return Db.inTransaction(pool, conn -> {
+      // ahead of the slot's lock in the same pipeline: the whole transaction waits at most this long for a lock
+      if (lockTimeoutMs > 0) conn.preparedQuery(BatchStore.HISTORY_LOCK_TIMEOUT).execute(Tuple.of(String.valueOf(lockTimeoutMs)));
+      return conn.preparedQuery(LOCK_SLOT).execute(Tuple.of(b.slot()))
+          .compose(v -> HistoryRollups.write(conn, items, JsonObject::toBuffer, b.committedAtMs() > 0
+              ? OffsetDateTime.ofInstant(Instant.ofEpochMilli(b.committedAtMs()), ZoneOffset.UTC) : null, false));
+    });
+  }
+
+  /** Asks for the locks a history write takes ({@link #PROBE}) and tells {@link #historyLock} what it met. */
+  private Future<Void> probe() {
+    return Db.inTransaction(pool, conn -> {
+      conn.preparedQuery(BatchStore.HISTORY_LOCK_TIMEOUT).execute(Tuple.of(String.valueOf(lockTimeoutMs)));
+      return conn.query(PROBE).execute().<Void>mapEmpty();
+    }).transform(ar -> {
+      if (ar.succeeded()) CommitGroup.historyAnswers(historyLock.wrote(clock.millis()));
+      else if (DbErrors.isLockTimeout(ar.cause())) historyLock.timedOut(clock.millis());
+      else historyLock.probeEnded();
+      return Future.<Void>succeededFuture();
+    });
   }
 
   /** Acks, or rejects with or without requeue; a failure leaves the delivery to come back when the channel closes. */

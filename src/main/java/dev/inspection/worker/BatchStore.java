@@ -97,6 +97,33 @@ public final class BatchStore {
         AND c.current_slot = EXCLUDED.slot_id  -- seed 000 §3.4: only the legal slot's owner writes a device (a reshard moves current_slot)""";
 
 
+  /**
+   * Sent before the history statement when the history lock timeout is on ({@link #historyLockTimeoutMs}): how long it may wait for a lock
+   * on history or the rollups; reset ({@link #NO_LOCK_TIMEOUT}) before the alert writes, which wait as long as a lock lasts, as before.
+   */
+  static final String HISTORY_LOCK_TIMEOUT = "SELECT set_config('lock_timeout', $1, true)";
+  static final String NO_LOCK_TIMEOUT = "RESET lock_timeout";
+
+  /**
+   * The history statement of a transaction waited out {@code worker.degraded.history.lock.timeout.ms} for a lock (SQLSTATE 55P03): history or
+   * its rollups are locked. Its cause is PostgreSQL's error. Not tried again by {@link PoisonSplitter}: {@link CommitGroup} writes the batch again
+   * at once with every history row spilled ({@link HistoryLock}).
+   */
+  static final class HistoryLocked extends RuntimeException {
+    HistoryLocked(long timeoutMs, Throwable cause) {
+      super("history's write waited " + timeoutMs + " ms for a lock on device_status_history or the rollups (worker.degraded.history.lock.timeout.ms): "
+          + cause.getMessage(), cause);
+    }
+  }
+
+  /** Whether {@code failure} (or one of its causes) is a {@link HistoryLocked}. */
+  static boolean historyLocked(Throwable failure) {
+    for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (t instanceof HistoryLocked) return true;
+    }
+    return false;
+  }
+
   /** One slot's share of a transaction. */
   public record Part(int slot, long epoch, StatePlanner.Plan plan) {
     int size() {
@@ -140,20 +167,28 @@ public final class BatchStore {
   private final AtomicLong rewrites = new AtomicLong();
   private final Clock clock;
   private final int genericPlanMaxResults;
+  /** How long the history statement waits for a lock before the transaction fails with {@link HistoryLocked}; 0: as long as the lock lasts. */
+  private final long historyLockTimeoutMs;
 
   public BatchStore(Pool pool, String workerId) {
     this(pool, workerId, Clock.systemUTC(), 0);
   }
 
+  public BatchStore(Pool pool, String workerId, Clock clock, int genericPlanMaxResults) {
+    this(pool, workerId, clock, genericPlanMaxResults, 0);
+  }
+
   /**
    * {@code clock}: where the alert events' look-back starts ({@link AlertWrites#READ_EVENTS}); {@code genericPlanMaxResults}: a transaction of at most
-   * this many results runs on generic plans ({@code worker.generic.plan.max.results}, {@link #planMode}).
+   * this many results runs on generic plans ({@code worker.generic.plan.max.results}, {@link #planMode}); {@code historyLockTimeoutMs}: the longest
+   * wait of the history statement for a lock ({@code worker.degraded.history.lock.timeout.ms}, {@link HistoryLocked}), 0 = no limit.
    */
-  public BatchStore(Pool pool, String workerId, Clock clock, int genericPlanMaxResults) {
+  public BatchStore(Pool pool, String workerId, Clock clock, int genericPlanMaxResults, long historyLockTimeoutMs) {
     this.pool = pool;
     this.workerId = workerId;
     this.clock = clock;
     this.genericPlanMaxResults = genericPlanMaxResults;
+    this.historyLockTimeoutMs = historyLockTimeoutMs;
   }
 
   /**
@@ -231,7 +266,7 @@ public final class BatchStore {
         else outcomes.put(p.slot(), new Fenced(owner, current));
       }
       if (valid.isEmpty()) return Future.succeededFuture(outcomes);
-      return write(conn, valid, AlertWrites.cycleFloor(clock.millis()), fresh).map(c -> {
+      return write(conn, valid, AlertWrites.cycleFloor(clock.millis()), fresh, historyLockTimeoutMs).map(c -> {
         for (Part p : valid) outcomes.put(p.slot(), c);
         return outcomes;
       });
@@ -240,7 +275,7 @@ public final class BatchStore {
 
   private record Cur(int slot, long epoch, StatePlanner.CurrentRow row) {}
 
-  private static Future<Committed> write(SqlConnection conn, List<Part> parts, long eventCycleFloor, boolean fresh) {
+  private static Future<Committed> write(SqlConnection conn, List<Part> parts, long eventCycleFloor, boolean fresh, long lockTimeoutMs) {
     List<Cur> current = new ArrayList<>();
     List<HistoryRollups.Item> history = new ArrayList<>();
     List<AlertEvent> events = new ArrayList<>();
@@ -262,9 +297,15 @@ public final class BatchStore {
     // current and history go out together (the connection pipelines them: one wait for both answers, not two); PostgreSQL runs them in
     // order, and when the first fails the second fails with 25P02 after it, so the batch fails with the first one's error
     Future<RowSet<Row>> up = conn.preparedQuery(UPSERT_CURRENT).execute(currentArrays(current, once));
-    Future<Integer> hist = HistoryRollups.write(conn, history, once, null, fresh);
-    return Future.all(up, hist)
-        .compose(both -> AlertWrites.write(conn, events, eventEpochs, eventCycleFloor).map(v -> new Committed(up.result().rowCount(), hist.result())));
+    // the history lock timeout goes out with them (no round trip of its own) and covers the history statement alone
+    boolean limited = lockTimeoutMs > 0 && !history.isEmpty();
+    if (limited) conn.preparedQuery(HISTORY_LOCK_TIMEOUT).execute(Tuple.of(String.valueOf(lockTimeoutMs)));
+    Future<Integer> written = HistoryRollups.write(conn, history, once, null, fresh);
+    Future<Integer> hist = !limited ? written : written.recover(e -> Future.failedFuture(DbErrors.isLockTimeout(e) ? new HistoryLocked(lockTimeoutMs, e) : e));
+    return Future.all(up, hist).compose(both -> {
+      Future<?> unlimited = limited && !events.isEmpty() ? conn.query(NO_LOCK_TIMEOUT).execute() : Future.succeededFuture();
+      return Future.all(unlimited, AlertWrites.write(conn, events, eventEpochs, eventCycleFloor)).map(v -> new Committed(up.result().rowCount(), hist.result()));
+    });
   }
 
 

@@ -30,7 +30,9 @@ import org.slf4j.LoggerFactory;
  * write mode on ({@link #degradedMode}), every group commit is measured by the {@link DegradedMonitor}, and while
  * it is DEGRADED a group is committed without its non-critical history rows ({@link Spill}), which are published
  * to the back-fill queue before the slots hear that they committed (so their deliveries are acked only after
- * both). The queue holds about one round of transactions: a slot starts its next batch only while there is room
+ * both). A group whose history statement waited out {@code worker.degraded.history.lock.timeout.ms} for a lock is written again at
+ * once without any history row, whatever the mode, and so are the groups after it until history answers ({@link HistoryLock}). The queue
+ * holds about one round of transactions: a slot starts its next batch only while there is room
  * ({@link CommitRoom}), and a slot's critical results alone may go ahead of a full queue. Runs on the worker's event loop.
  */
 public final class CommitGroup {
@@ -45,12 +47,17 @@ public final class CommitGroup {
 
   private record Waiting(Part part, Promise<SlotCommit> result) {}
 
+  /** What a group's transaction committed, and the history rows it held back (null: none). */
+  private record Written(Map<Integer, SlotCommit> outcomes, Spill.Degraded held) {}
+
   private final PoisonSplitter splitter;
   private final Metrics metrics;
   /** The DB-degraded write mode (null: off): measures every group commit and, while degraded, spills non-critical history. */
   private DegradedMonitor degraded;
   private SpillPublisher spill;
   private Function<List<Spill.Batch>, Future<Integer>> writeThrough;
+  /** Whether history takes rows now (null: the history statement waits for a lock as long as it lasts). */
+  private HistoryLock historyLock;
   private final int maxConcurrent;
   private final int maxRows;
   private final ArrayDeque<Waiting> waiting = new ArrayDeque<>();
@@ -76,11 +83,13 @@ public final class CommitGroup {
   /**
    * Turns the DB-degraded write mode on: every commit is measured by {@code monitor}; while it is degraded, {@link Spill}
    * applies. {@code writeThrough} ({@link BackFiller#store}) writes held-back rows straight into history and rollups
-   * when their spill cannot be published.
+   * when their spill cannot be published. {@code historyLock} (null: none) is told what the history writes met, and decides
+   * whether a group writes its history or spills it all; the store's history statement must then have a lock timeout.
    */
   public CommitGroup degradedMode(DegradedMonitor monitor, SpillPublisher publisher, Function<List<Spill.Batch>, Future<Integer>> writeThrough,
-      Clock clock) {
+      HistoryLock historyLock, Clock clock) {
     this.clock = clock;
+    this.historyLock = historyLock;
     this.degraded = monitor;
     this.spill = publisher;
     this.writeThrough = writeThrough;
@@ -187,6 +196,44 @@ public final class CommitGroup {
         "spill failed (" + spillFailure.getMessage() + ") and writing the rows instead failed (" + e.getMessage() + ")", e)));
   }
 
+  /**
+   * Commits one group: with its history rows, without the non-critical ones while the degraded mode is on, or without any while history is
+   * locked ({@link HistoryLock}). A group whose history write waited out the lock timeout is written again at once without any history row.
+   */
+  private Future<Written> write(List<Part> parts) {
+    boolean history = historyLock == null || historyLock.writesHistory(clock.millis());
+    Spill.Degraded held = !history ? Spill.splitAll(parts) : degraded != null && degraded.degraded() ? Spill.split(parts) : null;
+    List<Part> now = held == null ? parts : held.parts();
+    Future<Written> first = splitter.commit(now).map(o -> new Written(o, held));
+    if (historyLock == null || !history) return first;
+    boolean triesHistory = now.stream().anyMatch(p -> p.size() > 0);
+    return first.transform(ar -> {
+      if (ar.succeeded()) {
+        if (!triesHistory) historyLock.probeEnded();
+        else historyAnswers(historyLock.wrote(clock.millis()));
+        return Future.succeededFuture(ar.result());
+      }
+      if (!BatchStore.historyLocked(ar.cause())) {
+        historyLock.probeEnded();
+        return Future.failedFuture(ar.cause());
+      }
+      Spill.Degraded all = Spill.splitAll(parts);
+      if (historyLock.timedOut(clock.millis())) {
+        log.warn("{}; writing current status, derived state and alerts without waiting, and spilling every history row (critical ones too) to the"
+            + " back-fill queue until history takes rows again (one batch tries every {} s; worker_history_locked)", ar.cause().getMessage(),
+            HistoryLock.PROBE_AFTER_MS / 1000);
+      }
+      return splitter.commit(all.parts()).map(o -> new Written(o, all));
+    });
+  }
+
+  /** Logs the end of a locked spell of history ({@link HistoryLock#wrote}: -1 = none ended). */
+  static void historyAnswers(long lockedMs) {
+    if (lockedMs >= 0) {
+      log.info("history takes rows again after {} ms locked; the back-fill writes what was spilled meanwhile (worker_backfill_queue_depth)", lockedMs);
+    }
+  }
+
   private void flush() {
     while (inFlight < maxConcurrent && !waiting.isEmpty()) {
       List<Waiting> group = new ArrayList<>();
@@ -199,12 +246,12 @@ public final class CommitGroup {
       }
       inFlight++;
       List<Part> parts = group.stream().map(Waiting::part).toList();
-      Spill.Degraded held = degraded != null && degraded.degraded() ? Spill.split(parts) : null;
       long token = degraded == null ? -1 : degraded.started();
-      splitter.commit(held == null ? parts : held.parts()).onComplete(ar -> {
+      write(parts).onComplete(ar -> {
         if (degraded != null) degraded.finished(token, ar.succeeded());
         // degraded: the deliveries may be acked only once the held-back rows are confirmed on the back-fill queue too
-        List<Spill.Batch> out = held == null || ar.failed() ? List.of() : Spill.toPublish(held, ar.result(), clock.millis());
+        Spill.Degraded held = ar.succeeded() ? ar.result().held() : null;
+        List<Spill.Batch> out = held == null ? List.of() : Spill.toPublish(held, ar.result().outcomes(), clock.millis());
         Future<Void> spilled = out.isEmpty() ? Future.succeededFuture() : spill.publish(out).onSuccess(v -> out.forEach(b -> metrics.spilled(b.rows().size())))
             .recover(e -> writeThrough(out, e));
         spilled.onComplete(sp -> {
@@ -214,7 +261,7 @@ public final class CommitGroup {
             else if (sp.failed() && held.spill().containsKey(w.part().slot())) w.result().fail(new IllegalStateException(
                 "committed, but neither the spill to the back-fill queue nor the history write instead succeeded (" + sp.cause().getMessage()
                     + "); requeued to be written again", sp.cause()));
-            else w.result().complete(ar.result().get(w.part().slot()));
+            else w.result().complete(ar.result().outcomes().get(w.part().slot()));
           }
           flush();
           room.wake();

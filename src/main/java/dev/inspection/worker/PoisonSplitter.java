@@ -28,7 +28,8 @@ import org.slf4j.LoggerFactory;
  * (DESIGN.md D9, classified by {@link DbErrors}):
  * <ul>
  *   <li>{@link Kind#RETRY} (serialization failure, deadlock, lock timeout): the same transaction again after a
- *       short jittered backoff, up to {@code worker.db.retries} times; then it fails like an outage;</li>
+ *       short jittered backoff, up to {@code worker.db.retries} times; then it fails like an outage. Not a
+ *       {@link BatchStore.HistoryLocked}: that fails at once, and {@link CommitGroup} writes the group without history;</li>
  *   <li>{@link Kind#POISON} (PostgreSQL refuses some rows): the group is halved ({@link PoisonSplit}) — by slot,
  *       then the failing slot by device — and each half committed on its own, one after the other, until the
  *       devices PostgreSQL refuses stand alone. Everything else commits; each slot's result names its refused
@@ -86,7 +87,8 @@ final class PoisonSplitter {
   private Future<Map<Integer, Outcome>> attempt(List<Part> parts, int retriesLeft, Backoff backoff) {
     return store.commit(parts).recover(failure -> {
       DbError e = DbErrors.of(failure);
-      if (e.kind() != Kind.RETRY || retriesLeft <= 0) return Future.failedFuture(failure);
+      // a locked history is not a race: the group is written again at once with its history spilled (CommitGroup)
+      if (e.kind() != Kind.RETRY || retriesLeft <= 0 || BatchStore.historyLocked(failure)) return Future.failedFuture(failure);
       Backoff b = backoff == null ? settings.backoff().backoff() : backoff;
       long delay = b.next();
       metrics.dbRetried();

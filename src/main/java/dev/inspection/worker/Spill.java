@@ -21,7 +21,8 @@ import java.util.Map;
  * In the degraded mode a slot's plan keeps its current rows, derived states and alert events for every device and
  * the history rows of critical results (retention class 1) only; the other history rows — with their rollup
  * samples, which {@link HistoryRollups} derives from the same rows — are the spill: one message per slot batch on
- * the back-fill queue, written by {@link BackFiller} after recovery. A spilled row keeps its slot, the epoch it was
+ * the back-fill queue, written by {@link BackFiller} after recovery. While history is locked ({@link HistoryLock}) the critical
+ * rows are held back too. A spilled row keeps its slot, the epoch it was
  * consumed under (history's writer_epoch), its retention class and whether the history policy keeps it.
  */
 public final class Spill {
@@ -45,12 +46,24 @@ public final class Spill {
 
   /** Holds back every non-critical history row of {@code parts}; the rest of each plan is unchanged. */
   static Degraded split(List<Part> parts) {
+    return split(parts, false);
+  }
+
+  /**
+   * Holds back every history row of {@code parts}, critical ones too: history is locked ({@link HistoryLock}); the rest of each
+   * plan (current rows, derived states, alert events) is unchanged.
+   */
+  static Degraded splitAll(List<Part> parts) {
+    return split(parts, true);
+  }
+
+  private static Degraded split(List<Part> parts, boolean all) {
     List<Part> now = new ArrayList<>(parts.size());
     Map<Integer, Batch> spill = new LinkedHashMap<>();
     for (Part p : parts) {
       List<HistoryRow> keep = new ArrayList<>();
       List<HistoryRow> later = new ArrayList<>();
-      for (HistoryRow h : p.plan().history()) (h.retentionClass() == 1 ? keep : later).add(h);
+      for (HistoryRow h : p.plan().history()) (!all && h.retentionClass() == 1 ? keep : later).add(h);
       Plan plan = p.plan();
       now.add(new Part(p.slot(), p.epoch(), new Plan(plan.current(), keep, plan.events(), plan.next(), plan.rejected())));
       if (!later.isEmpty()) spill.put(p.slot(), new Batch(p.slot(), p.epoch(), later));

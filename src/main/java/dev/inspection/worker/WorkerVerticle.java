@@ -16,6 +16,7 @@ import dev.inspection.state.AlertRules;
 import dev.inspection.store.Db;
 import dev.inspection.store.PgOptions;
 import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.WorkerExecutor;
@@ -122,7 +123,16 @@ public final class WorkerVerticle extends VerticleBase {
     pool = Db.pool(vertx, PgOptions.from(config), config.getInt(Keys.PG_POOL_SIZE), "pg-worker");
     gate = new DbGate(vertx, pool, RetryPolicy.from(config));
     int poolSize = config.getInt(Keys.PG_POOL_SIZE);
-    BatchStore batches = new BatchStore(pool, workerId, clock, config.getInt(Keys.WORKER_GENERIC_PLAN_MAX_RESULTS));
+    // history's lock timeout spills a locked history's rows to the back-fill queue: only with the degraded mode's spill on
+    long historyLockTimeoutMs = config.getBool(Keys.WORKER_DEGRADED_ENABLED) ? config.getLong(Keys.WORKER_DEGRADED_HISTORY_LOCK_TIMEOUT_MS) : 0;
+    HistoryLock historyLock = historyLockTimeoutMs > 0 ? new HistoryLock() : null;
+    if (historyLock != null) {
+      Gauge.builder("worker_history_locked", historyLock, h -> h.locked() ? 1 : 0)
+          .description("1 while history counts as locked: a batch's history write waited out worker.degraded.history.lock.timeout.ms, and the batches"
+              + " spill their history rows to the back-fill queue until one writes history again")
+          .register(metrics.registry());
+    }
+    BatchStore batches = new BatchStore(pool, workerId, clock, config.getInt(Keys.WORKER_GENERIC_PLAN_MAX_RESULTS), historyLockTimeoutMs);
     FunctionCounter.builder("worker_history_rewrites_total", batches, BatchStore::rewrites)
         .description("commits written again with history's insert-or-ignore and the rollups' upsert: history held one of their results (a redelivery, a probe's replay) or a rollup row taken for new existed")
         .register(metrics.registry());
@@ -132,8 +142,8 @@ public final class WorkerVerticle extends VerticleBase {
         .start(vertx, config.getLong(Keys.WORKER_DEGRADED_TICK_MS));
     spill = new SpillPublisher(vertx, topology, workerId);
     backFiller = new BackFiller(vertx, pool, topology, degraded, gate, metrics, config.getInt(Keys.WORKER_BACKFILL_BATCH),
-        config.getLong(Keys.WORKER_BACKFILL_INTERVAL_MS), workerId);
-    store.degradedMode(degraded, spill, backFiller::store, clock);
+        config.getLong(Keys.WORKER_BACKFILL_INTERVAL_MS), workerId, historyLock, historyLockTimeoutMs, clock);
+    store.degradedMode(degraded, spill, backFiller::store, historyLock, clock);
     controlPool = Db.pool(vertx, PgOptions.from(config), 3, "pg-worker-control");
     slotMap = new SlotMapFollower(controlPool, clock, topology.totalSlots());
     slotMap.refresh();

@@ -51,6 +51,7 @@ class DegradedModeIT {
     try (TestEnv env = new TestEnv(SLOTS); Channel ch = env.channel()) {
       Map<String, String> cfg = new HashMap<>(FAST);
       cfg.put("node.id", env.name + "-w");
+      cfg.put("worker.degraded.history.lock.timeout.ms", "0"); // the commits wait on the lock below (a stall of any kind)
       Node worker = env.start(cfg);
       env.awaitConsuming();
       Topology t = env.topology();
@@ -131,6 +132,78 @@ class DegradedModeIT {
   }
 
   /**
+   * A lock on history held longer than {@code worker.degraded.history.lock.timeout.ms} (an operator's {@code ALTER TABLE} or {@code VACUUM
+   * FULL}): while it lasts, current status, derived state and alerts are written for every device, critical ones too, without the mode
+   * changing, and every history row goes to the back-fill queue; once the lock goes, with no live result to try history, the back-fill's
+   * probe finds it free and writes them, every result exactly once. Until 2026-12-07 nothing committed while such a lock lasted: the
+   * transactions in flight waited on it and every later batch waited for them.
+   */
+  @Test
+  void aLockOnHistoryHoldsBackNeitherCurrentStatusNorAlertsAndTheBackFillWritesItsRowsOnceItGoes() throws Exception {
+    try (TestEnv env = new TestEnv(SLOTS); Channel ch = env.channel()) {
+      Map<String, String> cfg = new HashMap<>(FAST);
+      cfg.put("node.id", env.name + "-w");
+      cfg.put("worker.degraded.history.lock.timeout.ms", "1000");
+      cfg.put("worker.degraded.enter.p99.ms", "60000"); // the mode stays NORMAL: the lock timeout alone carries the lock
+      Node worker = env.start(cfg);
+      env.awaitConsuming();
+      Topology t = env.topology();
+      ch.confirmSelect();
+      Map<String, Priority> devices = new HashMap<>();
+      for (int s = 0; s < SLOTS; s++) {
+        devicesIn(s, SLOTS, 3, "crit-").forEach(d -> devices.put(d, Priority.HIGH));
+        devicesIn(s, SLOTS, 6, "norm-").forEach(d -> devices.put(d, Priority.NORMAL));
+      }
+      long base = System.currentTimeMillis() - 60_000;
+      List<Envelope> published = new ArrayList<>();
+      for (Map.Entry<String, Priority> d : devices.entrySet()) {
+        Envelope e = result(d.getKey(), d.getValue(), base, "UP");
+        publish(ch, t, e);
+        published.add(e);
+      }
+      ch.waitForConfirmsOrDie(10_000);
+      awaitTrue(Duration.ofSeconds(20), "wave A in history", () -> env.queryLong("SELECT count(*) FROM $S.device_status_history") == devices.size());
+      Metrics m = worker.metrics();
+      DegradedMonitor mode = worker.worker().degraded();
+
+      try (TestEnv.Held lock = env.hold("LOCK TABLE $S.device_status_history IN ACCESS EXCLUSIVE MODE")) {
+        long t0 = System.currentTimeMillis();
+        for (Map.Entry<String, Priority> d : devices.entrySet()) {
+          Envelope e = result(d.getKey(), d.getValue(), base + 1000, "DOWN");
+          publish(ch, t, e);
+          published.add(e);
+        }
+        ch.waitForConfirmsOrDie(10_000);
+        // history is not read here: the test's own query would wait on the lock
+        awaitTrue(Duration.ofSeconds(20), "wave B's current status and alerts for every device while history is locked", () -> env.queryLong(
+            "SELECT count(*) FROM $S.device_status_current WHERE cycle_id = " + (base + 1000)) == devices.size()
+            && env.queryLong("SELECT count(*) FROM $S.alert_current WHERE state = 'ACTIVE'") == devices.size());
+        long took = System.currentTimeMillis() - t0;
+        awaitTrue(Duration.ofSeconds(10), "every result of wave B spilled", () -> m.count("worker_spilled_total") == devices.size());
+        assertEquals(1.0, m.registry().find("worker_history_locked").gauge().value(), "history counts as locked");
+        assertTrue(TestEnv.hasSample(TestEnv.http(worker.httpPort(), "GET", "/metrics").getValue(), "worker_history_locked", "1.0"));
+        assertTrue(backfillDepth(env, t) >= 1, "the rows wait in the back-fill queue");
+        assertTrue(!mode.degraded(), "the mode did not change: " + mode.status().reason());
+        assertEquals(0, env.readyTotal(), "nothing waits in the slot queues");
+        System.out.printf("history locked: wave B's current status and alerts of %d devices written in %d ms%n", devices.size(), took);
+      }
+      awaitTrue(Duration.ofSeconds(30), "the back-fill writes every spilled row once the lock is gone", () -> backfillDepth(env, t) == 0
+          && env.queryLong("SELECT count(*) FROM $S.device_status_history") == published.size());
+      assertEquals(0.0, m.registry().find("worker_history_locked").gauge().value(), "history free again");
+      assertEquals(published.size(), env.queryLong("SELECT count(DISTINCT (device_id, cycle_id, seq)) FROM $S.device_status_history"),
+          "history holds every published result exactly once");
+      assertEquals(devices.values().stream().filter(p -> p == Priority.HIGH).count() * 2,
+          env.queryLong("SELECT count(*) FROM $S.device_status_history WHERE retention_class = 1"), "the critical rows keep their class");
+      assertEquals(published.size(), env.queryLong("SELECT coalesce(sum(sample_count), 0) FROM $S.device_status_rollup_1m"),
+          "the rollups count every published result exactly once");
+      assertEquals(m.count("worker_spilled_total"), m.count("worker_backfilled_total"));
+      assertEquals(0, m.count("worker_degraded_changes_total", "to", "DEGRADED"));
+      assertEquals(0, env.readyTotal());
+      assertEquals(0, env.deadLetterCount());
+    }
+  }
+
+  /**
    * The spill publish fails (the back-fill queue was deleted: the publish comes back unroutable): the held-back rows
    * are written into history at once instead, and only then are the deliveries acked — nothing lost, nothing
    * redelivered, no delivery spent towards the delivery limit.
@@ -140,6 +213,7 @@ class DegradedModeIT {
     try (TestEnv env = new TestEnv(SLOTS); Channel ch = env.channel()) {
       Map<String, String> cfg = new HashMap<>(FAST);
       cfg.put("node.id", env.name + "-w");
+      cfg.put("worker.degraded.history.lock.timeout.ms", "0"); // the commits wait on the lock below (a stall of any kind)
       Node worker = env.start(cfg);
       env.awaitConsuming();
       Topology t = env.topology();

@@ -262,7 +262,9 @@ class FleetModeIT {
     try (TestEnv env = new TestEnv(2); Channel ch = env.channel()) {
       Node sched = env.start(Map.of("role", "scheduler", "node.id", env.name + "-sched", "scheduler.queue.sample.ms", "1000",
           "scheduler.fleet.min.dwell.ms", "2000", "scheduler.fleet.commit.p99.high.ms", "1500"));
-      Node worker = env.start(Map.of("role", "worker", "node.id", env.name + "-w", "worker.heartbeat.ms", "500", "worker.commit.p99.window.ms", "3000"));
+      // history's lock timeout off: the commits wait on the lock below, as they do on a lock that is not history's or on a slow disk
+      Node worker = env.start(Map.of("role", "worker", "node.id", env.name + "-w", "worker.heartbeat.ms", "500", "worker.commit.p99.window.ms", "3000",
+          "worker.degraded.history.lock.timeout.ms", "0"));
       env.awaitConsuming();
       awaitTrue(Duration.ofSeconds(20), "the leader stores NORMAL", () -> stored(sched) == FleetMode.NORMAL);
       Topology t = env.topology();

@@ -29,7 +29,9 @@ class QueueSampleIT {
       // full samples only every 10 minutes: what the test sees in between is the quiet rule's alone
       Node sched = env.start(Map.of("role", "scheduler", "node.id", env.name + "-sched", "scheduler.queue.sample.ms", "500",
           "scheduler.queue.sample.full.ms", "600000"));
-      env.start(Map.of("role", "worker", "node.id", env.name + "-w", "worker.prefetch.normal", Integer.toString(PREFETCH)));
+      // history's lock timeout off: the commits wait on the lock below, as any commit does on a lock that is not history's
+      env.start(Map.of("role", "worker", "node.id", env.name + "-w", "worker.prefetch.normal", Integer.toString(PREFETCH),
+          "worker.degraded.history.lock.timeout.ms", "0"));
       env.awaitConsuming();
       QueueSampler q = sched.scheduler().queues();
       awaitTrue(Duration.ofSeconds(20), "both idle slots skipped by the sample", () -> q.skipped() == SLOTS && q.depth(0) == 0,

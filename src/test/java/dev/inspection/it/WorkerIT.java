@@ -201,7 +201,8 @@ class WorkerIT {
     try (TestEnv env = new TestEnv(2); Channel ch = env.channel()) {
       String id = env.name + "-w";
       // a renewal about every second: three TTLs are about eight renewals
-      env.start(Map.of("role", "worker", "node.id", id, "worker.lease.ttl.ms", "3000"));
+      // history's lock timeout off: the batch waits on the lock below, as it does on a lock that is not history's (on current status)
+      env.start(Map.of("role", "worker", "node.id", id, "worker.lease.ttl.ms", "3000", "worker.degraded.history.lock.timeout.ms", "0"));
       env.awaitConsuming();
       Topology t = env.topology();
       ch.confirmSelect();

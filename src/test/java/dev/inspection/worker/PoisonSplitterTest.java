@@ -184,6 +184,21 @@ class PoisonSplitterTest {
   }
 
   @Test
+  void aLockTimeoutOfTheHistoryStatementIsNotTriedAgainButAnyOtherLockTimeoutIs() throws Exception {
+    PgException timeout = new PgException("canceling statement due to lock timeout", "ERROR", "55P03", null);
+    store.failNext.add(new BatchStore.HistoryLocked(2000, timeout));
+    ExecutionException e = org.junit.jupiter.api.Assertions.assertThrows(ExecutionException.class, () -> await(splitter(3, 64).commit(threeSlots())));
+    assertTrue(BatchStore.historyLocked(e.getCause()), String.valueOf(e.getCause()));
+    assertEquals(1, store.commits.size(), "failed at once: the group goes again without its history rows (CommitGroup), not after backoffs");
+    assertEquals(0, metrics.count("worker_db_retries_total"));
+
+    store.failNext.add(timeout); // e.g. the lease check behind a leader's bump
+    Map<Integer, SlotCommit> r = await(splitter(3, 64).commit(threeSlots()));
+    assertInstanceOf(Committed.class, r.get(2).outcome());
+    assertEquals(1, metrics.count("worker_db_retries_total"));
+  }
+
+  @Test
   void retriesUsedUpFailTheGroupLikeAnOutage() {
     for (int i = 0; i < 3; i++) store.failNext.add(new PgException("deadlock detected", "ERROR", "40P01", null));
     ExecutionException e = org.junit.jupiter.api.Assertions.assertThrows(ExecutionException.class, () -> await(splitter(2, 64).commit(threeSlots())));

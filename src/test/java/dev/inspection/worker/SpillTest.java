@@ -56,6 +56,20 @@ class SpillTest {
   }
 
   @Test
+  void aLockedHistoryHoldsBackTheCriticalRowsTooAndNothingElse() {
+    Plan p0 = plan(0, Map.of("crit", Priority.HIGH, "norm", Priority.NORMAL));
+    Spill.Degraded d = Spill.splitAll(List.of(new Part(0, 7, p0)));
+    Plan now0 = d.parts().get(0).plan();
+    assertEquals(List.of(), now0.history(), "no history row is written now");
+    assertEquals(0, d.parts().get(0).size());
+    assertEquals(p0.current(), now0.current());
+    assertEquals(p0.events(), now0.events());
+    assertEquals(p0.next(), now0.next());
+    assertEquals(p0.history(), d.spill().get(0).rows(), "every row spilled, in the plan's order, critical ones with their class");
+    assertEquals(2, d.spill().get(0).rows().stream().filter(h -> h.retentionClass() == 1).count());
+  }
+
+  @Test
   void onlyCommittedSlotsSpillAndNeverTheRefusedDevices() {
     Plan p0 = plan(0, Map.of("a", Priority.NORMAL, "b", Priority.NORMAL));
     Plan p1 = plan(1, Map.of("c", Priority.NORMAL));
