@@ -74,6 +74,8 @@ public final class WorkerVerticle extends VerticleBase {
   private DegradedMonitor degraded;
   private SpillPublisher spill;
   private BackFiller backFiller;
+  /** Null with the history lock timeout off ({@code worker.degraded.history.lock.timeout.ms} 0, or the degraded mode off). */
+  private HistoryLock historyLock;
   private SnapshotLoader snapshots;
   private DeviceDirectory directory;
   private final Map<Integer, AlertRules> rules = new HashMap<>();
@@ -125,7 +127,7 @@ public final class WorkerVerticle extends VerticleBase {
     int poolSize = config.getInt(Keys.PG_POOL_SIZE);
     // history's lock timeout spills a locked history's rows to the back-fill queue: only with the degraded mode's spill on
     long historyLockTimeoutMs = config.getBool(Keys.WORKER_DEGRADED_ENABLED) ? config.getLong(Keys.WORKER_DEGRADED_HISTORY_LOCK_TIMEOUT_MS) : 0;
-    HistoryLock historyLock = historyLockTimeoutMs > 0 ? new HistoryLock() : null;
+    historyLock = historyLockTimeoutMs > 0 ? new HistoryLock() : null;
     if (historyLock != null) {
       Gauge.builder("worker_history_locked", historyLock, h -> h.locked() ? 1 : 0)
           .description("1 while history counts as locked: a batch's history write waited out worker.degraded.history.lock.timeout.ms, and the batches"
@@ -262,7 +264,8 @@ public final class WorkerVerticle extends VerticleBase {
     rateMarks.keySet().retainAll(processors.keySet());
     // db_errors and commit_p99_ms feed the leader's fleet mode (issue 12: workers failing commits, commit latency)
     return new JsonObject().put("slots_held", processors.size()).put("mailbox", mailbox)
-        .put("degraded", degraded.json().put("backfill_queue", backFiller.depth())).put("slots", perSlot)
+        .put("degraded", degraded.json().put("backfill_queue", backFiller.depth()).put("history_locked", historyLock != null && historyLock.locked()))
+        .put("slots", perSlot)
         .put("db_errors", (long) metrics.count("worker_db_errors_total")).put("commit_p99_ms", commitP99Ms(clock.millis()));
   }
 

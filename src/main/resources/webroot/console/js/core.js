@@ -196,7 +196,7 @@ const STATE_CLASS = {
   DRAINING: 'warn', DRAINING_OLD: 'warn', SUSPECTED: 'warn', QUARANTINE: 'warn', SOFT: 'warn', DISCARDED: 'muted',
   DEAD: 'bad', DOWN: 'bad', ORPHANED: 'bad', FAILED: 'bad', HARD: 'bad',
   OFFLINE: 'muted', FREE: 'muted',
-  NORMAL: 'ok', BACKPRESSURE_HIGH: 'warn', BACKPRESSURE_CRITICAL: 'bad', DEGRADED: 'warn',
+  NORMAL: 'ok', BACKPRESSURE_HIGH: 'warn', BACKPRESSURE_CRITICAL: 'bad', DEGRADED: 'warn', HISTORY_LOCKED: 'warn',
 };
 
 /** A coloured state label; the text is always the state's own name. */

@@ -34,8 +34,11 @@ export function workersTable(workers, { compact = false } = {}) {
     { title: 'in state for', cell: w => fmtMs(w.state_age_ms), class: 'num' },
     { title: 'slots', cell: w => fmtInt(w.slots_held), class: 'num' },
     { title: 'mailbox', cell: mailbox, class: 'num' },
-    // the worker's DB-degraded write mode (issue 12), from its heartbeat: DEGRADED writes history for critical results only
-    { title: 'writes', cell: w => { const d = w.backlog && w.backlog.degraded; return d && d.mode ? badge(d.mode, { title: d.reason || '' }) : '—'; } },
+    // the worker's DB-degraded write mode (issue 12), from its heartbeat: DEGRADED writes history for critical results only;
+    // HISTORY_LOCKED: a lock on history held a batch past worker.degraded.history.lock.timeout.ms, and every history row is spilled
+    { title: 'writes', cell: w => { const d = w.backlog && w.backlog.degraded; return !d || !d.mode ? '—' : [badge(d.mode, { title: d.reason || '' }),
+      d.history_locked ? [' ', badge('HISTORY_LOCKED', { title: 'history is locked: current status and alerts are written, every history row goes to the back-fill queue' })] : ''];
+    } },
     { title: 'drain', cell: w => (w.drain && (w.state === 'DRAINING' || w.drain.percent < 100)) ? progressBar(null, w.drain.percent, 'drain of ' + w.worker_id) : '' },
   ], rows, { empty: 'No worker has registered.', rowAttrs: w => ({ class: GONE.has(w.state) ? 'dim' : null, dataset: { worker: w.worker_id, state: w.state } }) });
   return hidden ? [t, h('p', { class: 'muted small' }, `${hidden} worker(s) OFFLINE or DEAD for more than 10 minutes not shown; `, h('a', { href: '#/workers' }, 'see all'), '.')] : t;

@@ -183,6 +183,8 @@ class DegradedModeIT {
         assertEquals(1.0, m.registry().find("worker_history_locked").gauge().value(), "history counts as locked");
         assertTrue(TestEnv.hasSample(TestEnv.http(worker.httpPort(), "GET", "/metrics").getValue(), "worker_history_locked", "1.0"));
         assertTrue(backfillDepth(env, t) >= 1, "the rows wait in the back-fill queue");
+        awaitTrue(Duration.ofSeconds(10), "the heartbeat (GET /api/v1/workers: backlog.degraded.history_locked) says so", () -> "true".equals(
+            env.query("SELECT backlog_metrics->'degraded'->>'history_locked' FROM $S.worker_heartbeat WHERE worker_id = '" + env.name + "-w'").get(0)[0]));
         assertTrue(!mode.degraded(), "the mode did not change: " + mode.status().reason());
         assertEquals(0, env.readyTotal(), "nothing waits in the slot queues");
         System.out.printf("history locked: wave B's current status and alerts of %d devices written in %d ms%n", devices.size(), took);
