@@ -72,6 +72,14 @@ class ConfigTest {
   }
 
   @Test
+  void aNegativeHistoryLockTimeoutStopsStartUpNamingTheKey() {
+    ConfigException e = assertThrows(ConfigException.class,
+        () -> Config.validateAll(Config.load(new String[] {"--worker.degraded.history.lock.timeout.ms=-1"}, Map.of())));
+    assertTrue(e.getMessage().startsWith("worker.degraded.history.lock.timeout.ms must not be negative (got -1)"), e.getMessage());
+    Config.validateAll(Config.load(new String[] {"--worker.degraded.history.lock.timeout.ms=0"}, Map.of())); // 0: wait as long as the lock lasts
+  }
+
+  @Test
   void aCommitP99WindowShorterThanTheHeartbeatStopsStartUpNamingBothKeys() {
     ConfigException e = assertThrows(ConfigException.class, () -> Config.validateAll(Config.load(new String[] {"--worker.commit.p99.window.ms=2000"}, Map.of())));
     assertTrue(e.getMessage().startsWith("worker.commit.p99.window.ms (2000) must be at least worker.heartbeat.ms (3000)"), e.getMessage());
