@@ -74,7 +74,7 @@ status() {
     "commit p99 $(drill_metric w1 worker_commit_latency_seconds 'quantile="0.99"') s, history locked $(drill_metric w1 worker_history_locked)"
 }
 # how old the newest current-status row is (s; updated_at is its commit's start), sampled every second during the storm
-current_age() { drill_sql "select coalesce(round(extract(epoch from now() - max(updated_at))::numeric, 1), -1) from device_status_current"; }
+current_age() { drill_sql "select coalesce(round(extract(epoch from now() - max(updated_at))::numeric, 1), -1) from device_status_current" || echo -1; }
 say "before: $(status)"
 
 t0=$(date +%s)

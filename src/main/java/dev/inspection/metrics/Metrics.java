@@ -257,7 +257,7 @@ public final class Metrics {
 
   /** Results whose history and rollup rows were held back in the degraded mode and published to the back-fill queue (confirmed). */
   public void spilled(int results) {
-    counter("worker_spilled_total", "results whose history/rollup rows went to the back-fill queue in the degraded mode (confirmed by the broker)").increment(results);
+    counter("worker_spilled_total", "results whose history/rollup rows went to the back-fill queue in the degraded mode or while history was locked (confirmed by the broker)").increment(results);
   }
 
   /** Held-back results written straight into history because their spill could not be published. */
