@@ -127,13 +127,19 @@ public final class BackFiller {
     });
   }
 
+  /** Running, NORMAL and PostgreSQL answering: a round may run (and probe history). */
+  private boolean databaseFree() {
+    return !stopped && !monitor.degraded() && gate.healthy();
+  }
+
+  /** A round may take spilled batches and write them: also history not locked. */
   private boolean mayRun() {
-    return !stopped && !monitor.degraded() && gate.healthy() && (historyLock == null || !historyLock.locked());
+    return databaseFree() && (historyLock == null || !historyLock.locked());
   }
 
   private void round() {
     Connection c = broker.get();
-    if (stopped || monitor.degraded() || !gate.healthy() || c == null) {
+    if (!databaseFree() || c == null) {
       schedule(10 * intervalMs);
       return;
     }

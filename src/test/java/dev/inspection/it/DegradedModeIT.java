@@ -46,33 +46,58 @@ class DegradedModeIT {
         Instant.ofEpochMilli(cycle), p, new JsonObject().put("status", status));
   }
 
+  /** A worker on {@link #FAST} and {@code extra}, consuming its slots. */
+  private static Node startWorker(TestEnv env, Map<String, String> extra) throws Exception {
+    Map<String, String> cfg = new HashMap<>(FAST);
+    cfg.put("node.id", env.name + "-w");
+    cfg.putAll(extra);
+    Node worker = env.start(cfg);
+    env.awaitConsuming();
+    return worker;
+  }
+
+  /** Three critical and six normal devices in each slot. */
+  private static Map<String, Priority> fleet() {
+    Map<String, Priority> devices = new HashMap<>();
+    for (int s = 0; s < SLOTS; s++) {
+      devicesIn(s, SLOTS, 3, "crit-").forEach(d -> devices.put(d, Priority.HIGH));
+      devicesIn(s, SLOTS, 6, "norm-").forEach(d -> devices.put(d, Priority.NORMAL));
+    }
+    return devices;
+  }
+
+  /** {@code devices} at {@code p}. */
+  private static Map<String, Priority> at(List<String> devices, Priority p) {
+    Map<String, Priority> out = new HashMap<>();
+    devices.forEach(d -> out.put(d, p));
+    return out;
+  }
+
+  /** One result of each device at {@code cycle}, published and confirmed by the broker; each is added to {@code published}. */
+  private static void wave(Channel ch, Topology t, Map<String, Priority> devices, long cycle, String status, List<Envelope> published) throws Exception {
+    for (Map.Entry<String, Priority> d : devices.entrySet()) {
+      Envelope e = result(d.getKey(), d.getValue(), cycle, status);
+      publish(ch, t, e);
+      published.add(e);
+    }
+    ch.waitForConfirmsOrDie(10_000);
+  }
+
   @Test
   void stalledCommitsEnterDegradedWhichWritesCurrentAndAlertsForAllButHistoryOnlyForCriticalThenBackFillCompletesEveryResultOnce() throws Exception {
     try (TestEnv env = new TestEnv(SLOTS); Channel ch = env.channel()) {
-      Map<String, String> cfg = new HashMap<>(FAST);
-      cfg.put("node.id", env.name + "-w");
-      cfg.put("worker.degraded.history.lock.timeout.ms", "0"); // the commits wait on the lock below (a stall of any kind)
-      Node worker = env.start(cfg);
-      env.awaitConsuming();
+      // the commits wait on the lock below (a stall of any kind)
+      Node worker = startWorker(env, Map.of("worker.degraded.history.lock.timeout.ms", "0"));
       Topology t = env.topology();
       ch.confirmSelect();
-      Map<String, Priority> devices = new HashMap<>();
-      for (int s = 0; s < SLOTS; s++) {
-        devicesIn(s, SLOTS, 3, "crit-").forEach(d -> devices.put(d, Priority.HIGH));
-        devicesIn(s, SLOTS, 6, "norm-").forEach(d -> devices.put(d, Priority.NORMAL));
-      }
+      Map<String, Priority> devices = fleet();
       long base = System.currentTimeMillis() - 60_000;
       List<Envelope> published = new ArrayList<>();
       DegradedMonitor mode = worker.worker().degraded();
 
       // wave A while history is locked: the commits stall until the lock goes, and the mode turns DEGRADED meanwhile
       try (TestEnv.Held lock = env.hold("LOCK TABLE $S.device_status_history IN ACCESS EXCLUSIVE MODE")) {
-        for (Map.Entry<String, Priority> d : devices.entrySet()) {
-          Envelope e = result(d.getKey(), d.getValue(), base, "UP");
-          publish(ch, t, e);
-          published.add(e);
-        }
-        ch.waitForConfirmsOrDie(10_000);
+        wave(ch, t, devices, base, "UP", published);
         awaitTrue(Duration.ofSeconds(20), "DEGRADED entered on a commit stalled over 1.5 s", mode::degraded);
         assertTrue(mode.status().reason().startsWith("a commit in flight for"), mode.status().reason());
       }
@@ -81,12 +106,7 @@ class DegradedModeIT {
       // a slot's first batch is one message: the rest of wave A committed after DEGRADED began, and spilled too
       double spilledBeforeB = worker.metrics().count("worker_spilled_total");
       // wave B while DEGRADED: every device DOWN (an alert each)
-      for (Map.Entry<String, Priority> d : devices.entrySet()) {
-        Envelope e = result(d.getKey(), d.getValue(), base + 1000, "DOWN");
-        publish(ch, t, e);
-        published.add(e);
-      }
-      ch.waitForConfirmsOrDie(10_000);
+      wave(ch, t, devices, base + 1000, "DOWN", published);
       long critical = devices.values().stream().filter(p -> p == Priority.HIGH).count();
       long normal = devices.size() - critical;
       awaitTrue(Duration.ofSeconds(20), "wave B current for every device", () -> env.queryLong(
@@ -141,39 +161,21 @@ class DegradedModeIT {
   @Test
   void aLockOnHistoryHoldsBackNeitherCurrentStatusNorAlertsAndTheBackFillWritesItsRowsOnceItGoes() throws Exception {
     try (TestEnv env = new TestEnv(SLOTS); Channel ch = env.channel()) {
-      Map<String, String> cfg = new HashMap<>(FAST);
-      cfg.put("node.id", env.name + "-w");
-      cfg.put("worker.degraded.history.lock.timeout.ms", "1000");
-      cfg.put("worker.degraded.enter.p99.ms", "60000"); // the mode stays NORMAL: the lock timeout alone carries the lock
-      Node worker = env.start(cfg);
-      env.awaitConsuming();
+      // the mode stays NORMAL (enter p99 60 s): the lock timeout alone carries the lock
+      Node worker = startWorker(env, Map.of("worker.degraded.history.lock.timeout.ms", "1000", "worker.degraded.enter.p99.ms", "60000"));
       Topology t = env.topology();
       ch.confirmSelect();
-      Map<String, Priority> devices = new HashMap<>();
-      for (int s = 0; s < SLOTS; s++) {
-        devicesIn(s, SLOTS, 3, "crit-").forEach(d -> devices.put(d, Priority.HIGH));
-        devicesIn(s, SLOTS, 6, "norm-").forEach(d -> devices.put(d, Priority.NORMAL));
-      }
+      Map<String, Priority> devices = fleet();
       long base = System.currentTimeMillis() - 60_000;
       List<Envelope> published = new ArrayList<>();
-      for (Map.Entry<String, Priority> d : devices.entrySet()) {
-        Envelope e = result(d.getKey(), d.getValue(), base, "UP");
-        publish(ch, t, e);
-        published.add(e);
-      }
-      ch.waitForConfirmsOrDie(10_000);
+      wave(ch, t, devices, base, "UP", published);
       awaitTrue(Duration.ofSeconds(20), "wave A in history", () -> env.queryLong("SELECT count(*) FROM $S.device_status_history") == devices.size());
       Metrics m = worker.metrics();
       DegradedMonitor mode = worker.worker().degraded();
 
       try (TestEnv.Held lock = env.hold("LOCK TABLE $S.device_status_history IN ACCESS EXCLUSIVE MODE")) {
         long t0 = System.currentTimeMillis();
-        for (Map.Entry<String, Priority> d : devices.entrySet()) {
-          Envelope e = result(d.getKey(), d.getValue(), base + 1000, "DOWN");
-          publish(ch, t, e);
-          published.add(e);
-        }
-        ch.waitForConfirmsOrDie(10_000);
+        wave(ch, t, devices, base + 1000, "DOWN", published);
         // history is not read here: the test's own query would wait on the lock
         awaitTrue(Duration.ofSeconds(20), "wave B's current status and alerts for every device while history is locked", () -> env.queryLong(
             "SELECT count(*) FROM $S.device_status_current WHERE cycle_id = " + (base + 1000)) == devices.size()
@@ -213,11 +215,8 @@ class DegradedModeIT {
   @Test
   void aFailedSpillPublishWritesTheHeldBackRowsAtOnceSoNothingIsLostOrRedelivered() throws Exception {
     try (TestEnv env = new TestEnv(SLOTS); Channel ch = env.channel()) {
-      Map<String, String> cfg = new HashMap<>(FAST);
-      cfg.put("node.id", env.name + "-w");
-      cfg.put("worker.degraded.history.lock.timeout.ms", "0"); // the commits wait on the lock below (a stall of any kind)
-      Node worker = env.start(cfg);
-      env.awaitConsuming();
+      // the commits wait on the lock below (a stall of any kind)
+      Node worker = startWorker(env, Map.of("worker.degraded.history.lock.timeout.ms", "0"));
       Topology t = env.topology();
       ch.confirmSelect();
       List<String> critical = new ArrayList<>();
@@ -231,23 +230,13 @@ class DegradedModeIT {
       DegradedMonitor mode = worker.worker().degraded();
       // enter DEGRADED on critical results only (nothing of them is ever spilled)
       try (TestEnv.Held lock = env.hold("LOCK TABLE $S.device_status_history IN ACCESS EXCLUSIVE MODE")) {
-        for (String d : critical) {
-          Envelope e = result(d, Priority.HIGH, base, "UP");
-          publish(ch, t, e);
-          published.add(e);
-        }
-        ch.waitForConfirmsOrDie(10_000);
+        wave(ch, t, at(critical, Priority.HIGH), base, "UP", published);
         awaitTrue(Duration.ofSeconds(20), "DEGRADED", mode::degraded);
       }
       try (Channel c = env.channel()) {
         c.queueDelete(t.backfillQueue());
       }
-      for (String d : normal) {
-        Envelope e = result(d, Priority.NORMAL, base + 1000, "UP");
-        publish(ch, t, e);
-        published.add(e);
-      }
-      ch.waitForConfirmsOrDie(10_000);
+      wave(ch, t, at(normal, Priority.NORMAL), base + 1000, "UP", published);
       Metrics m = worker.metrics();
       awaitTrue(Duration.ofSeconds(20), "every result in history and the queues empty",
           () -> env.queryLong("SELECT count(*) FROM $S.device_status_history") == published.size() && env.readyTotal() == 0);
@@ -271,10 +260,7 @@ class DegradedModeIT {
   @Test
   void aSpilledBatchBackFilledTwiceCountsOnceAndABodyThatIsNoSpillIsDeadLettered() throws Exception {
     try (TestEnv env = new TestEnv(SLOTS); Channel ch = env.channel()) {
-      Map<String, String> cfg = new HashMap<>(FAST);
-      cfg.put("node.id", env.name + "-w");
-      Node worker = env.start(cfg);
-      env.awaitConsuming();
+      Node worker = startWorker(env, Map.of());
       Topology t = env.topology();
       long base = System.currentTimeMillis() - 60_000;
       List<StatePlanner.HistoryRow> rows = new ArrayList<>();
