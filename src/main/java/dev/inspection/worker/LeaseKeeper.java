@@ -27,7 +27,7 @@ import org.slf4j.LoggerFactory;
  *       DEAD or QUARANTINE stops all consumption at once; OFFLINE after a drain makes the worker exit.
  *       Every heartbeat that {@link Settings#renewDue} picks (about every third of the lease TTL) also renews
  *       the leases, locking their rows {@code FOR NO KEY UPDATE} (no lock that a batch's {@code FOR KEY SHARE} conflicts
- *       with, so it never waits on in-flight batches), one renewal at a time.</li>
+ *       with, so it never waits on in-flight batches), one renewal at a time; and one heartbeat at a time.</li>
  *   <li><b>Leases</b> are read every {@code pollMs} and whenever Redis announces a change (INV-14: Redis
  *       only accelerates); {@link LeaseReconciler} decides, {@link HeldSlots} acts.</li>
  *   <li><b>Stop</b> (D6): DRAINING, the leader moves the slots out, the rest is released here, OFFLINE.</li>
@@ -74,6 +74,13 @@ public final class LeaseKeeper {
    * control pool; a renewal at every heartbeat took all three, and the heartbeats timed out waiting for a connection.
    */
   private boolean renewing;
+  /**
+   * A heartbeat is under way: the next ones are skipped until it answers (the liveness ping still goes). One that waits
+   * (the worker's own row held {@code FOR UPDATE} by a leader's transaction that stopped halfway) holds one connection of
+   * the control pool; one every {@code heartbeatMs} took all three, and the lease reads timed out waiting for one.
+   */
+  private boolean beating;
+  private long skippedBeats;
   private long startedAt;
   private boolean stopping;
   private boolean polling;
@@ -160,7 +167,16 @@ public final class LeaseKeeper {
   private void heartbeat() {
     if (!registered || frozenNow()) return;
     liveness.ping();
-    store.heartbeat(backlog.get()).compose(read -> {
+    if (beating) {
+      if (skippedBeats++ == 0) log.warn("worker {}: the last heartbeat has not answered in {} ms; no other is issued until it does", workerId, settings.heartbeatMs());
+      return;
+    }
+    beating = true;
+    store.heartbeat(backlog.get()).onComplete(ar -> {
+      beating = false;
+      if (skippedBeats > 0) log.info("worker {}: the heartbeat that waited has answered; {} skipped meanwhile", workerId, skippedBeats);
+      skippedBeats = 0;
+    }).compose(read -> {
       if (read.isEmpty()) {
         registered = false;
         register();

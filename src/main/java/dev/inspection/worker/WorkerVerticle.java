@@ -42,6 +42,11 @@ public final class WorkerVerticle extends VerticleBase {
   private static final Logger log = LoggerFactory.getLogger(WorkerVerticle.class);
   /** A slot whose own load takes this long is logged at INFO with where its time went (issue 11: at most 200 ms for 4,000 devices). */
   static final long SLOW_LOAD_MS = 200;
+  /**
+   * Connections of the snapshot walks' pool: two walks read a page each at once (a walk reads one page at a time; a survivor's
+   * takeover of every slot is one walk). Opened when a walk needs them, closed after a minute unused.
+   */
+  public static final int SNAPSHOT_CONNECTIONS = 2;
 
   private final Config config;
   private final Metrics metrics;
@@ -64,8 +69,16 @@ public final class WorkerVerticle extends VerticleBase {
   private Pool pool;
   private SlotMapFollower slotMap;
   private long mapTimer = -1;
-  /** Heartbeats, lease reads and snapshot loads: never queued behind batch commits (a takeover under a redelivery flood stays fast). */
+  /** Heartbeats, lease reads, renewals, activations and the slot map: never queued behind batch commits or snapshot loads. */
   private Pool controlPool;
+  /**
+   * The takeovers' snapshot walks (INV-10), apart from the control pool: a walk holds a connection for each page, and with
+   * {@code device_status_current} locked (an operator's {@code VACUUM FULL} or {@code ALTER TABLE}) every walk waits on
+   * its page. On the control pool, the walks of three lease reads took its three connections, and the heartbeats and
+   * lease reads timed out waiting for one. Here they wait among themselves (a walk that cannot get a connection in time
+   * fails, and the next lease read takes its slots again).
+   */
+  private Pool snapshotPool;
   private DbGate gate;
   private RabbitConnector connector;
   private DeadLetterPublisher deadLetters;
@@ -158,7 +171,8 @@ public final class WorkerVerticle extends VerticleBase {
               + " (worker.directory.ttl.ms), again_failed = such reads that failed and are tried again")
           .register(metrics.registry());
     }
-    snapshots = new SnapshotLoader(controlPool, config.getInt(Keys.WORKER_SNAPSHOT_PAGE), directory::listed);
+    snapshotPool = Db.pool(vertx, PgOptions.from(config), SNAPSHOT_CONNECTIONS, "pg-worker-snapshot");
+    snapshots = new SnapshotLoader(snapshotPool, config.getInt(Keys.WORKER_SNAPSHOT_PAGE), directory::listed);
     for (int p = 1; p <= 3; p++) rules.put(p, AlertRules.fromConfig(p, config::raw));
     deadLetters = new DeadLetterPublisher(vertx, topology, workerId);
     settings = SlotSettings.from(config);
@@ -357,7 +371,7 @@ public final class WorkerVerticle extends VerticleBase {
           spill.close();
           backFiller.stop();
           degraded.stop(vertx);
-          return pool.close().eventually(() -> controlPool.close());
+          return pool.close().eventually(() -> controlPool.close()).eventually(() -> snapshotPool.close());
         });
   }
 }

@@ -7,6 +7,7 @@ import dev.inspection.store.Migrations;
 import dev.inspection.store.PgOptions;
 import dev.inspection.worker.DeviceDirectory;
 import dev.inspection.worker.SnapshotLoader;
+import dev.inspection.worker.WorkerVerticle;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
@@ -26,7 +27,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * A survivor's takeover of every slot, the load alone (no consumer competes): {@code devices} devices with a derived
  * snapshot each (a state after 30 results, 10 % DOWN) over {@code slots} slots in a scratch schema, then the whole set
- * loaded through {@link SnapshotLoader} on a pool of three connections (the worker's control pool), its callbacks on one
+ * loaded through {@link SnapshotLoader} on a pool of {@link WorkerVerticle#SNAPSHOT_CONNECTIONS} connections (the worker's snapshot pool;
+ * three, the control pool's, before 2026-12-08), its callbacks on one
  * event loop (the worker's), in rounds alternating the ways of walking the slots:
  * <ul>
  *   <li>{@code walks=N}: N walks through contiguous parts of the slots at once, each slot handed over with its last page;
@@ -60,7 +62,7 @@ public final class TakeoverBench {
       for (String layout : layouts) {
         String schema = "bench_takeover_" + System.currentTimeMillis() / 1000 + "_" + layout;
         Config config = Config.of(Map.of("pg.schema", schema, "slots.total", Integer.toString(slots), "role", "worker"));
-        Pool pool = Db.pool(vertx, PgOptions.from(config), 3);
+        Pool pool = Db.pool(vertx, PgOptions.from(config), WorkerVerticle.SNAPSHOT_CONNECTIONS);
         pools.put(layout, pool);
         schemas.put(layout, schema);
         await(Migrations.apply(vertx, pool, PgOptions.from(config), slots, true));

@@ -273,6 +273,82 @@ class WorkerIT {
     }
   }
 
+  /**
+   * A heartbeat that waits is not issued again at every beat. The test holds the worker's own {@code worker_heartbeat} row
+   * {@code FOR UPDATE}, as a leader's transaction that stopped halfway would; a heartbeat every 500 ms took the control pool's
+   * three connections within two seconds, and the lease reads queued behind them. One heartbeat waits, the lease reads go
+   * on, the slots keep consuming, and the heartbeats resume once the row is free.
+   */
+  @Test
+  void aHeartbeatThatWaitsIsNotIssuedAgainAtEveryBeat() throws Exception {
+    try (TestEnv env = new TestEnv(2); Channel ch = env.channel()) {
+      String id = env.name + "-w";
+      Node worker = env.start(Map.of("role", "worker", "node.id", id));
+      env.awaitConsuming();
+      Map<Integer, Long> epochs = env.epochsOf(id);
+      Topology t = env.topology();
+      ch.confirmSelect();
+      String heartbeatWaits = controlWaiting("UPDATE worker_heartbeat SET last_heartbeat%");
+      try (TestEnv.Held lock = env.hold("SELECT worker_id FROM $S.worker_heartbeat WHERE worker_id = '" + id + "' FOR UPDATE")) {
+        long heldAt = System.nanoTime();
+        awaitTrue(Duration.ofSeconds(20), "a heartbeat waits for the row", () -> env.queryLong(heartbeatWaits) >= 1);
+        // ten beats (500 ms apart) later, the lease read of the last 300 ms poll has answered
+        awaitTrue(Duration.ofSeconds(20), "a lease read answered 5 s after the row was taken", () ->
+            System.nanoTime() - heldAt > 5_000_000_000L && worker.worker().leases().leaseCacheAgeMs() < 1000,
+            () -> "lease cache age " + worker.worker().leases().leaseCacheAgeMs() + " ms, heartbeats waiting " + env.queryLong(heartbeatWaits));
+        assertEquals(1, env.queryLong(heartbeatWaits), "one heartbeat waits, not one a beat");
+        for (int slot = 0; slot < 2; slot++) publish(ch, t, envelope(devicesIn(slot, 2, 1, "beat").get(0), 2, 30, 1, "UP"));
+        ch.waitForConfirmsOrDie(10_000);
+        awaitTrue(Duration.ofSeconds(20), "a result of each slot committed meanwhile", () ->
+            env.queryLong("SELECT count(*) FROM $S.device_status_current WHERE cycle_id = 30") == 2);
+        assertEquals(epochs, env.epochsOf(id), "the worker keeps its slots at their epochs");
+      }
+      String freedAt = env.dbNow();
+      awaitTrue(Duration.ofSeconds(20), "heartbeats written once the row is free", () -> env.queryLong("SELECT count(*) FROM $S.worker_heartbeat"
+          + " WHERE worker_id = '" + id + "' AND last_heartbeat > '" + freedAt + "'::timestamptz + interval '1 second'") == 1);
+      assertEquals(0, env.queryLong(heartbeatWaits));
+      assertEquals("ACTIVE", env.workerState(id));
+    }
+  }
+
+  /**
+   * Snapshot walks that wait hold back neither the heartbeats nor the lease reads. With {@code device_status_current}
+   * locked (an operator's {@code VACUUM FULL} or {@code ALTER TABLE} on it), every takeover walk waits on its page. Slots
+   * that come in one lease read at a time (a rebalance's moves) each start a walk; on the control pool the walks of three
+   * reads took its three connections, and the heartbeats and lease reads timed out waiting for one. The test plays the
+   * leader: it hands the worker four slots, one read at a time, while the table is locked.
+   */
+  @Test
+  void walksWaitingOnALockedCurrentTableHoldBackNeitherTheHeartbeatsNorTheLeaseReads() throws Exception {
+    try (TestEnv env = new TestEnv(4).withoutScheduler()) {
+      String id = env.name + "-w";
+      Node worker = env.start(Map.of("role", "worker", "node.id", id));
+      awaitTrue(Duration.ofSeconds(20), "the worker registered", () -> "REGISTERED".equals(env.workerState(id)));
+      env.execute("UPDATE $S.worker_heartbeat SET state = 'ACTIVE' WHERE worker_id = '" + id + "'");
+      String walksWait = "SELECT count(*) FROM pg_stat_activity WHERE datname = 'test' AND application_name LIKE 'inspection-worker/%'"
+          + " AND wait_event_type = 'Lock' AND query LIKE '%FROM device_status_current%'";
+      try (TestEnv.Held lock = env.hold("LOCK TABLE $S.device_status_current IN ACCESS EXCLUSIVE MODE")) {
+        for (int slot = 0; slot < 4; slot++) {
+          env.execute("UPDATE $S.slot_lease SET owner_worker_id = '" + id + "', lease_epoch = 1, state = 'LOADING_NEW' WHERE slot_id = " + slot);
+          int s = slot;
+          awaitTrue(Duration.ofSeconds(20), "the worker read slot " + slot + "'s lease and loads it", () -> worker.worker().leases().held().containsKey(s),
+              () -> "walks waiting " + env.queryLong(walksWait) + ", lease cache age " + worker.worker().leases().leaseCacheAgeMs() + " ms");
+          if (slot < 2) awaitTrue(Duration.ofSeconds(20), "its walk waits for the table", () -> env.queryLong(walksWait) == s + 1);
+        }
+        String heldAt = env.dbNow();
+        // past the pools' 10 s wait for a connection: a walk that got none has failed, and its slots were read again
+        awaitTrue(Duration.ofSeconds(30), "heartbeats written 12 s after the fourth slot came", () -> env.queryLong(
+            "SELECT count(*) FROM $S.worker_heartbeat WHERE worker_id = '" + id + "' AND last_heartbeat > '" + heldAt + "'::timestamptz + interval '12 seconds'") == 1);
+        assertTrue(worker.worker().leases().leaseCacheAgeMs() < 2000, "the lease reads go on: " + worker.worker().leases().leaseCacheAgeMs() + " ms");
+        assertEquals(2, env.queryLong(walksWait), "two walks wait, each on a page");
+        assertEquals(0, env.queryLong("SELECT count(*) FROM $S.slot_lease WHERE state = 'ACTIVE'"), "no slot consumes before its devices are in");
+      }
+      awaitTrue(Duration.ofSeconds(30), "every slot loaded and ACTIVE once the table is free", () -> env.activeOwners().equals(Map.of(0, id, 1, id, 2, id, 3, id)));
+      awaitTrue(Duration.ofSeconds(20), "each slot consumed", () -> worker.worker().heldSlots().size() == 4);
+      assertEquals("ACTIVE", env.workerState(id));
+    }
+  }
+
   /** Counts the worker's control-pool statements like {@code statementLike} that wait on a lock. */
   private static String controlWaiting(String statementLike) {
     return "SELECT count(*) FROM pg_stat_activity WHERE datname = 'test' AND application_name LIKE '%pg-worker-control'"
