@@ -1,6 +1,7 @@
 package dev.inspection.admin;
 
 import dev.inspection.common.ApiError;
+import dev.inspection.common.LockTimeout;
 import io.vertx.core.Handler;
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonObject;
@@ -12,7 +13,8 @@ import org.slf4j.LoggerFactory;
  * The one place a failed request becomes its JSON error body: an {@link ApiError} with its status and
  * details, a body that is not JSON a 400, a body over its route's limit a 413; anything else is logged
  * with its detail and the request id, and answered with a generic message that carries the request id
- * and nothing of the internals (issue 10).
+ * and nothing of the internals (issue 10). A statement that gave up waiting for a lock ({@code api.lock.timeout.ms}) is a 503
+ * that says so, with {@code Retry-After}.
  */
 final class FailureHandler implements Handler<RoutingContext> {
   private static final Logger log = LoggerFactory.getLogger(FailureHandler.class);
@@ -28,6 +30,11 @@ final class FailureHandler implements Handler<RoutingContext> {
     } else if (t == null && ctx.statusCode() == 413) {
       Http.error(ctx, 413, "the body is too large for " + ctx.request().method() + " " + ctx.normalizedPath()
           + " (http.body.max.bytes; http.import.max.bytes for the import)");
+    } else if (LockTimeout.is(t)) {
+      log.info("request {}: {} {} gave up waiting for a lock (api.lock.timeout.ms): {}", id, ctx.request().method(), ctx.request().path(), t.getMessage());
+      if (!ctx.response().headWritten()) ctx.response().putHeader("Retry-After", "10");
+      Http.error(ctx, 503, "a table this request needs is locked by another session (an operator's VACUUM FULL, ALTER TABLE or LOCK TABLE,"
+          + " say), and the request gave up after api.lock.timeout.ms: retry once it ends; pg_locks and pg_stat_activity show who holds it");
     } else if (t == null && ctx.statusCode() >= 400 && ctx.statusCode() < 500) {
       Http.error(ctx, ctx.statusCode(), "request refused (" + ctx.statusCode() + ")");
     } else {

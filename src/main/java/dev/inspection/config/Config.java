@@ -212,6 +212,8 @@ public final class Config {
     if (c.getLong(Keys.WORKER_MAX_FUTURE_SKEW_MS) < 0) throw new ConfigException("worker.max.future.skew.ms must not be negative");
     if (c.getLong(Keys.WORKER_DEGRADED_HISTORY_LOCK_TIMEOUT_MS) < 0) throw new ConfigException("worker.degraded.history.lock.timeout.ms must not be negative (got "
         + c.get(Keys.WORKER_DEGRADED_HISTORY_LOCK_TIMEOUT_MS) + "); 0 lets a batch wait for a lock on history as long as it lasts");
+    if (c.getLong(Keys.API_LOCK_TIMEOUT_MS) < 0) throw new ConfigException("api.lock.timeout.ms must not be negative (got " + c.get(Keys.API_LOCK_TIMEOUT_MS)
+        + "); 0 lets an API request wait for a lock as long as it lasts");
     if (c.getInt(Keys.WORKER_DB_RETRIES) < 0) throw new ConfigException("worker.db.retries must not be negative (got " + c.get(Keys.WORKER_DB_RETRIES) + ")");
     if (c.getInt(Keys.WORKER_POISON_MAX_SPLIT_COMMITS) < 2) {
       throw new ConfigException("worker.poison.max.split.commits must be at least 2 (got " + c.get(Keys.WORKER_POISON_MAX_SPLIT_COMMITS)

@@ -235,6 +235,7 @@ public final class Keys {
   public static final ConfigKey PROBE_INGEST_MAX_BYTES = k("probe.ingest.max.bytes", "1048576", LONG, "largest body of a push (POST /ingest/v1/{profile}); larger answers 413");
   public static final ConfigKey PROBE_INGEST_MAX_FRAMES = k("probe.ingest.max.frames", "1000", INT, "most frames in one push; more answers 400");
   public static final ConfigKey PROBE_INGEST_RATE_PER_S = k("probe.ingest.rate.per.s", "5000", INT, "frames per second this probe takes by push (a token bucket holding one second's worth); a push beyond it answers 429 with Retry-After");
+  public static final ConfigKey API_LOCK_TIMEOUT_MS = k("api.lock.timeout.ms", "3000", LONG, "longest wait of an API or console request's statement for a lock (an operator's VACUUM FULL, ALTER TABLE or LOCK TABLE on a table it reads, such as device_status_current); past it the request answers 503 saying so, and an import job stops (import again: it is an upsert). The device, state and hotel reads run on a pool of their own (pg-api, 2 connections), so requests that wait never hold the leader's connections. 0: wait as long as the lock lasts");
   public static final ConfigKey HTTP_BODY_MAX_BYTES = k("http.body.max.bytes", "65536", LONG, "largest body of an API mutation other than the import (PATCH, drain, ack, replay, ...); larger answers 413");
   public static final ConfigKey HTTP_IMPORT_MAX_BYTES = k("http.import.max.bytes", "33554432", LONG, "largest body of POST /api/v1/devices/import (parsed off the event loop); larger answers 413");
   public static final ConfigKey SHUTDOWN_GRACE_MS = k("shutdown.grace.ms", "25000", LONG, "on SIGTERM, how long the node may take to finish batches, flush the outbox and hand back leases");
@@ -274,7 +275,7 @@ public final class Keys {
       RETENTION_HISTORY_DAYS_HIGH, RETENTION_HISTORY_DAYS_NORMAL, RETENTION_ALERT_DAYS, RETENTION_ROLLUP_DAYS, RETENTION_AHEAD_DAYS, RETENTION_CHECK_MS,
       API_TOKEN, CONSOLE_USER, CONSOLE_PASSWORD, DEMO_MODE, SECURITY_ALLOW_INSECURE_CREDENTIALS,
       API_READ_TOKEN, API_PROBE_TOKENS, PROBE_API_TOKEN, CONSOLE_READONLY_USER, CONSOLE_READONLY_PASSWORD, CONSOLE_SESSIONS_MAX,
-      CONSOLE_SESSION_IDLE_MS, CONSOLE_LOGIN_FREE_FAILURES, CONSOLE_LOGIN_MAX_DELAY_MS, HTTP_BODY_MAX_BYTES, HTTP_IMPORT_MAX_BYTES,
+      CONSOLE_SESSION_IDLE_MS, CONSOLE_LOGIN_FREE_FAILURES, CONSOLE_LOGIN_MAX_DELAY_MS, API_LOCK_TIMEOUT_MS, HTTP_BODY_MAX_BYTES, HTTP_IMPORT_MAX_BYTES,
       PROBE_INGEST_TOKENS, PROBE_INGEST_MAX_BYTES, PROBE_INGEST_MAX_FRAMES, PROBE_INGEST_RATE_PER_S,
       SHUTDOWN_GRACE_MS, BACKOFF_INITIAL_MS, BACKOFF_MAX_MS, LOG_FORMAT);
 

@@ -50,6 +50,8 @@ public final class SchedulerVerticle extends VerticleBase implements Operations.
   private final Clock clock;
   private final Supplier<String> apiUrl;
   private Pool pool;
+  /** The API's device, state and hotel statements ({@code api.lock.timeout.ms}): never queued ahead of the leader's work. */
+  private Pool apiPool;
   private DeviceStore devices;
   private SlotMaps slotMaps;
   private ClusterView view;
@@ -174,11 +176,15 @@ public final class SchedulerVerticle extends VerticleBase implements Operations.
   @Override
   public Future<?> start() {
     pool = Db.pool(vertx, PgOptions.from(config), Math.max(2, config.getInt(Keys.PG_POOL_SIZE) / 2), "pg-scheduler");
-    devices = new DeviceStore(pool);
+    // the API's reads of device state wait for a lock at most api.lock.timeout.ms, on connections of their own: requests that
+    // waited on a locked device_status_current (VACUUM FULL) took the pool's four connections, and the leader's rounds and
+    // the node's own health check timed out waiting for one
+    apiPool = Db.pool(vertx, PgOptions.from(config), 2, "pg-api", Map.of("lock_timeout", Long.toString(config.getLong(Keys.API_LOCK_TIMEOUT_MS))));
+    devices = new DeviceStore(apiPool);
     audit = new AuditLog(pool);
     view = new ClusterView(pool);
-    state = new StateView(pool);
-    hotels = new HotelView(pool);
+    state = new StateView(apiPool);
+    hotels = new HotelView(apiPool);
     String schema = config.get(Keys.PG_SCHEMA);
     ControlStore store = new ControlStore(pool, schema);
     RebalancePlanner.Settings planner = new RebalancePlanner.Settings(config.getDouble(Keys.SCHEDULER_REBALANCE_THRESHOLD),
@@ -371,6 +377,6 @@ public final class SchedulerVerticle extends VerticleBase implements Operations.
       queues.close();
       fence.close();
       return redis.close();
-    }).eventually(() -> pool.close());
+    }).eventually(() -> pool.close()).eventually(() -> apiPool.close());
   }
 }

@@ -94,10 +94,15 @@ public final class Db {
    * operator (and the bench's CPU split) tells the commit pool from the control and scheduler pools.
    */
   public static Pool pool(Vertx vertx, PgOptions pg, int size, String name) {
+    return pool(vertx, pg, size, name, Map.of());
+  }
+
+  /** The same, each session with {@code settings} besides the common ones (the API's pool: its {@code lock_timeout}). */
+  public static Pool pool(Vertx vertx, PgOptions pg, int size, String name, Map<String, String> settings) {
     return PgBuilder.pool()
         .with(new PoolOptions().setName(name).setMaxSize(size).setMaxWaitQueueSize(10_000).setConnectionTimeout(10)
             .setPoolCleanerPeriod(5000).setIdleTimeout(60))
-        .connectingTo(connectOptions(name.equals(PoolOptions.DEFAULT_NAME) ? pg : pg.named(pg.applicationName() + "/" + name)))
+        .connectingTo(withSettings(connectOptions(name.equals(PoolOptions.DEFAULT_NAME) ? pg : pg.named(pg.applicationName() + "/" + name)), settings))
         .using(vertx)
         .build();
   }

@@ -76,12 +76,6 @@ public final class DbErrors {
         && (pg.getTable().startsWith("device_status_history") || pg.getTable().startsWith("device_status_rollup_1m"));
   }
 
-  /** Whether {@code failure} is PostgreSQL's lock timeout (55P03: a statement waited {@code lock_timeout} for a lock). */
-  public static boolean isLockTimeout(Throwable failure) {
-    DatabaseException db = cause(failure, DatabaseException.class);
-    return db != null && "55P03".equals(db.getSqlState());
-  }
-
   /** The first of {@code failure} and its causes that is a {@code type}; null if none is. */
   private static <T extends Throwable> T cause(Throwable failure, Class<T> type) {
     for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -72,11 +73,12 @@ class ConfigTest {
   }
 
   @Test
-  void aNegativeHistoryLockTimeoutStopsStartUpNamingTheKey() {
-    ConfigException e = assertThrows(ConfigException.class,
-        () -> Config.validateAll(Config.load(new String[] {"--worker.degraded.history.lock.timeout.ms=-1"}, Map.of())));
-    assertTrue(e.getMessage().startsWith("worker.degraded.history.lock.timeout.ms must not be negative (got -1)"), e.getMessage());
-    Config.validateAll(Config.load(new String[] {"--worker.degraded.history.lock.timeout.ms=0"}, Map.of())); // 0: wait as long as the lock lasts
+  void aNegativeLockTimeoutStopsStartUpNamingTheKey() {
+    for (String key : List.of("worker.degraded.history.lock.timeout.ms", "api.lock.timeout.ms")) {
+      ConfigException e = assertThrows(ConfigException.class, () -> Config.validateAll(Config.load(new String[] {"--" + key + "=-1"}, Map.of())));
+      assertTrue(e.getMessage().startsWith(key + " must not be negative (got -1)"), e.getMessage());
+      Config.validateAll(Config.load(new String[] {"--" + key + "=0"}, Map.of())); // 0: wait as long as the lock lasts
+    }
   }
 
   @Test

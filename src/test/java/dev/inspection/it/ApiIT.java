@@ -29,6 +29,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
@@ -213,6 +215,44 @@ class ApiIT {
       awaitTrue(Duration.ofSeconds(30), "w1 lost its slots", () -> !env.activeOwners().containsValue(w1));
       assertEquals(404, post(port, "/api/v1/workers/nobody/quarantine", null).status());
       env.awaitSettled(Set.of(w2), Duration.ofSeconds(30));
+    }
+  }
+
+  /**
+   * A request that waits on a locked table answers 503 and holds back none of the leader's work. With
+   * {@code device_status_current} locked (an operator's {@code VACUUM FULL}), device searches each took a connection of the
+   * scheduler's pool of four until none was left, and the leader's rounds and the node's health check waited for one. They
+   * now run on the API's own connections, give up after {@code api.lock.timeout.ms} with a 503 that says why, and the
+   * leader makes a new worker ACTIVE meanwhile.
+   */
+  @Test
+  void aRequestWaitingOnALockedTableAnswers503AndTheLeaderGoesOn() throws Exception {
+    try (TestEnv env = new TestEnv(2)) {
+      Node sched = env.start(Map.of("role", "scheduler", "node.id", env.name + "-s", "api.lock.timeout.ms", "1000"));
+      int port = sched.httpPort();
+      try (TestEnv.Held lock = env.hold("LOCK TABLE $S.device_status_current IN ACCESS EXCLUSIVE MODE")) {
+        List<CompletableFuture<Res>> searches = new ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+          searches.add(CompletableFuture.supplyAsync(() -> {
+            try {
+              return get(port, "/api/v1/devices?q=dev");
+            } catch (Exception e) {
+              throw new CompletionException(e);
+            }
+          }));
+        }
+        String w = env.name + "-w";
+        env.start(Map.of("role", "worker", "node.id", w));
+        awaitTrue(Duration.ofSeconds(30), "the leader makes a new worker ACTIVE while the table is locked", () -> "ACTIVE".equals(env.workerState(w)));
+        for (CompletableFuture<Res> f : searches) {
+          Res r = f.get(30, TimeUnit.SECONDS);
+          assertEquals(503, r.status(), r.body());
+          assertTrue(r.json().getString("error").contains("locked by another session"), r.body());
+        }
+        Res ready = get(port, "/health/ready");
+        assertEquals(200, ready.status(), "the scheduler's own database check still answers: " + ready.body());
+      }
+      assertEquals(200, get(port, "/api/v1/devices?q=dev").status(), "the search answers once the table is free");
     }
   }
 
