@@ -3,7 +3,7 @@ package dev.inspection.worker;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.GetResponse;
-import dev.inspection.common.LockTimeout;
+import dev.inspection.common.DbWaits;
 import dev.inspection.messaging.InvalidMessage;
 import dev.inspection.messaging.Topology;
 import dev.inspection.metrics.Metrics;
@@ -202,7 +202,7 @@ public final class BackFiller {
             log.warn("back-fill: PostgreSQL refuses a spilled batch of slot {} ({}); dead-lettered", b.slot(), e.describe());
             return settle(g.tag(), false, false).map(true);
           }
-          if (historyLock != null && LockTimeout.is(ar.cause()) && historyLock.timedOut(clock.millis())) {
+          if (historyLock != null && DbWaits.isLockTimeout(ar.cause()) && historyLock.timedOut(clock.millis())) {
             log.warn("back-fill: a lock on history or the rollups held its transaction {} ms (worker.degraded.history.lock.timeout.ms); history counts"
                 + " as locked: the batches spill their history rows until it takes rows again", lockTimeoutMs);
           }
@@ -243,7 +243,7 @@ public final class BackFiller {
       return conn.query(PROBE).execute().<Void>mapEmpty();
     }).transform(ar -> {
       if (ar.succeeded()) CommitGroup.historyAnswers(historyLock.wrote(clock.millis()));
-      else if (LockTimeout.is(ar.cause())) historyLock.timedOut(clock.millis());
+      else if (DbWaits.isLockTimeout(ar.cause())) historyLock.timedOut(clock.millis());
       else historyLock.probeEnded();
       return Future.<Void>succeededFuture();
     });

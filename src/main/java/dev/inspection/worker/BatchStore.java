@@ -1,6 +1,6 @@
 package dev.inspection.worker;
 
-import dev.inspection.common.LockTimeout;
+import dev.inspection.common.DbWaits;
 import dev.inspection.messaging.Envelope;
 import dev.inspection.state.AlertEvent;
 import dev.inspection.state.IsoInstant;
@@ -302,7 +302,7 @@ public final class BatchStore {
     boolean limited = lockTimeoutMs > 0 && !history.isEmpty();
     if (limited) conn.preparedQuery(HISTORY_LOCK_TIMEOUT).execute(Tuple.of(String.valueOf(lockTimeoutMs)));
     Future<Integer> written = HistoryRollups.write(conn, history, once, null, fresh);
-    Future<Integer> hist = !limited ? written : written.recover(e -> Future.failedFuture(LockTimeout.is(e) ? new HistoryLocked(lockTimeoutMs, e) : e));
+    Future<Integer> hist = !limited ? written : written.recover(e -> Future.failedFuture(DbWaits.isLockTimeout(e) ? new HistoryLocked(lockTimeoutMs, e) : e));
     return Future.all(up, hist).compose(both -> {
       Future<?> unlimited = limited && !events.isEmpty() ? conn.query(NO_LOCK_TIMEOUT).execute() : Future.succeededFuture();
       return Future.all(unlimited, AlertWrites.write(conn, events, eventEpochs, eventCycleFloor)).map(v -> new Committed(up.result().rowCount(), hist.result()));
