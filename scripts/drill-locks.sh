@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Table lock drill: what an operator's VACUUM FULL, ALTER TABLE or LOCK TABLE on one table does to a running
 # platform. A scheduler, a worker and a probe (real processes) under load; then, table by table, a psql session
-# holds LOCK TABLE <table> IN ACCESS EXCLUSIVE MODE for --hold-s seconds while --api-clients console users search
-# devices every second (GET /api/v1/devices), then lets go for --gap-s seconds. For each table it prints: results
+# holds LOCK TABLE <table> IN ACCESS EXCLUSIVE MODE for --hold-s seconds while --api-clients console users each search
+# devices and read the overview every second (GET /api/v1/devices, GET /api/v1/overview: it counts active alerts and
+# pending dead letters), then lets go for --gap-s seconds. For each table it prints: results
 # committed during the hold against the same time before it, how old the newest current-status row got, how old the
 # worker's heartbeat got (as the leader reads it), the API's answers (200, 503 "locked", other) and their longest
 # time, /health/ready of the scheduler and the worker, and the leader's failed rounds. A lock may stall what needs
@@ -14,7 +15,7 @@
 #   --hold-s       how long each table's lock is held (the leader suspects a worker after 15 s without a heartbeat)
 #   --tables       the tables to lock, one after the other (default: current status, history, rollups, alerts,
 #                  the inventory, dead letters, shed counts)
-#   --api-clients  device searches sent at once every second during a hold
+#   --api-clients  console users during a hold: each sends a device search and an overview request every second
 #   --jar PATH     node jar to run (default target/node.jar, built with mvn only if missing)
 # Uses its own schema and queue names (drill_*) and removes them at the end, also on Ctrl-C or failure. The last
 # line is "ledger: produced N, lost L, duplicated D, unexpected U, stale S"; exits 1 if L, D or S is non-zero, if
@@ -52,7 +53,7 @@ drill_prepare_jar "$jarpath"
 holder_pid=""
 drill_cleanup_hook() { [ -z "$holder_pid" ] || kill "$holder_pid" 2>/dev/null || true; }
 drill_setup 16
-say "drill: each of $tables locked for ${hold} s (then free ${gap} s); $devices devices every $interval ms; $clients device searches a second"
+say "drill: each of $tables locked for ${hold} s (then free ${gap} s); $devices devices every $interval ms; $clients console users (a search and an overview a second each)"
 
 drill_start s1 scheduler
 drill_wait_up s1
@@ -71,9 +72,9 @@ heartbeat_age() { probe_sql "select round(extract(epoch from now() - last_heartb
 ready() { curl -s -o /dev/null -w '%{http_code}' --max-time 5 "http://127.0.0.1:${DRILL_PORT[$1]}/health/ready" || true; }
 # the largest number among the samples; n/a when none is a number (every sample locked)
 max_of() { printf '%s\n' "$@" | grep -E '^[0-9.]+$' | sort -g | tail -1 | grep . || echo n/a; }
-# one device search, as the console sends it: "code seconds" appended to $1
-search() { curl -s "${AUTH[@]}" -o /dev/null -w '%{http_code} %{time_total}\n' --max-time 30 \
-  "http://127.0.0.1:${DRILL_PORT[s1]}/api/v1/devices?q=sim&limit=50" >>"$1" 2>/dev/null || echo "000 30" >>"$1"; }
+# one console request to the scheduler ($2: its path): "code seconds" appended to $1
+request() { curl -s "${AUTH[@]}" -o /dev/null -w '%{http_code} %{time_total}\n' --max-time 30 \
+  "http://127.0.0.1:${DRILL_PORT[s1]}$2" >>"$1" 2>/dev/null || echo "000 30" >>"$1"; }
 
 IFS=, read -r -a list <<<"$tables"
 summary=()
@@ -88,10 +89,13 @@ for t in "${list[@]}"; do
   failed0=$(grep -c "scheduler round failed" "$dir/s1.log" || true)
   (drill_sql "begin; lock table $t in access exclusive mode; select pg_sleep($hold); commit" >/dev/null 2>&1 || true) &
   holder_pid=$!
-  ages=() beats=() s_ready=() w_ready=() searches=()
+  ages=() beats=() s_ready=() w_ready=() requests=()
   t0=$(date +%s)
   while [ $(( $(date +%s) - t0 )) -lt "$hold" ]; do
-    for _ in $(seq "$clients"); do search "$answers" & searches+=($!); done
+    for _ in $(seq "$clients"); do
+      request "$answers" "/api/v1/devices?q=sim&limit=50" & requests+=($!)
+      request "$answers" /api/v1/overview & requests+=($!)
+    done
     ages+=("$(current_age)") beats+=("$(heartbeat_age)") s_ready+=("$(ready s1)") w_ready+=("$(ready w1)")
     c1=$(drill_metric w1 worker_committed_total)   # the last one read while the lock is held (what commits at its release is not counted)
     sleep 1
@@ -99,7 +103,7 @@ for t in "${list[@]}"; do
   wait "$holder_pid" 2>/dev/null || true
   holder_pid=""
   sleep "$gap"
-  for pid in "${searches[@]}"; do wait "$pid" 2>/dev/null || true; done   # the searches still out
+  for pid in "${requests[@]}"; do wait "$pid" 2>/dev/null || true; done   # the requests still out
   failed=$(( $(grep -c "scheduler round failed" "$dir/s1.log" || true) - failed0 ))
   ok=$(awk '$1 == 200' "$answers" | wc -l)
   locked=$(awk '$1 == 503' "$answers" | wc -l)

@@ -50,8 +50,13 @@ public final class SchedulerVerticle extends VerticleBase implements Operations.
   private final Clock clock;
   private final Supplier<String> apiUrl;
   private Pool pool;
-  /** The API's device, state and hotel statements ({@code api.lock.timeout.ms}): never queued ahead of the leader's work. */
+  /**
+   * The statements of HTTP requests (the API's views, the audit log) and of the dead-letter and shed desks, with
+   * {@code lock_timeout} = {@code api.lock.timeout.ms}: never queued ahead of the leader's own work, which keeps {@link #pool}.
+   */
   private Pool apiPool;
+  /** The connections of {@link #apiPool}: the console's and the probes' requests, and the desks' writes (one flush at a time). */
+  static final int API_CONNECTIONS = 3;
   private DeviceStore devices;
   private SlotMaps slotMaps;
   private ClusterView view;
@@ -176,13 +181,14 @@ public final class SchedulerVerticle extends VerticleBase implements Operations.
   @Override
   public Future<?> start() {
     pool = Db.pool(vertx, PgOptions.from(config), Math.max(2, config.getInt(Keys.PG_POOL_SIZE) / 2), "pg-scheduler");
-    // the API's reads of device state wait for a lock at most api.lock.timeout.ms, on connections of their own: requests that
-    // waited on a locked device_status_current (VACUUM FULL) took the pool's four connections, and the leader's rounds and
-    // the node's own health check timed out waiting for one
-    apiPool = Db.pool(vertx, PgOptions.from(config), 2, "pg-api", Map.of("lock_timeout", Long.toString(config.getLong(Keys.API_LOCK_TIMEOUT_MS))));
+    // what HTTP requests and the desks run waits for a lock at most api.lock.timeout.ms, on connections of their own: requests
+    // that waited on a locked table (VACUUM FULL on device_status_current, alert_current, dead_letter) took the pool's four
+    // connections, and the leader's rounds and the node's own health check timed out waiting for one
+    apiPool = Db.pool(vertx, PgOptions.from(config), API_CONNECTIONS, "pg-api",
+        Map.of("lock_timeout", Long.toString(config.getLong(Keys.API_LOCK_TIMEOUT_MS))));
     devices = new DeviceStore(apiPool);
-    audit = new AuditLog(pool);
-    view = new ClusterView(pool);
+    audit = new AuditLog(apiPool);
+    view = new ClusterView(apiPool);
     state = new StateView(apiPool);
     hotels = new HotelView(apiPool);
     String schema = config.get(Keys.PG_SCHEMA);
@@ -231,8 +237,8 @@ public final class SchedulerVerticle extends VerticleBase implements Operations.
         config.getInt(Keys.RETENTION_AHEAD_DAYS)));
     vertx.setPeriodic(config.getLong(Keys.RETENTION_CHECK_MS), t -> retention());
     Topology topology = Topology.of(config);
-    deadLetters = new DeadLetterDesk(vertx, pool, topology, jobs, config.nodeId());
-    shed = new ShedDesk(vertx, pool, topology, config.nodeId());
+    deadLetters = new DeadLetterDesk(vertx, apiPool, topology, jobs, config.nodeId());
+    shed = new ShedDesk(vertx, apiPool, topology, config.nodeId());
     Map.of("dead_letters", (BooleanSupplier) deadLetters::consuming, "shed", shed::consuming).forEach((desk, consuming) -> Gauge
         .builder("scheduler_desk_consuming", () -> consuming.getAsBoolean() ? 1 : 0).tag("desk", desk)
         .description("1 while this scheduler's desk consumes its queue (0: what reaches the queue waits there, not listed)").register(metrics.registry()));

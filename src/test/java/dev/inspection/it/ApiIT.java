@@ -221,51 +221,56 @@ class ApiIT {
   }
 
   /**
-   * A request that waits on a locked table answers 503 and holds back none of the leader's work. With
-   * {@code device_status_current} locked (an operator's {@code VACUUM FULL}), device searches each took a connection of the
-   * scheduler's pool of four until none was left, and the leader's rounds and the node's health check waited for one. They
-   * now run on the API's own two connections and give up after {@code api.lock.timeout.ms} (3 s) with a 503 that says why;
-   * those that find no connection free within the pool's 10 s answer 503 too (16 searches are 24 s of waiting on two
-   * connections: both kinds come). The leader makes a new worker ACTIVE meanwhile.
+   * A request that waits on a locked table answers 503 and holds back none of the leader's work. With a table locked (an
+   * operator's {@code VACUUM FULL}), the console's requests each took a connection of the scheduler's pool of four until none
+   * was left, and the leader's rounds and the node's health check waited for one. They now run on the API's own three
+   * connections and give up after {@code api.lock.timeout.ms} (3 s) with a 503 that says why; those that find no connection
+   * free within the pool's 10 s answer 503 too (24 requests are 24 s of waiting on three connections: both kinds come). Twice:
+   * device searches with {@code device_status_current} locked, the overview with {@code alert_current} locked (it counts
+   * the active alerts). Each time the leader makes a new worker ACTIVE meanwhile.
    */
   @Test
   void aRequestWaitingOnALockedTableAnswers503AndTheLeaderGoesOn() throws Exception {
     try (TestEnv env = new TestEnv(2)) {
       Node sched = env.start(Map.of("role", "scheduler", "node.id", env.name + "-s"));
       int port = sched.httpPort();
-      ExecutorService clients = Executors.newFixedThreadPool(16); // all at once, whatever the machine's cores
-      try (TestEnv.Held lock = env.hold("LOCK TABLE $S.device_status_current IN ACCESS EXCLUSIVE MODE")) {
-        List<CompletableFuture<Res>> searches = new ArrayList<>();
-        for (int i = 0; i < 16; i++) {
-          searches.add(CompletableFuture.supplyAsync(() -> {
-            try {
-              return get(port, "/api/v1/devices?q=dev");
-            } catch (Exception e) {
-              throw new CompletionException(e);
-            }
-          }, clients));
-        }
-        String w = env.name + "-w";
-        env.start(Map.of("role", "worker", "node.id", w));
-        awaitTrue(Duration.ofSeconds(30), "the leader makes a new worker ACTIVE while the table is locked", () -> "ACTIVE".equals(env.workerState(w)));
-        int locked = 0;
-        int busy = 0;
-        for (CompletableFuture<Res> f : searches) {
-          Res r = f.get(60, TimeUnit.SECONDS);
-          assertEquals(503, r.status(), r.body());
-          String error = r.json().getString("error");
-          if (error.contains("locked by another session")) locked++;
-          else if (error.contains("stayed busy for 10 s")) busy++;
-        }
-        assertEquals(16, locked + busy, "each 503 says why");
-        assertTrue(locked >= 1 && busy >= 1, locked + " gave up on the lock, " + busy + " found no connection in time");
-        Res ready = get(port, "/health/ready");
-        assertEquals(200, ready.status(), "the scheduler's own database check still answers: " + ready.body());
-      } finally {
-        clients.shutdownNow();
-      }
-      assertEquals(200, get(port, "/api/v1/devices?q=dev").status(), "the search answers once the table is free");
+      lockedTableAnswers503(env, port, "device_status_current", "/api/v1/devices?q=dev", env.name + "-w1");
+      lockedTableAnswers503(env, port, "alert_current", "/api/v1/overview", env.name + "-w2");
     }
+  }
+
+  private static void lockedTableAnswers503(TestEnv env, int port, String table, String path, String worker) throws Exception {
+    ExecutorService clients = Executors.newFixedThreadPool(24); // all at once, whatever the machine's cores
+    try (TestEnv.Held lock = env.hold("LOCK TABLE $S." + table + " IN ACCESS EXCLUSIVE MODE")) {
+      List<CompletableFuture<Res>> requests = new ArrayList<>();
+      for (int i = 0; i < 24; i++) {
+        requests.add(CompletableFuture.supplyAsync(() -> {
+          try {
+            return get(port, path);
+          } catch (Exception e) {
+            throw new CompletionException(e);
+          }
+        }, clients));
+      }
+      env.start(Map.of("role", "worker", "node.id", worker));
+      awaitTrue(Duration.ofSeconds(30), "the leader makes a new worker ACTIVE while " + table + " is locked", () -> "ACTIVE".equals(env.workerState(worker)));
+      int locked = 0;
+      int busy = 0;
+      for (CompletableFuture<Res> f : requests) {
+        Res r = f.get(60, TimeUnit.SECONDS);
+        assertEquals(503, r.status(), path + ": " + r.body());
+        String error = r.json().getString("error");
+        if (error.contains("locked by another session")) locked++;
+        else if (error.contains("stayed busy for 10 s")) busy++;
+      }
+      assertEquals(24, locked + busy, "each 503 says why");
+      assertTrue(locked >= 1 && busy >= 1, path + ": " + locked + " gave up on the lock, " + busy + " found no connection in time");
+      Res ready = get(port, "/health/ready");
+      assertEquals(200, ready.status(), "the scheduler's own database check still answers: " + ready.body());
+    } finally {
+      clients.shutdownNow();
+    }
+    assertEquals(200, get(port, path).status(), path + " answers once " + table + " is free");
   }
 
   @Test
