@@ -55,7 +55,7 @@ public final class SchedulerVerticle extends VerticleBase implements Operations.
    * {@code lock_timeout} = {@code api.lock.timeout.ms}: never queued ahead of the leader's own work, which keeps {@link #pool}.
    */
   private Pool apiPool;
-  /** The connections of {@link #apiPool}: the console's and the probes' requests, and the desks' writes (one flush at a time). */
+  /** The connections of {@link #apiPool}: the console's and the probes' requests, and the desks' writes. */
   static final int API_CONNECTIONS = 3;
   private DeviceStore devices;
   private SlotMaps slotMaps;
