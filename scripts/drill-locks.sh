@@ -126,11 +126,5 @@ done
 
 say "summary (each table locked ${hold} s):"
 printf '  %s\n' "${summary[@]}"
-suspected=$(grep -hE "worker w1: [A-Z_]+ -> (SUSPECTED|DEAD)" "$dir/s1.log" || true)
-if [ -n "$suspected" ]; then
-  echo "$suspected" | sed -E 's/^([0-9TZ:.-]+) .*(worker w1: .*)$/  \1 \2/'
-  drill_fail "the leader suspected the worker during a lock"
-else
-  say "the leader never suspected the worker"
-fi
+drill_expect_not_suspected w1 s1 "during a lock"
 drill_finish p1

@@ -483,6 +483,20 @@ drill_wait_flowing() {
 # drill_fail REASON: the drill fails (exit 1) at the end, after the ledger, naming REASON.
 drill_fail() { drill_failures+=("$1"); }
 
+# drill_expect_not_suspected WORKER LEADER WHEN [HINT]: the drill fails when LEADER's log shows WORKER made SUSPECTED or DEAD
+# (each such line printed); WHEN says during what ("during the storm"), HINT where to look. A fault that stalls commits or
+# API requests must not stall a worker's heartbeats.
+drill_expect_not_suspected() {
+  local worker=$1 leader=$2 when=$3 hint=${4:-} lines
+  lines=$(grep -hE "worker $worker: [A-Z_]+ -> (SUSPECTED|DEAD)" "$dir/$leader.log" || true)
+  if [ -n "$lines" ]; then
+    echo "$lines" | sed -E "s/^([0-9TZ:.-]+) .*(worker $worker: .*)\$/  \\1 \\2/"
+    drill_fail "the leader suspected the worker $when${hint:+: $hint}"
+  else
+    say "the leader never suspected the worker $when: it stayed ACTIVE"
+  fi
+}
+
 # drill_finish PROBE_ID: stops the probe (it stops inspecting), starts it again with no devices so it
 # replays whatever it left unconfirmed, waits until its outbox is fully confirmed and this drill's slot
 # queues are empty, then compares what the probe produced (its outbox) with what PostgreSQL holds:
